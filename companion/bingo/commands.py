@@ -1,0 +1,194 @@
+"""Commands in the rehearsal-script format ({"do": ...}) and their shape checks.
+
+A command that is not of the right shape raises Malformed with what is wrong; whether
+a well-formed command is allowed by the rules is for decide() to say.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import get_type_hints
+
+from .rules import LINES, OPTIONS, PRICES
+
+
+class Malformed(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Setup:
+    event: str
+    players: list[dict]
+    rules: dict
+
+
+@dataclass(frozen=True)
+class BeginTurn: pass
+
+
+@dataclass(frozen=True)
+class Draw:
+    balls: list[int]
+
+
+@dataclass(frozen=True)
+class Vote:
+    serial: str
+    turn: int
+    marks: list[str]
+
+
+@dataclass(frozen=True)
+class Buy:
+    player: int
+    item: str
+
+
+@dataclass(frozen=True)
+class InOut:
+    player: int
+    dir: str
+    ball: int
+
+
+@dataclass(frozen=True)
+class Change:
+    player: int
+    cell: int
+    number: int
+
+
+@dataclass(frozen=True)
+class Exclude:
+    player: int
+    ball: int
+
+
+@dataclass(frozen=True)
+class CloseVoting: pass
+
+
+@dataclass(frozen=True)
+class OrderLines:
+    player: int
+    lines: list[str]
+
+
+@dataclass(frozen=True)
+class Rob:
+    serial: str
+    robber: int
+    victim: int
+    ordinal: int
+
+
+@dataclass(frozen=True)
+class EndTurn: pass
+
+
+@dataclass(frozen=True)
+class BeginFinal: pass
+
+
+@dataclass(frozen=True)
+class EndFinal: pass
+
+
+@dataclass(frozen=True)
+class Cash:
+    player: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class Finish: pass
+
+
+@dataclass(frozen=True)
+class Undo: pass
+
+
+@dataclass(frozen=True)
+class Void:
+    serial: str
+
+
+COMMANDS = {
+    "setup": Setup, "begin_turn": BeginTurn, "draw": Draw, "vote": Vote, "buy": Buy,
+    "inout": InOut, "change": Change, "exclude": Exclude, "close_voting": CloseVoting,
+    "order_lines": OrderLines, "rob": Rob, "end_turn": EndTurn, "begin_final": BeginFinal,
+    "end_final": EndFinal, "cash": Cash, "finish": Finish, "undo": Undo, "void": Void,
+}
+NAMES = {cls: name for name, cls in COMMANDS.items()}
+ENUMS = {("Vote", "marks"): OPTIONS, ("Buy", "item"): tuple(PRICES), ("InOut", "dir"): ("in", "out"),
+         ("OrderLines", "lines"): tuple(LINES)}
+OPTIONAL = {("Setup", "rules"): {}}
+PLAYER_KEYS = {"no": int, "name": str, "account": str, "card": list}
+
+
+def name_of(command) -> str:
+    return NAMES[type(command)]
+
+
+def to_dict(command) -> dict:
+    return {"do": name_of(command), **{f.name: getattr(command, f.name) for f in fields(command)}}
+
+
+def parse(data) -> object:
+    """A command from one decoded script line; raises Malformed saying what is wrong."""
+    if not isinstance(data, dict):
+        raise Malformed("a command is a JSON object with a \"do\" key")
+    name = data.get("do")
+    if name not in COMMANDS:
+        raise Malformed(f"unknown command {name!r}; known: {', '.join(COMMANDS)}")
+    cls = COMMANDS[name]
+    hints = get_type_hints(cls)
+    extra = set(data) - set(hints) - {"do"}
+    if extra:
+        raise Malformed(f"{name}: unknown key {sorted(extra)[0]!r}; expected {', '.join(hints) or 'no other keys'}")
+    values = {}
+    for key, kind in hints.items():
+        if key not in data:
+            if (cls.__name__, key) in OPTIONAL:
+                values[key] = OPTIONAL[cls.__name__, key]
+                continue
+            raise Malformed(f"{name}: missing key {key!r}")
+        values[key] = _checked(name, key, data[key], kind, ENUMS.get((cls.__name__, key)))
+    if cls is Setup:
+        _check_players(values["players"])
+    return cls(**values)
+
+
+def _checked(command: str, key: str, value, kind, allowed):
+    item_kind = kind.__args__[0] if hasattr(kind, "__args__") else None
+    base = getattr(kind, "__origin__", kind)
+    if not _is(value, base) or (item_kind and not all(_is(v, item_kind) for v in value)):
+        raise Malformed(f"{command}: {key} must be {_describe(kind)}, not {value!r}")
+    for v in value if isinstance(value, list) else [value]:
+        if allowed and v not in allowed:
+            raise Malformed(f"{command}: {key} value {v!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _is(value, kind) -> bool:
+    if kind is int:
+        return type(value) is int          # bool is not a number here
+    return isinstance(value, kind)
+
+
+def _describe(kind) -> str:
+    return {int: "a whole number", str: "a string", dict: "an object",
+            list[int]: "a list of whole numbers", list[str]: "a list of strings",
+            list[dict]: "a list of objects"}.get(kind, str(kind))
+
+
+def _check_players(players: list[dict]) -> None:
+    for i, player in enumerate(players, 1):
+        for key, kind in PLAYER_KEYS.items():
+            if key not in player:
+                raise Malformed(f"setup: player {i} has no {key!r}")
+            if not _is(player[key], kind):
+                raise Malformed(f"setup: player {i} {key} must be {_describe(kind)}")
+        extra = set(player) - set(PLAYER_KEYS)
+        if extra:
+            raise Malformed(f"setup: player {i} has unknown key {sorted(extra)[0]!r}")

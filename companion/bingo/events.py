@@ -1,0 +1,149 @@
+"""Events: the facts the journal keeps. Only JSON-friendly fields, so replay == live."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass
+class GameSetUp:
+    event: str
+    players: list[dict]      # no, name, account, card
+    rules: dict
+
+
+@dataclass
+class TurnBegan:
+    turn: int
+    moves: list[list]        # [ball, from, to] carried out (R15, D9)
+    skipped: list[list]      # [ball, dir, why] IN/OUT moves that did nothing (D9)
+    refilled: list[int]      # R8: pool balls put back into the machine
+    announce: dict | None    # R13: balances by account letter, when changed
+
+
+@dataclass
+class BallsDrawn:
+    balls: list[int]
+
+
+@dataclass
+class VoteCounted:
+    serial: str
+    choice: str
+
+
+@dataclass
+class CardInvalid:
+    card: str                # vote, robbery, in, out, change, exclusion
+    serial: str
+    reason: str
+    duplicate: bool = False  # D3: a repeat is flagged and not counted at all
+    player: int = 0          # special cards: whose card is spent
+
+
+@dataclass
+class ItemBought:
+    player: int
+    item: str
+    price: int
+    from_account: bool       # D8
+
+
+@dataclass
+class InOutFiled:
+    player: int
+    dir: str
+    ball: int
+
+
+@dataclass
+class CellChanged:
+    player: int
+    cell: int
+    old: int
+    new: int
+
+
+@dataclass
+class BallExcluded:
+    player: int
+    ball: int
+
+
+@dataclass
+class VotingClosed:
+    options: dict            # letter -> ball
+    votes: dict              # letter -> count
+    invalid: int
+    void: bool
+    valid: list[int]
+    pooled: list[int]
+    lines: list[dict]        # [{player, lines: [name, ...]}] in ordinal order
+    moves_due: list[list]    # [ball, dir] announced now, carried out next turn (R15)
+
+
+@dataclass
+class LinesOrdered:
+    player: int
+    lines: list[str]
+
+
+@dataclass
+class RobberyFiled:
+    serial: str
+    robber: int
+    victim: int
+    ordinal: int
+
+
+@dataclass
+class CardVoided:
+    serial: str
+
+
+@dataclass
+class TurnEnded:
+    turn: int
+    transfers: list[dict]    # serial, robber, victim, ordinal, amount
+
+
+@dataclass
+class FinalBegan:
+    announce: dict | None
+
+
+@dataclass
+class FinalEnded:
+    transfers: list[dict]
+
+
+@dataclass
+class CashCounted:
+    player: int
+    amount: int
+
+
+@dataclass
+class GameFinished:
+    results: list[dict]      # player, cash, account, bonus, penalty, final, rank
+    announce: dict | None
+
+
+@dataclass
+class Undone:
+    batch: int               # the command taken back (a correction, never an edit)
+
+
+EVENTS = {cls.__name__: cls for cls in (
+    GameSetUp, TurnBegan, BallsDrawn, VoteCounted, CardInvalid, ItemBought, InOutFiled,
+    CellChanged, BallExcluded, VotingClosed, LinesOrdered, RobberyFiled, CardVoided,
+    TurnEnded, FinalBegan, FinalEnded, CashCounted, GameFinished, Undone)}
+
+
+def encode(event) -> tuple[str, dict]:
+    return type(event).__name__, asdict(event)
+
+
+def decode(kind: str, data: dict):
+    if kind not in EVENTS:
+        raise ValueError(f"unknown event kind {kind!r}")
+    return EVENTS[kind](**data)

@@ -1,0 +1,67 @@
+"""`companion`: the composition root. Each module below registers its commands and imports
+heavy libraries (OpenCV, Textual, pyserial) only inside the command that needs them, so
+`companion replay` starts fast (ARCHITECTURE.md, law 1)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add commands; each has register(sub, groups).
+MODULES = ["companion.cli.game", "companion.cli.bench"]
+# Command groups shared by several modules: `companion print cards`, `companion bench link`, ...
+GROUPS = {
+    "print": "print cards and ball labels",
+    "corpus": "generate test corpora with ground truth",
+    "bench": "measure speed and accuracy",
+    "read": "read still images",
+    "sim": "simulated hardware",
+}
+
+
+class CommandError(Exception):
+    """A clear one-line failure: printed as it is, exit code attached."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+class Groups(dict):
+    """`companion print cards`, `companion bench link`...: a group appears once a module uses it."""
+
+    def __init__(self, sub):
+        super().__init__()
+        self.sub = sub
+
+    def __missing__(self, name: str):
+        group = self.sub.add_parser(name, help=GROUPS[name], description=GROUPS[name])
+        self[name] = group.add_subparsers(dest="what", metavar="WHAT", required=True)
+        return self[name]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description="Table companion for Plunder Bingo (強奪ビンゴ).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    groups = Groups(sub)
+    for module in MODULES:
+        importlib.import_module(module).register(sub, groups)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except CommandError as error:
+        print(f"companion: {error}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt:
+        print("companion: stopped", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+def register(sub, groups): pass

@@ -1,0 +1,184 @@
+"""The event file (event.toml): typed, versioned; an unknown key or bad value names its line.
+
+Each section's keys and types live in SECTIONS: the one place to add a setting.
+Writes are atomic (a temporary file renamed over the old one).
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .bingo.rules import CHOICES, Rules, card_errors
+
+VERSION = 1
+# section -> key -> (type, allowed values or None). "players" is an array of tables.
+SECTIONS: dict[str, dict[str, tuple]] = {
+    "": {"version": (int, (VERSION,))},
+    "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None)},
+    "rules": {**{key: (str, values) for key, values in CHOICES.items()},
+              "turns": (int, None), "turn_seconds": (int, None)},
+    "players": {"no": (int, None), "name": (str, None), "account": (str, None), "card": (list, None)},
+}
+REQUIRED = {"event": ("name", "secret"), "players": ("no", "name", "account", "card")}
+
+
+class EventFileError(ValueError):
+    pass
+
+
+@dataclass
+class EventFile:
+    path: Path
+    name: str
+    id: str
+    secret: str
+    journal: Path
+    rules: Rules
+    players: list[dict]
+    sections: dict = field(default_factory=dict)   # every section as read, for the drivers' settings
+
+    def setup_command(self) -> dict:
+        return {"do": "setup", "event": self.name, "players": self.players, "rules": self.rules.to_dict()}
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "event"
+
+
+def load(path: str | Path) -> EventFile:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise EventFileError(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise EventFileError(f"{path}: {error}") from None
+    where = _Locator(path, text)
+    _check(data, where)
+    event, players = data["event"], data["players"]
+    try:
+        rules = Rules.from_dict(data.get("rules", {}))
+    except ValueError as error:
+        raise EventFileError(f"{path}: [rules] {error}") from None
+    for i, player in enumerate(players):
+        problem = card_errors(player["card"])
+        if problem:
+            raise where.error("players", "card", f"{problem}", i)
+    journal = Path(event.get("journal") or f"{event.get('id') or slug(event['name'])}.db")
+    return EventFile(path, event["name"], event.get("id") or slug(event["name"]), event["secret"],
+                     journal if journal.is_absolute() else path.parent / journal, rules,
+                     [{k: p[k] for k in ("no", "name", "account", "card")} for p in players], data)
+
+
+def _check(data: dict, where: "_Locator") -> None:
+    for key, value in data.items():
+        if key in SECTIONS[""]:
+            _check_value("", key, value, where)
+        elif key in SECTIONS:
+            _check_tables(key, value, where)
+        else:
+            raise where.error("", key, f"unknown section or key {key!r}")
+    for key in ("version", "event", "players"):
+        if key not in data:
+            raise EventFileError(f"{where.path}: missing {key!r}")
+
+
+def _check_tables(section: str, value, where: "_Locator") -> None:
+    many = section == "players"
+    if not isinstance(value, list if many else dict):
+        raise where.error("", section, f"{section} must be {'[[players]] tables' if many else 'a table'}")
+    for i, table in enumerate(value if many else [value]):
+        for name, item in table.items():
+            if name not in SECTIONS[section]:
+                raise where.error(section, name, f"unknown key {name!r} in [{section}]", i)
+            _check_value(section, name, item, where, i)
+        for name in REQUIRED.get(section, ()):
+            if name not in table:
+                label = f"player #{i + 1}" if many else f"[{section}]"
+                raise EventFileError(f"{where.path}: {label} needs {name!r}")
+
+
+def _check_value(section: str, key: str, value, where: "_Locator", index: int = 0) -> None:
+    kind, allowed = SECTIONS[section][key]
+    if not (type(value) is kind or (kind is float and type(value) is int)):
+        raise where.error(section, key, f"{key} must be {kind.__name__}, not {value!r}", index)
+    if allowed and value not in allowed:
+        raise where.error(section, key, f"{key} must be one of {', '.join(map(repr, allowed))}, not {value!r}", index)
+
+
+class _Locator:
+    """Finds the line of a key in the TOML text, for error messages."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.lines = path, text.splitlines()
+
+    def line_of(self, section: str, key: str, index: int = 0) -> int | None:
+        current, seen = "", -1
+        for number, line in enumerate(self.lines, 1):
+            header = re.match(r"\s*\[\[?\s*([^\]]+?)\s*\]\]?", line)
+            if header:
+                current = header.group(1)
+                seen += current == section
+                if not section and current == key:
+                    return number
+                continue
+            if current == section and (section != "players" or seen == index) \
+                    and re.match(rf"\s*{re.escape(key)}\s*=", line):
+                return number
+        return None
+
+    def error(self, section: str, key: str, message: str, index: int = 0) -> EventFileError:
+        number = self.line_of(section, key, index)
+        return EventFileError(f"{self.path}:{number}: {message}" if number else f"{self.path}: {message}")
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def example(name: str, players: int, seed: int, secret: str) -> str:
+    """A commented event file with seeded cards and account letters (D6)."""
+    import random
+    if not 2 <= players <= 26:
+        raise EventFileError("players must be 2-26 (one account letter each)")
+    rng = random.Random(seed)
+    letters = rng.sample([chr(ord("A") + i) for i in range(players)], players)
+    blocks = []
+    for no in range(1, players + 1):
+        card = rng.sample(range(1, 28), 9)
+        blocks.append(f'[[players]]\nno = {no}\nname = "Player {no}"\naccount = "{letters[no - 1]}"   '
+                      f'# secret: never shown to the audience\ncard = {card}   # 3x3, row-major\n')
+    return f'''# Plunder Bingo event file. Bingo cards dealt with seed {seed} (D6).
+version = {VERSION}
+
+[event]
+name = "{name}"
+id = "{slug(name)}"          # printed in every card's code
+secret = "{secret}"   # signs printed cards: keep it private
+journal = "{slug(name)}.db"  # the event's journal, next to this file
+
+[rules]
+quorum_counts = "valid"      # D4: "valid" or "submitted" (invalid cards count too)
+robbery_base = "snapshot"    # D7: "snapshot" (all at once) or "sequential" (scan order)
+pay_from = "account"         # D8: "account" or "cash" (chips handed over)
+penalty_when = "no_line"     # D11: "no_line" or "any_missing"
+turns = 15
+turn_seconds = 300
+
+''' + "\n".join(blocks)

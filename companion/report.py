@@ -1,0 +1,33 @@
+"""Plain-text renderings of the views, for the terminal (replay, status)."""
+from __future__ import annotations
+
+
+def _balls(balls: dict) -> list[str]:
+    return [f"  {place:<9}{' '.join(map(str, numbers)) or '-'}" for place, numbers in balls.items()]
+
+
+def _tally(tally: dict | None) -> list[str]:
+    if not tally:
+        return []
+    counts = "  ".join(f"{letter}={ball}: {tally['votes'][letter]}" for letter, ball in tally["options"].items())
+    result = "void (no quorum)" if tally["void"] else "valid " + " ".join(map(str, tally["valid"]))
+    return [f"Last vote: {counts or 'no draw'}; {tally['invalid']} invalid -> {result}"]
+
+
+def staff_text(view: dict) -> str:
+    out = [f"{view['event']}: turn {view['turn']}, {view['phase']}", "Balls:", *_balls(view["balls"]),
+           *_tally(view["tally"]), "Players:"]
+    for p in view["players"]:
+        lines = ", ".join(f"{l['ordinal']}:{l['line']}(t{l['turn']})" for l in p["lines"]) or "no line"
+        final = f"  final {p['final']:>10,}  rank {p['rank']}" if "final" in p else ""
+        out.append(f"  {p['no']:>2} {p['name']:<16} {p['account']}  {p['balance']:>11,} L$  {lines}{final}")
+    return "\n".join(out)
+
+
+def public_text(view: dict) -> str:
+    out = [f"Turn {view['turn']}, {view['phase']}", "Balls:", *_balls(view["balls"]), *_tally(view["tally"])]
+    if view["accounts"]:
+        out.append("Accounts: " + "  ".join(f"{a['account']} {a['balance']:,}" for a in view["accounts"]))
+    for row in view.get("ranking", []):
+        out.append(f"  {row['rank']:>2}. {row['name']:<16} {row['final']:>11,} L$")
+    return "\n".join(out)
