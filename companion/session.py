@@ -105,4 +105,6 @@ def _status(events: list) -> tuple[str, str | None]:
             return "invalid", event.reason
         if isinstance(event, e.Undone):
             return "ok", f"took back command {event.batch}"
+        if isinstance(event, e.CardHeld):
+            return "ok", f"held for review: {event.reason}"
     return "ok", None

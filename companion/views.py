@@ -34,7 +34,8 @@ def staff(s: State) -> dict:
             "players": players,
             "open": {"votes": [{"serial": b.serial, "choice": b.choice} for b in s.ballots],
                      "robberies": [asdict(r) for r in s.robberies],
-                     "moves_due": [list(m) for m in s.moves_due]}}
+                     "moves_due": [list(m) for m in s.moves_due],
+                     "held": [{"serial": serial, **asdict(held)} for serial, held in s.held.items()]}}
 
 
 def public(s: State) -> dict:

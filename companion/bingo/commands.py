@@ -32,6 +32,11 @@ class Draw:
 
 
 @dataclass(frozen=True)
+class DrawBall:
+    ball: int
+
+
+@dataclass(frozen=True)
 class Vote:
     serial: str
     turn: int
@@ -49,6 +54,7 @@ class InOut:
     player: int
     dir: str
     ball: int
+    serial: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,12 +62,14 @@ class Change:
     player: int
     cell: int
     number: int
+    serial: str = ""
 
 
 @dataclass(frozen=True)
 class Exclude:
     player: int
     ball: int
+    serial: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,16 +121,35 @@ class Void:
     serial: str
 
 
+@dataclass(frozen=True)
+class Hold:
+    """A card the scanner could not read with confidence: it waits for the operator (D2)."""
+    card: dict          # the card's command as best read
+    reason: str
+    crop: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The operator's ruling on a held card: the command as ruled, or invalid with a reason."""
+    serial: str
+    card: dict | None = None
+    invalid: str | None = None
+
+
 COMMANDS = {
-    "setup": Setup, "begin_turn": BeginTurn, "draw": Draw, "vote": Vote, "buy": Buy,
+    "setup": Setup, "begin_turn": BeginTurn, "draw": Draw, "draw_ball": DrawBall, "vote": Vote, "buy": Buy,
     "inout": InOut, "change": Change, "exclude": Exclude, "close_voting": CloseVoting,
     "order_lines": OrderLines, "rob": Rob, "end_turn": EndTurn, "begin_final": BeginFinal,
     "end_final": EndFinal, "cash": Cash, "finish": Finish, "undo": Undo, "void": Void,
+    "hold": Hold, "rule": Rule,
 }
+CARDS = (Vote, Rob, InOut, Change, Exclude)   # commands that come from a scanned card
 NAMES = {cls: name for name, cls in COMMANDS.items()}
 ENUMS = {("Vote", "marks"): OPTIONS, ("Buy", "item"): tuple(PRICES), ("InOut", "dir"): ("in", "out"),
          ("OrderLines", "lines"): tuple(LINES)}
-OPTIONAL = {("Setup", "rules"): {}}
+OPTIONAL = {("Setup", "rules"): {}, ("InOut", "serial"): "", ("Change", "serial"): "",
+            ("Exclude", "serial"): "", ("Hold", "crop"): "", ("Rule", "card"): None, ("Rule", "invalid"): None}
 PLAYER_KEYS = {"no": int, "name": str, "account": str, "card": list}
 
 
@@ -156,11 +183,34 @@ def parse(data) -> object:
         values[key] = _checked(name, key, data[key], kind, ENUMS.get((cls.__name__, key)))
     if cls is Setup:
         _check_players(values["players"])
+    if cls is Hold:
+        _card_of(values["card"], "hold")
+    if cls is Rule and (values["card"] is None) == (values["invalid"] is None):
+        raise Malformed("rule: give either card (the command as ruled) or invalid (a reason)")
+    if cls is Rule and values["card"] is not None:
+        _card_of(values["card"], "rule", values["serial"])
     return cls(**values)
 
 
+def _card_of(data: dict, where: str, serial: str | None = None):
+    """The card command inside hold/rule: a card kind, with its serial."""
+    try:
+        card = parse(data)
+    except Malformed as error:
+        raise Malformed(f"{where}: card: {error}") from None
+    if type(card) not in CARDS:
+        raise Malformed(f"{where}: card must be one of {', '.join(NAMES[k] for k in CARDS)}")
+    if not card.serial:
+        raise Malformed(f"{where}: card needs its serial")
+    if serial is not None and card.serial != serial:
+        raise Malformed(f"{where}: card serial {card.serial!r} is not {serial!r}")
+    return card
+
+
 def _checked(command: str, key: str, value, kind, allowed):
-    item_kind = kind.__args__[0] if hasattr(kind, "__args__") else None
+    if getattr(kind, "__args__", None) and type(None) in kind.__args__:   # X | None
+        kind = kind.__args__[0]
+    item_kind = kind.__args__[0] if getattr(kind, "__origin__", None) is list else None
     base = getattr(kind, "__origin__", kind)
     if not _is(value, base) or (item_kind and not all(_is(v, item_kind) for v in value)):
         raise Malformed(f"{command}: {key} must be {_describe(kind)}, not {value!r}")

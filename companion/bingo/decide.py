@@ -106,6 +106,7 @@ def begin_turn(s: State, cmd) -> list:
 
 def draw(s: State, cmd: c.Draw) -> list:
     _phase(s, "draw")
+    _need(not s.drawn, f"{len(s.drawn)} ball(s) already drawn one at a time: draw_ball the rest")
     machine = s.balls_in("machine")
     want = min(DRAW_SIZE, len(machine))   # D1
     _need(len(cmd.balls) == want, f"draw {want} ball{'s' if want != 1 else ''}: the machine holds {len(machine)}")
@@ -116,11 +117,27 @@ def draw(s: State, cmd: c.Draw) -> list:
     return [e.BallsDrawn(list(cmd.balls))]
 
 
+def draw_ball(s: State, cmd: c.DrawBall) -> list:
+    """One ball as the reader sees it leave the cage: X, then Y, then Z."""
+    _phase(s, "draw")
+    _ball(cmd.ball)
+    _need(s.place[cmd.ball] == "machine", f"ball {cmd.ball} is not in the machine (it is {s.place[cmd.ball]})")
+    return [e.BallsDrawn([cmd.ball])]
+
+
+def _duplicate(s: State, card: str, serial: str) -> list | None:
+    """D3: a card scanned a second time is flagged and not counted."""
+    if serial and serial in s.serials:
+        return [e.CardInvalid(card, serial, f"duplicate: card {serial} was already scanned", True)]
+    return None
+
+
 def vote(s: State, cmd: c.Vote) -> list:
     _phase(s, "voting")
     _need(bool(cmd.serial), "a vote card needs its serial")
-    if cmd.serial in s.serials:   # D3
-        return [e.CardInvalid("vote", cmd.serial, f"duplicate: card {cmd.serial} was already scanned", True)]
+    duplicate = _duplicate(s, "vote", cmd.serial)
+    if duplicate:
+        return duplicate
     if cmd.turn != s.turn:        # R6, D12
         return _invalid("vote", f"card of turn {cmd.turn} dropped in turn {s.turn} (R6)", cmd.serial)
     if not cmd.marks:
@@ -138,43 +155,45 @@ def buy(s: State, cmd: c.Buy) -> list:
     return [e.ItemBought(cmd.player, cmd.item, PRICES[cmd.item], s.rules.pay_from == "account")]
 
 
-def _special_card(s: State, no: int, item: str) -> str | None:
+def _special_card(s: State, cmd, item: str) -> list | None:
+    """Phase and player checks; a repeat or a card never bought is invalid (D3, R14)."""
     _phase(s, "voting")
-    _player(s, no)
-    if s.players[no].items.get(item, 0) < 1:
-        return f"player {no} has no unused {item} card"
+    _player(s, cmd.player)
+    duplicate = _duplicate(s, item, cmd.serial)
+    if duplicate:
+        return duplicate
+    if s.players[cmd.player].items.get(item, 0) < 1:
+        return _invalid(item, f"player {cmd.player} has no unused {item} card", cmd.serial)
     return None
 
 
 def inout(s: State, cmd: c.InOut) -> list:
-    missing = _special_card(s, cmd.player, cmd.dir)
+    refused = _special_card(s, cmd, cmd.dir)
     _ball(cmd.ball)
-    if missing:
-        return _invalid(cmd.dir, missing)
-    return [e.InOutFiled(cmd.player, cmd.dir, cmd.ball)]
+    return refused or [e.InOutFiled(cmd.player, cmd.dir, cmd.ball, cmd.serial)]
 
 
 def change(s: State, cmd: c.Change) -> list:
-    missing = _special_card(s, cmd.player, "change")
+    refused = _special_card(s, cmd, "change")
     _need(1 <= cmd.cell <= 9, f"cells are numbered 1-9, not {cmd.cell}")
     _ball(cmd.number)
-    if missing:
-        return _invalid("change", missing)
+    if refused:
+        return refused
     card, valid = s.players[cmd.player].card, set(s.valid)
     old = card[cmd.cell - 1]
     problem = (f"cell {cmd.cell} holds {old}, which is already valid (D10)" if old in valid else
                f"{cmd.number} is already on player {cmd.player}'s card" if cmd.number in card else
                f"{cmd.number} is already valid (R14)" if cmd.number in valid else None)
     if problem:
-        return _invalid("change", problem, player=cmd.player)
-    return [e.CellChanged(cmd.player, cmd.cell, old, cmd.number)]
+        return _invalid("change", problem, cmd.serial, cmd.player)
+    return [e.CellChanged(cmd.player, cmd.cell, old, cmd.number, cmd.serial)]
 
 
 def exclude(s: State, cmd: c.Exclude) -> list:
-    missing = _special_card(s, cmd.player, "exclusion")
+    refused = _special_card(s, cmd, "exclusion")
     _ball(cmd.ball)
-    if missing:
-        return _invalid("exclusion", missing)
+    if refused:
+        return refused
     where = s.place[cmd.ball]
     problem = (f"exclusion cards work from turn {EXCLUSION_FROM_TURN} (R14); this is turn {s.turn}"
                if s.turn < EXCLUSION_FROM_TURN else
@@ -182,13 +201,14 @@ def exclude(s: State, cmd: c.Exclude) -> list:
                f"ball {cmd.ball} is on the table this turn; exclude it after the count (D13)"
                if where == "drawn" else None)
     if problem:
-        return _invalid("exclusion", problem, player=cmd.player)
-    return [e.BallExcluded(cmd.player, cmd.ball)]
+        return _invalid("exclusion", problem, cmd.serial, cmd.player)
+    return [e.BallExcluded(cmd.player, cmd.ball, cmd.serial)]
 
 
 def close_voting(s: State, cmd) -> list:
     nothing_to_draw = s.phase == "draw" and not s.balls_in("machine")   # D1: no draw, no vote
     _need(s.phase == "voting" or nothing_to_draw, f"not now: {PHASE_WORDS[s.phase]}")
+    _awaiting_review(s, "vote", "inout", "change", "exclude")
     options = dict(zip(OPTIONS, s.drawn))
     votes = Counter(b.choice for b in s.ballots if b.choice)
     votes = {letter: votes[letter] for letter in options}
@@ -243,8 +263,9 @@ def order_lines(s: State, cmd: c.OrderLines) -> list:
 def rob(s: State, cmd: c.Rob) -> list:
     _phase(s, *TURN_PHASES, "final")
     _need(bool(cmd.serial), "a robbery card needs its serial")
-    if cmd.serial in s.serials:   # D3
-        return [e.CardInvalid("robbery", cmd.serial, f"duplicate: card {cmd.serial} was already scanned", True)]
+    duplicate = _duplicate(s, "robbery", cmd.serial)
+    if duplicate:
+        return duplicate
     problem = _robbery_problem(s, cmd)
     if problem:
         return _invalid("robbery", problem, cmd.serial)
@@ -286,6 +307,7 @@ def transfers(s: State) -> list[dict]:
 def end_turn(s: State, cmd) -> list:
     _need(s.phase != "voting", "close voting first")
     _phase(s, "resolve")
+    _awaiting_review(s, "rob")
     return [e.TurnEnded(s.turn, transfers(s))]
 
 
@@ -297,6 +319,7 @@ def begin_final(s: State, cmd) -> list:
 
 def end_final(s: State, cmd) -> list:
     _phase(s, "final")
+    _awaiting_review(s, "rob")
     return [e.FinalEnded(transfers(s))]
 
 
@@ -333,14 +356,52 @@ def void(s: State, cmd: c.Void) -> list:
     _phase(s, *TURN_PHASES, "final")
     ballot = any(b.serial == cmd.serial for b in s.ballots)
     robbery = any(r.serial == cmd.serial for r in s.robberies)
-    _need(ballot or robbery, f"card {cmd.serial} is not a vote or robbery card still open this turn")
+    _need(ballot or robbery or cmd.serial in s.held,
+          f"card {cmd.serial} is not a vote, robbery or held card still open this turn")
     _need(not ballot or s.phase == "voting", f"card {cmd.serial} was already counted")
     return [e.CardVoided(cmd.serial)]
 
 
+def _awaiting_review(s: State, *kinds: str) -> None:
+    waiting = sorted(serial for serial, held in s.held.items() if held.card["do"] in kinds)
+    _need(not waiting, f"rule on the held card{'s' if len(waiting) > 1 else ''} first: {', '.join(waiting)}")
+
+
+def hold(s: State, cmd: c.Hold) -> list:
+    card = c.parse(cmd.card)
+    _phase(s, *(("voting",) if not isinstance(card, c.Rob) else (*TURN_PHASES, "final")))
+    return _duplicate(s, _card_kind(card), card.serial) or [
+        e.CardHeld(card.serial, c.to_dict(card), cmd.reason, cmd.crop)]
+
+
+def rule(s: State, cmd: c.Rule) -> list:
+    _need(cmd.serial in s.held, f"card {cmd.serial} is not waiting for review")
+    held = s.held[cmd.serial]
+    crop = held.crop
+    if cmd.invalid is not None:
+        read = c.parse(held.card)
+        return [e.CardRuled(cmd.serial, f"invalid: {cmd.invalid}", crop),
+                *_invalid(_card_kind(read), f"ruled invalid: {cmd.invalid}", cmd.serial, getattr(read, "player", 0))]
+    card = c.parse(cmd.card)
+    _need(card.__class__ is c.parse(held.card).__class__, f"card {cmd.serial} is a {held.card['do']} card")
+    released = s.copy()
+    released.serials.discard(cmd.serial)
+    del released.held[cmd.serial]
+    result = decide(released, card)
+    if isinstance(result, Rejected):
+        raise _Refuse(result.reason)
+    ruling = "counted as read" if c.to_dict(card) == held.card else f"ruled as {c.to_dict(card)}"
+    return [e.CardRuled(cmd.serial, ruling, crop), *result]
+
+
+def _card_kind(card) -> str:
+    return card.dir if isinstance(card, c.InOut) else {
+        c.Vote: "vote", c.Rob: "robbery", c.Change: "change", c.Exclude: "exclusion"}[type(card)]
+
+
 HANDLERS = {
-    c.Setup: setup, c.BeginTurn: begin_turn, c.Draw: draw, c.Vote: vote, c.Buy: buy,
+    c.Setup: setup, c.BeginTurn: begin_turn, c.Draw: draw, c.DrawBall: draw_ball, c.Vote: vote, c.Buy: buy,
     c.InOut: inout, c.Change: change, c.Exclude: exclude, c.CloseVoting: close_voting,
     c.OrderLines: order_lines, c.Rob: rob, c.EndTurn: end_turn, c.BeginFinal: begin_final,
-    c.EndFinal: end_final, c.Cash: cash, c.Finish: finish, c.Void: void,
+    c.EndFinal: end_final, c.Cash: cash, c.Finish: finish, c.Void: void, c.Hold: hold, c.Rule: rule,
 }

@@ -53,6 +53,7 @@ class InOutFiled:
     player: int
     dir: str
     ball: int
+    serial: str = ""
 
 
 @dataclass
@@ -61,12 +62,14 @@ class CellChanged:
     cell: int
     old: int
     new: int
+    serial: str = ""
 
 
 @dataclass
 class BallExcluded:
     player: int
     ball: int
+    serial: str = ""
 
 
 @dataclass
@@ -129,6 +132,21 @@ class GameFinished:
 
 
 @dataclass
+class CardHeld:
+    serial: str
+    card: dict               # the command as best read
+    reason: str
+    crop: str
+
+
+@dataclass
+class CardRuled:
+    serial: str
+    ruling: str              # "counted as read", "changed to ...", or "invalid: ..."
+    crop: str
+
+
+@dataclass
 class Undone:
     batch: int               # the command taken back (a correction, never an edit)
 
@@ -136,7 +154,7 @@ class Undone:
 EVENTS = {cls.__name__: cls for cls in (
     GameSetUp, TurnBegan, BallsDrawn, VoteCounted, CardInvalid, ItemBought, InOutFiled,
     CellChanged, BallExcluded, VotingClosed, LinesOrdered, RobberyFiled, CardVoided,
-    TurnEnded, FinalBegan, FinalEnded, CashCounted, GameFinished, Undone)}
+    TurnEnded, FinalBegan, FinalEnded, CashCounted, GameFinished, CardHeld, CardRuled, Undone)}
 
 
 def encode(event) -> tuple[str, dict]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 from functools import reduce
 
 from . import events as e
-from .rules import START_ACCOUNT, Rules
-from .state import Ballot, Line, Player, Robbery, State, Tally
+from .rules import DRAW_SIZE, START_ACCOUNT, Rules
+from .state import Ballot, Held, Line, Player, Robbery, State, Tally
 
 
 def evolve(state: State, event) -> State:
@@ -48,19 +48,20 @@ def turn_began(s: State, ev: e.TurnBegan) -> None:
 
 
 def balls_drawn(s: State, ev: e.BallsDrawn) -> None:
-    s.drawn, s.phase = list(ev.balls), "voting"
+    s.drawn += ev.balls
     for ball in ev.balls:
         s.place[ball] = "drawn"
+    if len(s.drawn) == min(DRAW_SIZE, len(s.drawn) + len(s.balls_in("machine"))):   # D1
+        s.phase = "voting"
 
 
 def vote_counted(s: State, ev: e.VoteCounted) -> None:
-    s.serials.add(ev.serial)
+    _card_seen(s, ev.serial)
     s.ballots.append(Ballot(ev.serial, ev.choice))
 
 
 def card_invalid(s: State, ev: e.CardInvalid) -> None:
-    if ev.serial:
-        s.serials.add(ev.serial)
+    _card_seen(s, ev.serial)
     if ev.card == "vote" and not ev.duplicate:
         s.ballots.append(Ballot(ev.serial, None))
     if ev.player:
@@ -74,17 +75,25 @@ def item_bought(s: State, ev: e.ItemBought) -> None:
         player.balance -= ev.price
 
 
+def _card_seen(s: State, serial: str) -> None:
+    if serial:
+        s.serials.add(serial)
+
+
 def inout_filed(s: State, ev: e.InOutFiled) -> None:
+    _card_seen(s, ev.serial)
     _spend(s, ev.player, ev.dir)
     s.inout.append((ev.ball, ev.dir))
 
 
 def cell_changed(s: State, ev: e.CellChanged) -> None:
+    _card_seen(s, ev.serial)
     _spend(s, ev.player, "change")
     s.players[ev.player].card[ev.cell - 1] = ev.new
 
 
 def ball_excluded(s: State, ev: e.BallExcluded) -> None:
+    _card_seen(s, ev.serial)
     _spend(s, ev.player, "exclusion")
     s.place[ev.ball] = "excluded"
 
@@ -114,14 +123,24 @@ def lines_ordered(s: State, ev: e.LinesOrdered) -> None:
 
 
 def robbery_filed(s: State, ev: e.RobberyFiled) -> None:
-    s.serials.add(ev.serial)
+    _card_seen(s, ev.serial)
     s.robberies.append(Robbery(ev.serial, ev.robber, ev.victim, ev.ordinal))
 
 
 def card_voided(s: State, ev: e.CardVoided) -> None:
     s.serials.discard(ev.serial)
+    s.held.pop(ev.serial, None)
     s.ballots = [b for b in s.ballots if b.serial != ev.serial]
     s.robberies = [r for r in s.robberies if r.serial != ev.serial]
+
+
+def card_held(s: State, ev: e.CardHeld) -> None:
+    _card_seen(s, ev.serial)
+    s.held[ev.serial] = Held(dict(ev.card), ev.reason, ev.crop)
+
+
+def card_ruled(s: State, ev: e.CardRuled) -> None:
+    del s.held[ev.serial]
 
 
 def turn_ended(s: State, ev: e.TurnEnded) -> None:
@@ -158,4 +177,5 @@ APPLY = {
     e.VotingClosed: voting_closed, e.LinesOrdered: lines_ordered, e.RobberyFiled: robbery_filed,
     e.CardVoided: card_voided, e.TurnEnded: turn_ended, e.FinalBegan: final_began,
     e.FinalEnded: final_ended, e.CashCounted: cash_counted, e.GameFinished: game_finished,
+    e.CardHeld: card_held, e.CardRuled: card_ruled,
 }

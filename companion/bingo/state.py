@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .rules import BALLS, LINES, Rules
 
@@ -27,6 +27,10 @@ class Player:
     lines: list[Line] = field(default_factory=list)
     cash: int | None = None
 
+    def copy(self) -> "Player":
+        return replace(self, card=list(self.card), items=dict(self.items),
+                       lines=[replace(line) for line in self.lines])
+
     def formed(self) -> set[str]:
         return {line.line for line in self.lines}
 
@@ -43,6 +47,13 @@ class Robbery:
     robber: int
     victim: int
     ordinal: int
+
+
+@dataclass
+class Held:
+    card: dict
+    reason: str
+    crop: str
 
 
 @dataclass
@@ -69,15 +80,28 @@ class State:
     inout: list[tuple[int, str]] = field(default_factory=list)   # this turn's IN/OUT cards: (ball, dir)
     moves_due: list[tuple[int, str]] = field(default_factory=list)  # R15: carried out at next turn's start
     serials: set[str] = field(default_factory=set)               # every card seen this game (D3)
+    held: dict[str, Held] = field(default_factory=dict)          # cards awaiting the operator (D2)
     tally: Tally | None = None
     announced: dict[str, int] = field(default_factory=dict)      # last balances shown, by letter (R13)
     results: list[dict] = field(default_factory=list)
 
     def copy(self) -> "State":
-        return copy.deepcopy(self)
+        """A copy evolve() may change freely. Faster than deepcopy (replay of a whole game
+        copies the state once per event); ballots, robberies, held cards, the tally and
+        results are replaced by evolve, never changed in place, so they are shared."""
+        new = copy.copy(self)
+        new.players = {no: p.copy() for no, p in self.players.items()}
+        new.place, new.held, new.announced = dict(self.place), dict(self.held), dict(self.announced)
+        new.drawn, new.valid, new.ballots = list(self.drawn), list(self.valid), list(self.ballots)
+        new.robberies, new.inout, new.moves_due = list(self.robberies), list(self.inout), list(self.moves_due)
+        new.serials = set(self.serials)
+        return new
 
     def balls_in(self, place: str) -> list[int]:
         return sorted(ball for ball, where in self.place.items() if where == place)
+
+    def held_kinds(self) -> set[str]:
+        return {held.card["do"] for held in self.held.values()}
 
     def balances(self) -> dict[str, int]:
         return {p.account: p.balance for p in sorted(self.players.values(), key=lambda p: p.account)}
