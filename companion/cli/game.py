@@ -94,7 +94,7 @@ def print_view(state, args, log: list | None = None) -> None:
             view["log"] = log
         print(json.dumps(view, ensure_ascii=False))
         return
-    for entry in log or []:
+    for entry in [] if args.public else log or []:
         if entry["status"] != "ok":
             print(f"line {entry['line']}: {entry['status']}: {entry['reason']}")
     print(public_text(view) if args.public else staff_text(view))
