@@ -22,6 +22,15 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "rules": {**{key: (str, values) for key, values in CHOICES.items()},
               "turns": (int, None), "turn_seconds": (int, None)},
     "players": {"no": (int, None), "name": (str, None), "account": (str, None), "card": (list, None)},
+    # The cage link (drivers/serial_link.py): a pyserial URL; "raw" for a plain barcode scanner.
+    "serial": {"url": (str, None), "baud": (int, None), "mode": (str, ("framed", "raw")),
+               "raw_pattern": (str, None), "raw_repeat_seconds": (float, None)},
+    # The staff panel on the Pi's GPIO (drivers/panel.py, hardware/WIRING.md): BCM pin numbers, -1 = not fitted.
+    "panel": {"pin_factory": (str, ("", "mock", "lgpio", "rpigpio", "pigpio", "native")),
+              "beam": (int, None), "draw": (int, None), "close": (int, None), "undo": (int, None),
+              "buzzer": (int, None), "motor": (int, None), "led_ok": (int, None), "led_fault": (int, None),
+              "motor_seconds": (float, None), "motor_active_high": (bool, None), "bounce_ms": (int, None),
+              "undo_hold_seconds": (float, None), "warn_seconds": (int, None)},
 }
 REQUIRED = {"event": ("name", "secret"), "players": ("no", "name", "account", "card")}
 

@@ -1,0 +1,315 @@
+"""The host end of the cage link: a pyserial URL read in a thread, balls out, health for the screens.
+
+Two modes (event file [serial] mode):
+- "framed": the cage firmware's protocol (hardware/PROTOCOL.md): CRC-checked frames,
+  BALLs ACKed and de-duplicated by (boot id, seq), heartbeats, NAK on a damaged line.
+- "raw": a plain barcode scanner that types one label per line; a repeat of the same
+  ball within raw_repeat_seconds is the scanner repeating itself and is suppressed.
+
+Either way each new ball goes to on_read (a callable, or a queue: anything with put) as a
+BallRead; a ball the referee says is not in the machine comes with an alert. The port is
+reopened with backoff whenever it fails or vanishes (a kicked USB cable).
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import serial
+
+from companion.bingo.rules import BALLS
+
+from . import protocol as p
+
+MODES = ("framed", "raw")
+STALE_SECONDS = 3.0          # no heartbeat for this long: the cage link is not healthy
+BACKOFF = (0.05, 1.0)        # first and longest wait between attempts to reopen the port
+STABLE_SECONDS = 5.0         # a port that worked this long starts the backoff afresh when it fails
+READ_TIMEOUT = 0.1           # how often the reader thread looks at its stop flag
+
+
+class LinkError(ValueError):
+    """A configuration the link cannot work with (bad URL, mode, pattern)."""
+
+
+@dataclass(frozen=True)
+class BallRead:
+    ball: int
+    source: str              # "cage" (framed) or "scanner" (raw)
+    boot_id: str | None      # the cage boot that read it (framed)
+    seq: int                 # the cage's sequence number, or the scanner's line count (raw)
+    at: float                # time.time() when the host received it
+    raw: str                 # the line as received
+    alert: str | None = None   # e.g. "ball 7 is not in the machine (it is pool)"
+
+
+@dataclass
+class LinkHealth:
+    url: str
+    mode: str
+    connected: bool = False
+    heartbeat_age: float | None = None   # seconds since the cage (or scanner) last sent a good line
+    firmware: str | None = None
+    boot_id: str | None = None
+    reader: str = "unknown"              # the cage's own reader: ok | fault | unknown
+    pending: int = 0                     # balls the cage still holds unACKed (its heartbeat)
+    frames: int = 0                      # good frames (framed) or lines (raw) received
+    reads: int = 0                       # balls delivered to on_read
+    crc_errors: int = 0                  # damaged lines dropped: CRC failed, or noise
+    malformed: int = 0                   # good CRC but not understood; raw: lines not a ball
+    retransmits: int = 0                 # frames the cage had to send again (its count)
+    cage_errors: int = 0                 # damaged lines the cage dropped (its count)
+    duplicates: int = 0                  # repeats suppressed
+    gaps: int = 0                        # a cage seq skipped: should never happen
+    reconnects: int = 0
+    reboots: int = 0                     # cage boot ids heard from, after the first
+    alerts: int = 0
+    last_error: str | None = None
+    connected_at: float | None = None    # time.monotonic() of the last successful open
+
+    @property
+    def ok(self) -> bool:
+        if self.mode == "raw":
+            return self.connected
+        return (self.connected and self.heartbeat_age is not None
+                and self.heartbeat_age < STALE_SECONDS and self.reader != "fault")
+
+
+def machine_balls(contents) -> set[int]:
+    """The balls in the machine from a place map (ball -> place) or an iterable of balls."""
+    if isinstance(contents, Mapping):
+        return {ball for ball, where in contents.items() if where == "machine"}
+    return set(contents)
+
+
+def alert_for(ball: int, machine) -> str | None:
+    """Why a read of `ball` needs the operator, given the referee's machine contents (a place
+    map, the balls in the machine, or a callable returning either, e.g. lambda: s.state.place)."""
+    if machine is None:
+        return None
+    contents = machine() if callable(machine) else machine
+    if isinstance(contents, Mapping):
+        where = contents.get(ball)
+        return None if where == "machine" else f"ball {ball} is not in the machine (it is {where or 'unknown'})"
+    return None if ball in contents else f"ball {ball} is not in the machine"
+
+
+class SerialLink:
+    """with SerialLink(url, on_read) as link: ... link.health() ..."""
+
+    def __init__(self, url: str, on_read, *, mode: str = "framed", baud: int = 115200, machine=None,
+                 raw_pattern: str | None = None, raw_repeat: float = 2.0, marks: dict | None = None,
+                 backoff: tuple[float, float] = BACKOFF):
+        if mode not in MODES:
+            raise LinkError(f"serial mode must be one of {', '.join(MODES)}, not {mode!r}")
+        try:
+            serial.serial_for_url(url, do_not_open=True)
+        except ValueError as error:
+            raise LinkError(f"serial url {url!r}: {error}") from None
+        except serial.SerialException:
+            pass   # e.g. hwgrep:// finds no such device yet: it may be plugged in later
+        self.url, self.mode, self.baud, self.machine = url, mode, baud, machine
+        self._emit = on_read.put if hasattr(on_read, "put") else on_read
+        self._pattern = _compile(raw_pattern)
+        self._raw_repeat = raw_repeat
+        self._backoff = backoff
+        self._marks: dict[str, int] = dict(marks or {})   # boot id -> last seq delivered
+        self._rtx: dict[str, int] = {}                    # boot id -> the cage's counters
+        self._bad: dict[str, int] = {}
+        self._boots: set[str] = set()                     # every cage boot id heard from
+        self._last: tuple[int, float] | None = None       # raw: last ball and when
+        self._heard: float | None = None
+        self._h = LinkHealth(url, mode)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def from_config(cls, section: dict, on_read, **kw) -> "SerialLink":
+        """From the event file's [serial] section: url, mode, baud, raw_pattern, raw_repeat_seconds."""
+        if "url" not in section:
+            raise LinkError("[serial] needs url (e.g. /dev/serial/by-id/..., hwgrep://2e8a:0005, socket://host:port)")
+        return cls(section["url"], on_read, mode=section.get("mode", "framed"), baud=section.get("baud", 115200),
+                   raw_pattern=section.get("raw_pattern"), raw_repeat=section.get("raw_repeat_seconds", 2.0), **kw)
+
+    # -- running --
+
+    def start(self) -> "SerialLink":
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=f"serial-link {self.url}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=2)
+        self._thread = None
+
+    def __enter__(self) -> "SerialLink":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def health(self) -> LinkHealth:
+        age = None if self._heard is None else round(time.monotonic() - self._heard, 3)
+        return replace(self._h, heartbeat_age=age, retransmits=sum(self._rtx.values()),
+                       cage_errors=sum(self._bad.values()), reboots=max(len(self._boots) - 1, 0))
+
+    def marks(self) -> dict[str, int]:
+        """Last seq delivered per cage boot: give it back as marks= after a restart."""
+        return dict(self._marks)
+
+    def _run(self) -> None:
+        delay = self._backoff[0]
+        while not self._stop.is_set():
+            opened = time.monotonic()
+            try:
+                port = serial.serial_for_url(self.url, baudrate=self.baud, timeout=READ_TIMEOUT,
+                                             write_timeout=1, exclusive=self.url.startswith("/") or None)
+            except (serial.SerialException, OSError, ValueError) as error:
+                self._h.last_error = f"cannot open {self.url}: {error}"
+            else:
+                self._serve(port)
+                if time.monotonic() - opened > STABLE_SECONDS:
+                    delay = self._backoff[0]   # it worked for a while: this is a new failure
+            self._stop.wait(delay)
+            delay = min(delay * 2, self._backoff[1])
+
+    def _serve(self, port) -> None:
+        try:
+            port.reset_input_buffer()   # whatever sat in the buffer is stale; SYNC asks for the truth
+            self._h.reconnects += self._h.connected_at is not None
+            self._h.connected, self._h.connected_at = True, time.monotonic()
+            if self.mode == "framed":
+                port.write(p.encode(p.SYNC, p.NO_BOOT, 0))
+            lines = p.Lines()
+            while not self._stop.is_set():
+                data = port.read(port.in_waiting or 1)
+                for line in lines.feed(data):
+                    for reply in self.handle(line):
+                        port.write(reply)
+        except (serial.SerialException, OSError) as error:
+            self._h.last_error = f"{self.url}: {error}"
+        finally:
+            self._h.connected = False
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass
+
+    # -- lines in, balls out --
+
+    def handle(self, line: bytes) -> list[bytes]:
+        """Process one received line (no newline); returns the frames to send back."""
+        if self.mode == "raw":
+            self._raw_line(line)
+            return []
+        try:
+            kind, boot, seq, payload = p.decode(line)
+        except p.FrameError as error:
+            if error.reason == p.DAMAGED:
+                self._h.crc_errors += 1
+                return [p.encode(p.NAK, p.NO_BOOT, 0)]
+            self._h.malformed += 1
+            self._h.last_error = f"malformed frame: {error.detail}"
+            return []
+        self._h.frames += 1
+        if kind in (p.HELLO, p.HB, p.BALL, p.LOG):
+            self._heard = time.monotonic()
+        if kind == p.HELLO:
+            self._boot_seen(boot)
+            self._h.firmware = p.fields(payload).get("fw")
+        elif kind == p.HB:
+            self._boot_seen(boot)
+            self._heartbeat(boot, p.fields(payload))
+        elif kind == p.LOG:
+            self._h.last_error = f"cage: {payload}"
+        elif kind == p.BALL:
+            return self._ball(boot, seq, payload, line)
+        return []
+
+    def _boot_seen(self, boot: str) -> None:
+        self._boots.add(boot)
+        self._h.boot_id = boot
+
+    def _heartbeat(self, boot: str, values: dict) -> None:
+        self._h.reader = values.get("reader", "unknown")
+        self._h.pending = _int(values.get("pending"))
+        self._rtx[boot] = _int(values.get("rtx"))
+        self._bad[boot] = _int(values.get("bad"))
+
+    def _ball(self, boot: str, seq: int, payload: str, line: bytes) -> list[bytes]:
+        ack = [p.encode(p.ACK, boot, seq)]
+        ball = int(payload) if payload.isdigit() else 0
+        if ball not in BALLS:
+            self._h.malformed += 1
+            self._h.last_error = f"cage sent ball {payload!r}, not 1-27"
+            return ack   # ACK it anyway: it will not get better by being sent again
+        self._boots.add(boot)
+        last = self._marks.get(boot)
+        if last is not None and seq <= last:
+            self._h.duplicates += 1
+            return ack
+        self._h.gaps += last is not None and seq != last + 1
+        self._marks[boot] = seq
+        self._deliver(ball, "cage", boot, seq, line)
+        return ack
+
+    def _raw_line(self, line: bytes) -> None:
+        text = line.decode("ascii", "replace").strip()
+        if not text:
+            return
+        now = time.monotonic()
+        self._heard = now
+        self._h.frames += 1
+        ball = self._raw_ball(text)
+        if ball is None:
+            self._h.malformed += 1
+            self._h.last_error = f"scanner sent {text[:30]!r}: not a ball label"
+            return
+        repeat = self._last is not None and self._last[0] == ball and now - self._last[1] < self._raw_repeat
+        self._last = (ball, now)
+        if repeat:
+            self._h.duplicates += 1
+            return
+        self._deliver(ball, "scanner", None, self._h.frames, line)
+
+    def _raw_ball(self, text: str) -> int | None:
+        if self._pattern is None:
+            return p.parse_ball(text)
+        match = self._pattern.fullmatch(text)
+        if not match:
+            return None
+        if "ball" in self._pattern.groupindex:
+            found = match.group("ball")
+        else:   # the first group, or the whole match when the pattern has none
+            found = match.group(1 if self._pattern.groups else 0)
+        ball = int(found) if found and found.isdigit() else 0
+        return ball if ball in BALLS else None
+
+    def _deliver(self, ball: int, source: str, boot: str | None, seq: int, line: bytes) -> None:
+        alert = alert_for(ball, self.machine)
+        read = BallRead(ball, source, boot, seq, time.time(), line.decode("ascii", "replace"), alert)
+        self._h.reads += 1
+        self._h.alerts += alert is not None
+        try:
+            self._emit(read)
+        except Exception as error:   # a failing consumer must not kill the reader thread
+            self._h.last_error = f"ball {ball} read, but handing it on failed: {error!r}"
+
+
+def _compile(pattern: str | None):
+    if pattern is None:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise LinkError(f"serial raw_pattern {pattern!r}: {error}") from None
+
+
+def _int(text) -> int:
+    return int(text) if text and text.isdigit() else 0
