@@ -1,0 +1,240 @@
+"""Paper cards: print, scan (once or a watched folder), show a layout, make a corpus, bench.
+
+OpenCV, ReportLab and the vision package are imported inside each command (law 1)."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+from . import CommandError
+
+SPECIALS = ("inout", "change", "exclusion")
+
+
+def register(sub, groups) -> None:
+    p = groups["print"].add_parser("cards", help="every player's cards as an A4 PDF (vote, robbery, bingo, specials)")
+    p.add_argument("--event", required=True, help="event.toml (its id and secret sign every card)")
+    p.add_argument("--out", required=True, help="the PDF to write")
+    p.add_argument("--players", help="only these player numbers, e.g. 1,3 (default: all)")
+    p.add_argument("--special", action="append", default=[], metavar="KIND=PLAYER[xN]",
+                   help="special cards on demand: inout, change or exclusion, e.g. change=3 or inout=2x4")
+    p.add_argument("--first", type=int, default=1, help="number of the first special card (keep serials unique "
+                                                        "across print runs: continue where the last run stopped)")
+    p.add_argument("--only-special", action="store_true", help="print only the --special cards")
+    p.set_defaults(run=print_cards)
+
+    p = sub.add_parser("scan", help="read card images: decision, fields, scores (and into the game with --journal)")
+    p.add_argument("images", nargs="*", metavar="IMAGE")
+    p.add_argument("--event", default="event.toml", help="event.toml (default: ./event.toml)")
+    p.add_argument("--journal", help="send each card to this game journal (the watch mode default: the event's)")
+    p.add_argument("--json", action="store_true", help="one JSON object per card")
+    p.add_argument("--crops", help="folder for review crops (watch mode: DIR/crops)")
+    p.add_argument("--watch", metavar="DIR", help="scan every image that appears in DIR until stopped (Ctrl-C)")
+    p.set_defaults(run=scan)
+
+    p = sub.add_parser("layout", help="a card kind's layout: size, markers, code, each bubble's value, centre, radius (mm)")
+    p.add_argument("kind", help="vote, robbery, inout, change, exclusion or bingo")
+    p.add_argument("--json", action="store_true", help="as JSON (the form tools read)")
+    p.set_defaults(run=layout)
+
+    p = groups["corpus"].add_parser("cards", help="generated card photos and scans with ground truth JSON")
+    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--tier", choices=("clean", "hard"), required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=corpus)
+
+    p = groups["bench"].add_parser("cards", help="accuracy, review rate and speed of the card scanner")
+    p.add_argument("--n", type=int, default=3000, help="cards in all, half per tier (default 3000)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--watch-n", type=int, default=200, help="cards run through the watched-folder mode")
+    p.set_defaults(run=bench)
+
+
+# --- print -----------------------------------------------------------------------------------------
+def _event(path: str):
+    from .. import event_file
+    try:
+        return event_file.load(path)
+    except event_file.EventFileError as error:
+        raise CommandError(str(error), 2)
+
+
+def _specials(texts: list[str], players: set[int]) -> list[tuple[str, int, int]]:
+    out = []
+    for text in texts:
+        match = re.fullmatch(r"(\w+)=(\d+)(?:x(\d+))?", text)
+        if not match or match.group(1) not in SPECIALS:
+            raise CommandError(f"--special {text!r}: write KIND=PLAYER or KIND=PLAYERxCOUNT, KIND one of "
+                               f"{', '.join(SPECIALS)}", 2)
+        kind, player, count = match.group(1), int(match.group(2)), int(match.group(3) or 1)
+        if player not in players:
+            raise CommandError(f"--special {text!r}: there is no player {player}", 2)
+        out.append((kind, player, count))
+    return out
+
+
+def print_cards(args) -> int:
+    from vision import layouts as L
+    from vision.printing import print_cards as write_pdf
+    from vision.render import FontMissing
+    event = _event(args.event)
+    everyone = {p["no"]: p for p in event.players}
+    if len(everyone) > L.MAX_PLAYERS:
+        raise CommandError(f"{args.event}: robbery cards have bubbles for players 1-{L.MAX_PLAYERS}; "
+                           f"this event has {len(everyone)} players", 2)
+    chosen = sorted(everyone)
+    if args.players:
+        try:
+            chosen = sorted({int(n) for n in args.players.split(",")})
+        except ValueError:
+            raise CommandError(f"--players {args.players!r}: give player numbers like 1,3", 2)
+        missing = [n for n in chosen if n not in everyone]
+        if missing:
+            raise CommandError(f"--players: there is no player {missing[0]}", 2)
+    cards = []
+    for no in [] if args.only_special else chosen:
+        p = everyone[no]
+        cards.append(L.Card("bingo", event.id, L.serial("bingo", no, 0), no, 0, p["name"], tuple(p["card"])))
+        cards += [L.Card("vote", event.id, L.serial("vote", no, t), no, t, p["name"]) for t in range(1, event.rules.turns + 1)]
+        cards += [L.Card("robbery", event.id, L.serial("robbery", no, k), no, 0, p["name"]) for k in range(1, 9)]
+    number = args.first
+    for kind, no, count in _specials(args.special, set(everyone)):
+        for _ in range(count):
+            cards.append(L.Card(kind, event.id, L.serial(kind, no, number), no, 0, everyone[no]["name"]))
+            number += 1
+    if not cards:
+        raise CommandError("nothing to print: name --special cards or drop --only-special", 2)
+    try:
+        pages = write_pdf(cards, event.secret, args.out, f"{event.name} ({event.id})")
+    except FontMissing as error:
+        raise CommandError(str(error), 3)
+    except OSError as error:
+        raise CommandError(f"{args.out}: cannot write ({error.strerror})")
+    extra = f"; next special card number: {number}" if args.special else ""
+    print(f"wrote {args.out}: {len(cards)} cards on {pages} pages for player{'s' if len(chosen) > 1 else ''} "
+          f"{', '.join(map(str, chosen))}{extra}")
+    return 0
+
+
+# --- scan --------------------------------------------------------------------------------------------
+def _submitter(journal_path):
+    """submit(command) -> (status, reason) on the game journal."""
+    from ..bingo.commands import Malformed
+    from ..journal import Journal, JournalError
+    from ..session import Session
+    if not Path(journal_path).exists():
+        raise CommandError(f"{journal_path}: no such journal (companion start --event ... makes one)")
+    try:
+        session = Session(Journal(journal_path))
+    except JournalError as error:
+        raise CommandError(str(error))
+
+    def submit(command: dict):
+        try:
+            outcome = session.submit(command)
+        except Malformed as error:
+            return "rejected", str(error)
+        return outcome.status, outcome.reason
+    return submit
+
+
+def _line(result) -> str:
+    what = f"{result.kind} {result.serial}" if result.serial else "?"
+    fields = " ".join(f"{k}={','.join(v) or '-'}" for k, v in result.fields.items())
+    reason = f" ({result.reason})" if result.reason else ""
+    crop = f" crop {result.crop}" if result.crop else ""
+    return f"{result.image}: {result.decision}{reason}: {what} {fields}{crop} [{result.ms:.0f} ms]".replace("  ", " ")
+
+
+def scan(args) -> int:
+    import cv2
+    from vision.cards import FolderWatcher, Scanner, referee
+    cv2.setNumThreads(1)
+    event = _event(args.event)
+    settings = _settings(event)
+    scanner = Scanner(event.id, event.secret, settings, args.crops)
+    journal = args.journal or (event.journal if args.watch else None)
+    submit = _submitter(journal) if journal else None
+    show = (lambda r: print(json.dumps(r.to_json(), ensure_ascii=False))) if args.json else (lambda r: print(_line(r)))
+    if args.watch:
+        if args.images:
+            raise CommandError("give either IMAGE... or --watch DIR, not both", 2)
+        try:
+            watcher = FolderWatcher(scanner, args.watch, submit)
+        except FileNotFoundError as error:
+            raise CommandError(str(error), 2)
+        print(f"watching {args.watch} (journal {journal}); Ctrl-C stops", file=sys.stderr)
+
+        def report(result):
+            show(result)
+            sys.stdout.flush()
+            if result.decision in ("rejected", "refused", "duplicate"):
+                print(f"STAFF: {Path(result.image).name}: {result.decision}: {result.reason}", file=sys.stderr)
+        watcher.run(report)
+        return 0
+    if not args.images:
+        raise CommandError("give IMAGE... to scan, or --watch DIR", 2)
+    worst = 0
+    for image in args.images:
+        result = scanner.scan_file(image)
+        if submit:
+            referee(result, submit)
+        show(result)
+        worst = max(worst, {"counted": 0, "ignored": 0, "invalid": 0, "review": 1, "duplicate": 1}.get(result.decision, 2))
+    return worst
+
+
+def _settings(event):
+    from dataclasses import fields
+    from vision.cards import Settings
+    section = event.sections.get("cards", {})
+    known = {f.name for f in fields(Settings)}
+    return Settings(**{k: float(v) for k, v in section.items() if k in known})
+
+
+# --- layout, corpus -----------------------------------------------------------------------------------
+def layout(args) -> int:
+    from vision import layouts as L
+    try:
+        chosen = L.layout(args.kind)
+    except KeyError as error:
+        raise CommandError(error.args[0], 2)
+    data = chosen.to_json()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=1))
+        return 0
+    print(f"{chosen.title}: {data['size']['width']} x {data['size']['height']} mm")
+    for f in data["fields"]:
+        print(f"  {f['name']} ({f['label']}): " + ", ".join(f"{b['value']}@({b['x']},{b['y']}) r{b['r']}" for b in f["bubbles"]))
+    return 0
+
+
+def corpus(args) -> int:
+    from vision import corpus_cards
+    if args.n < 1:
+        raise CommandError("--n must be at least 1", 2)
+
+    def progress(done, total):
+        if done % 50 == 0 or done == total:
+            print(f"  {done}/{total}", file=sys.stderr)
+    try:
+        paths = corpus_cards.write(args.out, args.n, args.tier, args.seed, progress)
+    except OSError as error:
+        raise CommandError(f"{args.out}: cannot write ({error.strerror})")
+    print(f"wrote {len(paths)} {args.tier} images with ground truth JSON beside each to {args.out} "
+          f"(event id {corpus_cards.EVENT!r}, secret {corpus_cards.SECRET!r})")
+    return 0
+
+
+# --- bench ----------------------------------------------------------------------------------------------
+def bench(args) -> int:
+    import cv2
+    from vision import corpus_cards
+    cv2.setNumThreads(1)
+    if args.n < 2:
+        raise CommandError("--n must be at least 2 (half per tier)", 2)
+    return corpus_cards.bench(args.n, args.seed, args.watch_n, lambda text: print(text, file=sys.stderr, flush=True))

@@ -1,0 +1,205 @@
+"""The card scanner on generated cards and bad input, and the way into the referee."""
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from companion import event_file
+from companion.cli import main
+from companion.journal import Journal
+from companion.session import Session
+from vision import corpus_cards as C, layouts as L
+from vision.cards import FolderWatcher, Scanner, referee
+from vision.render import render
+
+cv2.setNumThreads(1)
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    return Scanner(C.EVENT, C.SECRET)
+
+
+@pytest.mark.parametrize("tier,n", [("clean", 24), ("hard", 24)])
+def test_no_generated_card_is_counted_wrongly(scanner, tier, n):
+    verdicts = []
+    for s in C.generate(n, tier, seed=11):
+        result = scanner.scan_image(C.decoded(s))
+        verdicts.append(C._verdict(result, s.truth))
+        assert verdicts[-1] != "wrong", (s.truth, result)
+    if tier == "clean":
+        assert verdicts.count("correct") >= n - 3, verdicts
+
+
+def _card_photo(card: L.Card, secret: str, marks: dict, turn_deg: float = 0) -> np.ndarray:
+    """A rendered card with pen dots in the named bubbles, photographed at an angle on a table."""
+    picture = cv2.cvtColor(render(card, secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    layout = L.layout(card.kind)
+    for name, values in marks.items():
+        for b in layout.field(name).bubbles:
+            if b.value in values:
+                C._mark(np.random.default_rng(1), picture, b, "dot", (20, 20, 20))
+    h, w = picture.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), turn_deg, 0.9)
+    m[:, 2] += (800 - w / 2, 600 - h / 2)
+    return cv2.warpAffine(picture, m, (1600, 1200), borderValue=(60, 90, 120))
+
+
+def test_forged_other_event_and_unreadable_are_distinct_reasons(scanner):
+    card = L.Card("vote", C.EVENT, "V0101", 1, 1)
+    forged = scanner.scan_image(_card_photo(card, "wrong-secret", {"mark": ["X"]}))
+    other = scanner.scan_image(_card_photo(L.Card("vote", "other", "V0101", 1, 1), "x", {"mark": ["X"]}))
+    assert (forged.decision, forged.reason.split(":")[0]) == ("rejected", "forged")
+    assert (other.decision, other.reason.split(":")[0]) == ("rejected", "other event")
+    assert forged.command is None and other.command is None
+    hidden = _card_photo(card, C.SECRET, {"mark": ["X"]})
+    x, y, side = L.QR_BOX
+    cv2.rectangle(hidden, (0, 0), (1600, 1200), (255, 255, 255), 0)
+    gone = scanner.scan_image(_qr_smudged(card))
+    assert (gone.decision, gone.reason.split(":")[0]) == ("rejected", "unreadable")
+
+
+def _qr_smudged(card):
+    picture = cv2.cvtColor(render(card, C.SECRET, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    x, y, side = (v * C.RES for v in L.QR_BOX)
+    cv2.rectangle(picture, (int(x + side * 0.3), int(y + side * 0.3)), (int(x + side * 0.7), int(y + side * 0.7)),
+                  (0, 0, 0), -1)
+    return picture
+
+
+def test_upside_down_and_every_kind_read_right(scanner):
+    cases = [(L.Card("robbery", C.EVENT, "R0203", 2), {"robber": ["2"], "victim": ["5"], "ordinal": ["3"]},
+              {"do": "rob", "serial": "R0203", "robber": 2, "victim": 5, "ordinal": 3}),
+             (L.Card("inout", C.EVENT, "I03001", 3), {"dir": ["OUT"], "ball": ["14"]},
+              {"do": "inout", "player": 3, "dir": "out", "ball": 14, "serial": "I03001"}),
+             (L.Card("change", C.EVENT, "C01002", 1), {"cell": ["5"], "number": ["27"]},
+              {"do": "change", "player": 1, "cell": 5, "number": 27, "serial": "C01002"}),
+             (L.Card("exclusion", C.EVENT, "E04001", 4), {"ball": ["9"]},
+              {"do": "exclude", "player": 4, "ball": 9, "serial": "E04001"})]
+    for card, marks, command in cases:
+        result = scanner.scan_image(_card_photo(card, C.SECRET, marks, 183))
+        assert (result.decision, result.command) == ("counted", command), result
+
+
+def test_bad_input_gets_a_reason_never_a_crash(scanner, tmp_path):
+    (tmp_path / "empty.jpg").write_bytes(b"")
+    ok, jpeg = cv2.imencode(".jpg", _card_photo(L.Card("vote", C.EVENT, "V0101", 1, 1), C.SECRET, {}))
+    (tmp_path / "cut.jpg").write_bytes(jpeg.tobytes()[:len(jpeg) // 2])
+    (tmp_path / "noise.png").write_bytes(bytes(range(256)) * 10)
+    rng = np.random.default_rng(2)
+    cv2.imwrite(str(tmp_path / "table.png"), C._finish(rng, C._table(rng, 1600, 1200), 0.5, 3))
+    cv2.imwrite(str(tmp_path / "tiny.png"), np.zeros((50, 50), np.uint8))
+    reasons = {p.name: scanner.scan_file(p) for p in sorted(tmp_path.iterdir())}
+    assert all(r.decision == "rejected" for r in reasons.values()), reasons
+    assert reasons["empty.jpg"].reason == "empty file"
+    assert reasons["cut.jpg"].reason.startswith("truncated JPEG")
+    assert reasons["noise.png"].reason.startswith("not an image")
+    assert reasons["table.png"].reason.startswith("not a card")
+    assert reasons["tiny.png"].reason.startswith("not a card")
+
+
+def test_a_blurred_card_is_not_read_silently(scanner):
+    photo = _card_photo(L.Card("vote", C.EVENT, "V0101", 1, 1), C.SECRET, {"mark": ["Y"]})
+    result = scanner.scan_image(cv2.GaussianBlur(photo, (0, 0), 7))
+    assert result.decision in ("review", "rejected") and "blurred" in result.reason, result
+
+
+def test_a_covered_marker_falls_back_and_still_reads(scanner):
+    card = L.Card("vote", C.EVENT, "V0105", 1, 5)
+    picture = cv2.cvtColor(render(card, C.SECRET, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    C._mark(np.random.default_rng(3), picture, L.layout("vote").field("mark").bubbles[0], "circle", (20, 20, 20))
+    C._finger(np.random.default_rng(4), picture, 1)
+    result = scanner.scan_image(cv2.copyMakeBorder(picture, 80, 80, 80, 80, cv2.BORDER_CONSTANT, value=(90, 60, 40)))
+    assert (result.decision, result.fields) == ("counted", {"mark": ["X"]}), result
+
+
+@pytest.fixture
+def game(tmp_path):
+    path = tmp_path / "event.toml"
+    assert main(["init", "--out", str(path), "--players", "4", "--seed", "3"]) == 0
+    ev = event_file.load(path)
+    session = Session(Journal(tmp_path / "game.db"))
+    for command in (ev.setup_command(), {"do": "begin_turn"}, {"do": "draw", "balls": [4, 17, 22]}):
+        assert session.submit(command).status == "ok"
+    return ev, session
+
+
+def _submit(session):
+    def submit(command):
+        outcome = session.submit(command)
+        return outcome.status, outcome.reason
+    return submit
+
+
+def test_a_counted_vote_goes_to_the_referee_once(game, tmp_path):
+    ev, session = game
+    scanner = Scanner(ev.id, ev.secret, crops=tmp_path / "crops")
+    photo = _card_photo(L.Card("vote", ev.id, "V0201", 2, 1), ev.secret, {"mark": ["Y"]})
+    first = referee(scanner.scan_image(photo), _submit(session))
+    again = referee(scanner.scan_image(photo), _submit(session))
+    assert first.decision == "counted" and again.decision == "duplicate"
+    wrong_turn = referee(scanner.scan_image(_card_photo(L.Card("vote", ev.id, "V0305", 3, 5), ev.secret,
+                                                        {"mark": ["X"]})), _submit(session))
+    assert wrong_turn.decision == "invalid" and "turn 5" in wrong_turn.reason
+    assert sum(1 for b in session.state.ballots if b.choice) == 1
+
+
+def test_a_doubtful_card_is_held_for_the_operator_with_its_crop(game, tmp_path):
+    ev, session = game
+    scanner = Scanner(ev.id, ev.secret, crops=tmp_path / "crops")
+    card = L.Card("vote", ev.id, "V0101", 1, 1)
+    picture = cv2.cvtColor(render(card, ev.secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    b = L.layout("vote").field("mark").bubbles[0]
+    y = int((b.y + 3) * C.RES)     # a short dash in the bubble, below the letter: not blank, not clearly a mark
+    cv2.line(picture, (int((b.x - 3.5) * C.RES), y), (int((b.x + 3.5) * C.RES), y), (60, 60, 60), 6)
+    result = referee(scanner.scan_image(picture, "faint"), _submit(session))
+    assert result.decision == "review", result
+    assert result.command["do"] == "hold" and result.command["card"]["serial"] == "V0101"
+    assert result.crop and cv2.imread(result.crop) is not None
+    assert "V0101" in session.state.held
+    assert session.submit({"do": "rule", "serial": "V0101", "card": {"do": "vote", "serial": "V0101", "turn": 1,
+                                                                     "marks": ["X"]}}).status == "ok"
+
+
+def test_watched_folder_counts_logs_and_moves(game, tmp_path):
+    ev, session = game
+    folder = tmp_path / "in"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), _card_photo(L.Card("vote", ev.id, "V0401", 4, 1), ev.secret, {"mark": ["Z"]}))
+    cv2.imwrite(str(folder / "b.png"), _card_photo(L.Card("vote", ev.id, "V0401", 4, 1), "forger", {"mark": ["X"]}))
+    (folder / "c.jpg").write_bytes(b"")
+    (folder / "notes.txt").write_text("not an image")
+    watcher = FolderWatcher(Scanner(ev.id, ev.secret), folder, _submit(session))
+    watcher.SETTLE = 0
+    results = {r.image.split("/")[-1]: r for r in watcher.poll()}
+    assert results["a.png"].decision == "counted" and (folder / "done" / "a.png").exists()
+    assert results["b.png"].reason.startswith("forged") and (folder / "rejected" / "b.png").exists()
+    assert results["c.jpg"].reason == "empty file" and (folder / "rejected" / "c.jpg").exists()
+    assert (folder / "notes.txt").exists() and watcher.poll() == []
+    log = [json.loads(line) for line in (folder / "scan-log.jsonl").read_text().splitlines()]
+    assert [entry["decision"] for entry in log] == ["counted", "rejected", "rejected"]
+
+
+def test_scan_command_prints_json(tmp_path, capsys):
+    path = tmp_path / "event.toml"
+    assert main(["init", "--out", str(path), "--players", "3", "--seed", "3"]) == 0
+    ev = event_file.load(path)
+    cv2.imwrite(str(tmp_path / "v.png"), _card_photo(L.Card("vote", ev.id, "V0102", 1, 2), ev.secret, {"mark": ["X"]}))
+    capsys.readouterr()
+    assert main(["scan", "--event", str(path), "--json", str(tmp_path / "v.png")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["decision"] == "counted" and data["command"] == {"do": "vote", "serial": "V0102", "turn": 2,
+                                                                 "marks": ["X"]}
+    assert set(data["scores"]["mark"]) == {"X", "Y", "Z"} and data["ms"] > 0
+
+
+def test_corpus_command_writes_images_with_truth(tmp_path, capsys):
+    assert main(["corpus", "cards", "--n", "3", "--tier", "hard", "--out", str(tmp_path)]) == 0
+    truths = sorted(tmp_path.glob("*.json"))
+    assert len(truths) == 3
+    for truth in truths:
+        data = json.loads(truth.read_text())
+        assert {"kind", "serial", "fields", "styles", "capture", "code"} <= set(data)
+        assert any(truth.with_suffix(s).exists() for s in (".jpg", ".png"))

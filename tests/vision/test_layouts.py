@@ -1,0 +1,78 @@
+"""Card layouts: one definition per kind, sane geometry, the code signed and verified."""
+import json
+import math
+
+import pytest
+
+from companion.cli import main
+from vision import layouts as L
+
+
+@pytest.mark.parametrize("kind", L.KINDS)
+def test_bubbles_sit_on_the_card_clear_of_markers_code_and_each_other(kind):
+    layout = L.layout(kind)
+    bubbles = [b for _, b in layout.bubbles()]
+    qx, qy, qs = L.QR_BOX
+    for b in bubbles:
+        assert L.FRAME_INSET + 1 < b.x - b.r and b.x + b.r < L.CARD_W - L.FRAME_INSET - 1
+        assert L.FRAME_INSET + 1 < b.y - b.r and b.y + b.r < L.CARD_H - L.FRAME_INSET - 1
+        for m in L.markers():
+            assert not (m.x - b.r < b.x < m.x + m.size + b.r and m.y - b.r < b.y < m.y + m.size + b.r), (b, m)
+        assert not (qx - b.r < b.x < qx + qs + b.r and qy - b.r < b.y < qy + qs + b.r), b
+        assert b.r >= 3.4, "big enough for a circled letter or a filled dot"
+    for i, a in enumerate(bubbles):
+        for b in bubbles[i + 1:]:
+            assert math.hypot(a.x - b.x, a.y - b.y) >= a.r + b.r + 1.0, (a, b)
+
+
+def test_fields_per_kind_match_the_rules():
+    values = {k: {f.name: [b.value for b in f.bubbles] for f in L.layout(k).fields} for k in L.KINDS}
+    assert values["vote"] == {"mark": ["X", "Y", "Z"]}
+    assert values["robbery"]["ordinal"] == [str(n) for n in range(1, 9)]
+    assert values["robbery"]["robber"] == values["robbery"]["victim"] == [str(n) for n in range(1, L.MAX_PLAYERS + 1)]
+    assert values["inout"] == {"dir": ["IN", "OUT"], "ball": [str(n) for n in range(1, 28)]}
+    assert values["change"] == {"cell": [str(n) for n in range(1, 10)], "number": [str(n) for n in range(1, 28)]}
+    assert values["exclusion"] == {"ball": [str(n) for n in range(1, 28)]}
+    assert values["bingo"] == {}
+
+
+def test_layout_command_prints_the_single_source(capsys):
+    assert main(["layout", "robbery", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["size"] == {"width": L.CARD_W, "height": L.CARD_H} and data["units"] == "mm"
+    assert [m["corner"] for m in data["markers"]] == ["top-left", "top-right", "bottom-right", "bottom-left"]
+    ordinal = next(f for f in data["fields"] if f["name"] == "ordinal")
+    first = L.layout("robbery").field("ordinal").bubbles[0]
+    assert ordinal["bubbles"][0] == {"value": "1", "x": first.x, "y": first.y, "r": first.r}
+
+
+def test_layout_command_names_an_unknown_kind(capsys):
+    assert main(["layout", "ballot"]) == 2
+    assert "unknown card kind 'ballot'" in capsys.readouterr().err
+
+
+def test_code_round_trip_and_each_failure_has_its_own_reason():
+    card = L.Card("vote", "night-1", "V0103", 1, 3)
+    text = L.payload(card, "s3cret")
+    assert L.verify(text, "night-1", "s3cret") == card
+    with pytest.raises(L.CodeError) as forged:
+        L.verify(L.payload(card, "guess"), "night-1", "s3cret")
+    assert forged.value.reason == "forged"
+    with pytest.raises(L.CodeError) as tampered:       # turn changed by hand, signature kept
+        L.verify(text.replace("|3|1|", "|4|1|"), "night-1", "s3cret")
+    assert tampered.value.reason == "forged"
+    with pytest.raises(L.CodeError) as other:
+        L.verify(L.payload(L.Card("vote", "night-2", "V0103", 1, 3), "other"), "night-1", "s3cret")
+    assert other.value.reason == "other event"
+    with pytest.raises(L.CodeError) as junk:
+        L.verify("https://example.com", "night-1", "s3cret")
+    assert junk.value.reason == "unreadable"
+
+
+def test_serials_are_unique_per_player_and_kind():
+    serials = [L.serial("vote", p, t) for p in range(1, 13) for t in range(1, 16)]
+    serials += [L.serial("robbery", p, k) for p in range(1, 13) for k in range(1, 9)]
+    serials += [L.serial(k, p, n) for k in ("inout", "change", "exclusion") for p in range(1, 13) for n in range(1, 30)]
+    serials += [L.serial("bingo", p, 0) for p in range(1, 13)]
+    assert len(serials) == len(set(serials))
+    assert L.serial("vote", 1, 1) == "V0101"

@@ -1,0 +1,654 @@
+"""Card scanner: one image in, one decision out — counted, invalid, review or rejected.
+
+Per image: find the four ArUco fiducials and fit a homography (or, with a marker hidden,
+the printed outline), rectify the card, read and verify its QR code, then score every
+bubble as new ink against the blank card rendered from the same layout. Scores below
+*marginal* are blank, above *definite* marks, anything between goes to review with a crop.
+A confident wrong answer is the worst failure: whenever a check is unsure, review.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from . import layouts as L
+from .render import render
+
+PX = 6.0                 # pixels per mm of the rectified card
+QR_PX = 10.0             # pixels per mm when reading the code
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp")
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Scores are new ink in mm² of full-strength stroke per mm of bubble radius: a 0.5 mm pen
+    # circle scores about 3, a small tick about 1, a blank bubble under 0.2 (see the bench).
+    marginal: float = 0.3       # a bubble scoring below this is blank
+    definite: float = 0.6       # at or above this it is marked; between the two: review
+    heavy: float = 0.4          # share of a bubble filled: beside a lighter mark, maybe a correction
+    stray: float = 0.35         # ink in the band around a bubble (a line running through it): a person looks
+    sharp: float = 0.55         # printed outline contrast / marker contrast below this: too blurred
+    glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
+
+
+@dataclass
+class Result:
+    image: str
+    decision: str                       # counted | invalid | review | rejected | ignored
+    reason: str | None = None
+    kind: str | None = None
+    serial: str | None = None
+    owner: int | None = None
+    turn: int | None = None
+    fields: dict = field(default_factory=dict)      # field -> values read as marked
+    scores: dict = field(default_factory=dict)      # field -> value -> score
+    command: dict | None = None                     # what goes to the referee, if anything
+    crop: str | None = None
+    ms: float = 0.0
+    method: str | None = None                       # markers | outline
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, {}) or k in ("decision", "fields")}
+
+
+class Rejection(Exception):
+    """The image is not a readable card of this event: reason names why."""
+
+
+@dataclass
+class _Card:
+    """A located, rectified card."""
+    homography: np.ndarray      # card mm -> image pixels
+    grey: np.ndarray            # rectified, PX per mm
+    method: str
+
+
+class Scanner:
+    def __init__(self, event: str, secret: str, settings: Settings | None = None, crops: str | Path | None = None):
+        self.event, self.secret = event, secret
+        self.settings = settings or Settings()
+        self.crops = Path(crops) if crops else None
+        self.detector = _detector()
+
+    # --- entry points ---------------------------------------------------------------------
+    def scan_file(self, path: str | Path) -> Result:
+        start = time.perf_counter()
+        path = Path(path)
+        try:
+            image = load_image(path)
+        except Rejection as why:
+            return Result(str(path), "rejected", str(why), ms=_ms(start))
+        result = self.scan_image(image, str(path))
+        result.ms = _ms(start)
+        return result
+
+    def scan_image(self, image: np.ndarray, name: str = "image") -> Result:
+        start = time.perf_counter()
+        result = Result(name, "rejected")
+        try:
+            self._scan(image, result)
+        except Rejection as why:
+            result.decision, result.reason = "rejected", str(why)
+        result.ms = _ms(start)
+        return result
+
+    # --- the steps ----------------------------------------------------------------------
+    def _scan(self, image: np.ndarray, result: Result) -> None:
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if min(grey.shape) < 200:
+            raise Rejection(f"not a card: the image is only {grey.shape[1]}x{grey.shape[0]} pixels")
+        card = self._locate(grey)
+        result.method = card.method
+        amount = ink(card.grey)
+        blurred = self._blur(amount)
+        try:
+            code = self._verify(self._read_code(grey, card))
+        except Rejection as why:
+            raise Rejection(f"too blurred: {why}") if blurred else why
+        result.kind, result.serial, result.owner = code.kind, code.serial, code.owner
+        result.turn = code.turn if code.kind == "vote" else None
+        layout = L.layout(code.kind)
+        if not layout.fields:
+            result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
+            return
+        scores, rings, around, filled = _score(amount, code.kind)
+        result.scores = {f.name: {b.value: round(scores[f.name, b.value], 3) for b in f.bubbles}
+                         for f in layout.fields}
+        s = self.settings
+        result.fields = {f.name: [b.value for b in f.bubbles if scores[f.name, b.value] >= s.definite]
+                         for f in layout.fields}
+        best = command_for(code, result.fields, result.scores)
+        doubt = ("too blurred to read the marks safely" if blurred else None) or self._glare(rings, scores) \
+            or self._doubt(layout, scores, around, filled)
+        if doubt:
+            self._review(result, image, card, best, doubt)
+            return
+        self._decide(result, image, card, code, best)
+
+    def _locate(self, grey: np.ndarray) -> _Card:
+        homography, method = self._fiducials(grey)
+        if homography is None:
+            hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
+            raise Rejection(f"not a card: no card fiducials or outline found{hint}")
+        return _Card(homography, _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
+
+    def _fiducials(self, grey: np.ndarray):
+        found = _markers(self.detector, grey)
+        ids = [i for i in found if i in L.MARKER_IDS]
+        if len(ids) >= 3:
+            homography = _fit(found, ids)
+            if homography is not None:
+                return homography, "markers"
+        homography = _outline(grey, found)
+        return homography, "outline"
+
+    def _read_code(self, grey: np.ndarray, card: _Card) -> str:
+        x, y, side = L.QR_BOX
+        patch = _warp(grey, card.homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))
+        for attempt in (patch, _sharpen(patch), _binary(patch), cv2.resize(patch, None, fx=1.5, fy=1.5)):
+            text = _decode(attempt)
+            if text:
+                return text
+        raise Rejection("unreadable: the card's QR code cannot be read")
+
+    def _verify(self, text: str) -> L.Card:
+        try:
+            return L.verify(text, self.event, self.secret)
+        except L.CodeError as error:
+            raise Rejection(str(error))
+
+    def _blur(self, amount: np.ndarray) -> bool:
+        frame, marker = sharpness(amount)
+        return marker < 0.2 or frame / marker < self.settings.sharp
+
+    def _glare(self, rings: dict, scores: dict) -> str | None:
+        """A bubble whose printed ring has faded against the others' is under glare (or washed out)."""
+        unmarked = [v for k, v in rings.items() if scores[k] < self.settings.marginal]
+        typical = float(np.median(unmarked)) if unmarked else float(np.median(list(rings.values())))
+        if typical < 0.12:
+            return "cannot see the printed bubbles (washed out or misaligned)"
+        for (name, value), ring in rings.items():
+            if ring < self.settings.glare * typical:
+                return f"glare over bubble {value} ({name})"
+        return None
+
+    def _doubt(self, layout: L.Layout, scores: dict, around: dict, filled: dict) -> str | None:
+        s = self.settings
+        for f in layout.fields:
+            for b in f.bubbles:
+                key = f.name, b.value
+                if s.marginal <= scores[key] < s.definite:
+                    return f"unclear mark at {b.value} ({f.name}, score {scores[key]:.2f})"
+                if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray:
+                    return f"a line runs through {b.value} ({f.name}): mark or stray stroke?"
+            marked = [filled[f.name, b.value] for b in f.bubbles if scores[f.name, b.value] >= s.definite]
+            if len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
+                return f"{len(marked)} marks in {f.name}, one filled in: maybe a correction"
+        return None
+
+    def _review(self, result: Result, image: np.ndarray, card: _Card, best: dict, reason: str) -> None:
+        """The operator rules on it (D2): held with the best reading and the crop."""
+        result.decision, result.reason = "review", reason
+        result.crop = self._save_crop(image, card, result)
+        result.command = {"do": "hold", "card": best, "reason": reason, "crop": result.crop or ""}
+
+    def _decide(self, result: Result, image: np.ndarray, card: _Card, code: L.Card, best: dict) -> None:
+        if code.kind == "vote":      # blank or several marks: the referee journals it invalid (R6)
+            marks = result.fields["mark"]
+            result.command = best
+            result.decision = "counted" if len(marks) == 1 else "invalid"
+            result.reason = None if len(marks) == 1 else ("blank: nothing marked (R6)" if not marks
+                                                          else "more than one mark (R6)")
+            return
+        wrong = [f"{name}: {'no mark' if not values else f'{len(values)} marks'}"
+                 for name, values in result.fields.items() if len(values) != 1]
+        if wrong:
+            self._review(result, image, card, best, "; ".join(wrong))
+            return
+        result.decision, result.command = "counted", best
+
+    def _save_crop(self, image: np.ndarray, card: _Card, result: Result) -> str | None:
+        if self.crops is None:
+            return None
+        self.crops.mkdir(parents=True, exist_ok=True)
+        crop = _warp(image, card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
+        stem = Path(result.image).stem if result.image else "card"
+        path = self.crops / f"{result.serial or 'card'}-{stem}.png"
+        cv2.imwrite(str(path), crop)
+        return str(path)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)
+
+
+# --- what a card says to the referee ----------------------------------------------------------
+def command_for(card: L.Card, fields: dict, scores: dict | None = None) -> dict | None:
+    """The referee command for the marks read. A field that needs one mark and has none or
+    several is filled with its best-scoring bubble when scores are given (the best reading, for a
+    hold), else there is no command."""
+    if card.kind == "vote":
+        return {"do": "vote", "serial": card.serial, "turn": card.turn, "marks": list(fields["mark"])}
+    one = {}
+    for name, values in fields.items():
+        if len(values) == 1:
+            one[name] = values[0]
+        elif scores is not None:
+            one[name] = max(scores[name], key=scores[name].get)
+    if len(one) != len(fields):
+        return None
+    if card.kind == "robbery":
+        return {"do": "rob", "serial": card.serial, "robber": int(one["robber"]), "victim": int(one["victim"]),
+                "ordinal": int(one["ordinal"])}
+    if card.kind == "inout":
+        return {"do": "inout", "player": card.owner, "dir": one["dir"].lower(), "ball": int(one["ball"]),
+                "serial": card.serial}
+    if card.kind == "change":
+        return {"do": "change", "player": card.owner, "cell": int(one["cell"]), "number": int(one["number"]),
+                "serial": card.serial}
+    if card.kind == "exclusion":
+        return {"do": "exclude", "player": card.owner, "ball": int(one["ball"]), "serial": card.serial}
+    return None
+
+
+# --- reading images ----------------------------------------------------------------------------
+def load_image(path: Path) -> np.ndarray:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise Rejection(f"cannot read {path}: {error.strerror}")
+    if not data:
+        raise Rejection("empty file")
+    if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-64:]:
+        raise Rejection("truncated JPEG: the file ends before the image does")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise Rejection("not an image (or a damaged one)")
+    return image
+
+
+def _detector():
+    params = cv2.aruco.DetectorParameters()
+    params.minMarkerPerimeterRate = 0.04      # a corner marker is never smaller than this in a card picture
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE      # refined at full size instead
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+
+
+def _markers(detector, grey: np.ndarray) -> dict[int, np.ndarray]:
+    """Marker id -> its 4 corners in full-image pixels: looked for on a half-size copy of a big
+    image first (four times fewer pixels), at full size if that finds too few; corners refined."""
+    levels = [2, 1] if min(grey.shape) >= 900 else [1]
+    found = {}
+    for factor in levels:
+        small = cv2.pyrDown(grey) if factor == 2 else grey
+        corners, ids, _ = detector.detectMarkers(small)
+        found = {}
+        for quad, marker in zip(corners, [] if ids is None else ids.ravel()):
+            if int(marker) in found:
+                raise Rejection("more than one card in the image")
+            found[int(marker)] = quad.reshape(4, 2).astype(np.float64) * factor + (factor - 1) / 2
+        if sum(i in L.MARKER_IDS for i in found) >= 3:
+            break
+    return _refine(grey, found) if found else found
+
+
+def _refine(grey: np.ndarray, found: dict) -> dict:
+    points = np.concatenate([q for q in found.values()]).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
+    refined = cv2.cornerSubPix(grey, points.copy(), (3, 3), (-1, -1), criteria)
+    return {i: refined[n * 4:(n + 1) * 4].astype(np.float64) for n, i in enumerate(found)}
+
+
+def _fit(found: dict, ids: list[int]) -> np.ndarray | None:
+    corners = L.marker_corners_mm()
+    src = np.array([p for i in ids for p in corners[i]], np.float64)
+    dst = np.concatenate([found[i] for i in ids])
+    homography, _ = cv2.findHomography(src, dst, 0)
+    if homography is None:
+        return None
+    error = np.linalg.norm(cv2.perspectiveTransform(src[None], homography)[0] - dst, axis=1).max()
+    marker_px = np.linalg.norm(dst[0] - dst[2]) / np.sqrt(2)
+    return homography if error < 0.12 * marker_px else None   # corners that disagree: not one flat card
+
+
+def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:
+    """The printed outline as the card's corners; markers still seen (or the code) say which way up."""
+    scale = 0.5 if min(grey.shape) >= 900 else 1.0
+    small = cv2.pyrDown(grey) if scale < 1 else grey
+    binary = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 31, 10)
+    contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    quads = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < 0.04 * small.size:
+            continue
+        quad = _quad(contour)
+        if quad is not None:
+            quads.append((area, quad / scale))
+    outer = L.FRAME_LINE / 2
+    a, bx, by = L.FRAME_INSET - outer, L.CARD_W - L.FRAME_INSET + outer, L.CARD_H - L.FRAME_INSET + outer
+    frame_mm = np.array([(a, a), (bx, a), (bx, by), (a, by)], np.float64)
+    for _, quad in sorted(quads, key=lambda q: -q[0]):
+        quad = _clockwise(quad)
+        sides = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
+        ratio = (sides[0] + sides[2]) / (sides[1] + sides[3])
+        if not 0.6 < ratio < 1.7:        # a card seen at a slant; either way round
+            continue
+        best = _orient(grey, quad, frame_mm, found)
+        if best is not None:
+            return best
+    return None
+
+
+def _quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners from the four longest sides of the outline's hull, so a finger over a corner
+    (which cuts the hull there) does not move them."""
+    hull = cv2.convexHull(contour)
+    poly = cv2.approxPolyDP(hull, 0.01 * cv2.arcLength(hull, True), True).reshape(-1, 2).astype(np.float64)
+    if len(poly) < 4:
+        return None
+    sides = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    lengths = [np.linalg.norm(b - a) for a, b in sides]
+    longest = sorted(sorted(range(len(sides)), key=lambda i: -lengths[i])[:4])
+    if sum(lengths[i] for i in longest) < 0.75 * sum(lengths):
+        return None
+    corners = [_cross(sides[longest[i - 1]], sides[longest[i]]) for i in range(4)]
+    return None if any(c is None for c in corners) else np.array(corners)
+
+
+def _cross(a, b):
+    """Where the lines through two sides meet."""
+    (x1, y1), (x2, y2) = a
+    (x3, y3), (x4, y4) = b
+    d = (x1 - x2) * (y3 - y4) - (y1 - y2) * (x3 - x4)
+    if abs(d) < 1e-9:
+        return None
+    t = ((x1 - x3) * (y3 - y4) - (y1 - y3) * (x3 - x4)) / d
+    return x1 + t * (x2 - x1), y1 + t * (y2 - y1)
+
+
+def _clockwise(quad: np.ndarray) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    quad = quad[np.argsort(angles)]
+    start = np.argmin(quad.sum(axis=1))
+    return np.roll(quad, -start, axis=0)
+
+
+def _orient(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray, found: dict) -> np.ndarray | None:
+    """Of the four ways the outline can map to the card, the one the visible markers agree with,
+    else the one whose code reads; refined on the blank card's print."""
+    centres = {m.id: (m.x + m.size / 2, m.y + m.size / 2) for m in L.markers()}
+    candidates = []
+    for turn in range(4):
+        homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), np.roll(quad, -turn, 0).astype(np.float32))
+        seen = [i for i in found if i in centres]
+        if seen:
+            error = max(np.linalg.norm(cv2.perspectiveTransform(np.array([[centres[i]]], np.float64), homography)[0, 0]
+                                       - found[i].mean(axis=0)) for i in seen)
+            size = np.linalg.norm(found[seen[0]][0] - found[seen[0]][2])
+            if error < 0.5 * size:
+                candidates.append(homography)
+        else:
+            x, y, side = L.QR_BOX
+            if _decode(_warp(grey, homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))):
+                candidates.append(homography)
+    return _refine_on_print(grey, candidates[0]) if len(candidates) == 1 else None
+
+
+def _refine_on_print(grey: np.ndarray, homography: np.ndarray) -> np.ndarray | None:
+    """An outline fit is only as good as the paper's edge: align the rectified card to the blank's print."""
+    blank = _blank("vote").astype(np.float32) / 255
+    warped = _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
+    warp = np.eye(3, dtype=np.float32)
+    mask = _fiducial_region()
+    try:
+        _, warp = cv2.findTransformECC(blank, warped, warp, cv2.MOTION_HOMOGRAPHY,
+                                       (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5), mask, 5)
+    except cv2.error:
+        return None
+    scale = np.diag([PX, PX, 1.0])
+    return homography @ np.linalg.inv(scale) @ warp.astype(np.float64) @ scale
+
+
+def _warp(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
+    """The card region box (x, y, w, h in mm) at px pixels per mm."""
+    x, y, w, h = box
+    to_mm = np.array([[1 / px, 0, x], [0, 1 / px, y], [0, 0, 1]])
+    return cv2.warpPerspective(image, homography @ to_mm, (round(w * px), round(h * px)),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
+
+
+def _decode(image: np.ndarray) -> str | None:
+    import zxingcpp
+    for barcode in zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode):
+        if barcode.valid and barcode.text:
+            return barcode.text
+    return None
+
+
+def _soft(grey: np.ndarray) -> bool:
+    """No edge in the picture is steep for its contrast: badly out of focus or moving."""
+    small = cv2.pyrDown(grey) if min(grey.shape) >= 900 else grey
+    steep = np.percentile(np.abs(cv2.Sobel(small, cv2.CV_32F, 1, 0)), 99.5)
+    low, high = np.percentile(small, [1, 99])
+    return high - low > 40 and steep / (high - low) < 1.0     # a sharp card scores about 3
+
+
+def _sharpen(image: np.ndarray) -> np.ndarray:
+    return cv2.addWeighted(image, 2.0, cv2.GaussianBlur(image, (0, 0), 2.0), -1.0, 0)
+
+
+def _binary(image: np.ndarray) -> np.ndarray:
+    return cv2.adaptiveThreshold(image, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY, 31, 8)
+
+
+# --- the blank and the scores -----------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _blank(kind: str) -> np.ndarray:
+    """The card kind's blank print at PX (the code is left out: it differs per card and is never scored)."""
+    image = render(L.Card(kind, "", "", 0), "", PX)
+    x, y, side = L.QR_BOX
+    image[round(y * PX):round((y + side) * PX), round(x * PX):round((x + side) * PX)] = 255
+    return image
+
+
+@lru_cache(maxsize=None)
+def _fiducial_region() -> np.ndarray:
+    """Around the outline and the markers, printed alike on every kind: what an outline fit aligns on."""
+    mask = np.zeros(_blank("vote").shape, np.uint8)
+    a, bx, by = (round(v * PX) for v in (L.FRAME_INSET, L.CARD_W - L.FRAME_INSET, L.CARD_H - L.FRAME_INSET))
+    cv2.rectangle(mask, (a, a), (bx, by), 255, round(2 * PX))
+    for m in L.markers():
+        x0, y0, x1, y1 = (round(v * PX) for v in (m.x - 1, m.y - 1, m.x + m.size + 1, m.y + m.size + 1))
+        mask[y0:y1, x0:x1] = 255
+    return mask
+
+
+def ink(grey: np.ndarray) -> np.ndarray:
+    """How much darker than the paper around it each pixel is (0 paper .. 1 black).
+
+    The paper level is a closing wider than any mark, so a shadow or uneven light (broad, or a
+    step) is paper, while a pen stroke or a filled dot (narrower than the window) is ink."""
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)       # sensor noise would read as faint ink everywhere
+    small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    window = int(20 * PX / 4) | 1
+    paper = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+    paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
+    paper = np.maximum(paper.astype(np.float32), np.maximum(grey, 1).astype(np.float32))
+    return 1.0 - grey.astype(np.float32) / paper
+
+
+@lru_cache(maxsize=None)
+def _geometry(kind: str):
+    """Per bubble: its patch, the disc scored, its printed ring, the band around it, and the
+    blank's print there (1 = the bubbles' grey; spread a little so a slight misfit is not ink)."""
+    blank = _blank(kind)
+    print_ink = cv2.dilate((255 - blank).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
+    core = cv2.erode((blank < 190).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
+    # near black print (markers, titles, outline) blur spreads ink that is no mark: leave it out
+    clear = cv2.dilate((blank < 100).astype(np.uint8), np.ones((round(1.5 * PX) | 1,) * 2, np.uint8)) == 0
+    h, w = blank.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    out = {}
+    for name, b in L.layout(kind).bubbles():
+        cx, cy, r = b.x * PX, b.y * PX, b.r * PX
+        x0, x1 = max(0, int(cx - 2.2 * r)), min(w, int(cx + 2.2 * r) + 1)
+        y0, y1 = max(0, int(cy - 2.2 * r)), min(h, int(cy + 2.2 * r) + 1)
+        d = np.hypot(xx[y0:y1, x0:x1] - cx, yy[y0:y1, x0:x1] - cy)
+        ring = (np.abs(d - r) <= 0.3 * PX) & core[y0:y1, x0:x1]
+        own_print = (d <= r + 0.3 * PX) & core[y0:y1, x0:x1]
+        ok = clear[y0:y1, x0:x1]
+        out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= 1.2 * r) & ok, ring, (d >= 1.5 * r) & (d <= 2.0 * r) & ok,
+                              print_ink[y0:y1, x0:x1], own_print)
+    return out
+
+
+def _score(amount: np.ndarray, kind: str):
+    """Per bubble: its new ink, how visible its printed ring is, the ink in the band around it,
+    and the share of it filled. New ink is darkness beyond the blank's own print (scaled to how
+    dark the print looks on this card); it is counted in mm² of full-strength stroke per mm of
+    radius, so a 0.5 mm pen circle scores about 3 whatever the bubble's size."""
+    geometry = _geometry(kind)
+    rings = {key: float(np.median(amount[where][g[1]])) for key, (where, *g) in geometry.items()}
+    darkest = [float(np.percentile(amount[where][g[-1]], 90)) for where, *g in geometry.values()]
+    print_level = min(max(float(np.median(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
+    scores, around, filled = {}, {}, {}
+    per_mm2 = 1 / (PX * PX)
+    floor = _noise_floor(amount, kind)
+    for (key, r), (where, inside, ring, band, printed, _) in zip(_radii(kind), geometry.values()):
+        new = np.clip((amount[where] - print_level * printed - floor) / 0.25, 0, 1)
+        ink_inside = new[inside]
+        scores[key] = float(ink_inside.sum()) * per_mm2 / r
+        filled[key] = float(ink_inside.mean())
+        around[key] = float(new[band].sum()) * per_mm2 / r
+    return scores, rings, around, filled
+
+
+def _noise_floor(amount: np.ndarray, kind: str) -> float:
+    """Ink weaker than this is noise: paper grain, sensor noise, JPEG; from the card's blank paper."""
+    paper = amount[_paper(kind)]
+    median = float(np.median(paper))
+    spread = float(np.median(np.abs(paper - median))) * 1.4826
+    return max(0.10, median + 5 * spread)
+
+
+@lru_cache(maxsize=None)
+def _paper(kind: str) -> np.ndarray:
+    """Blank paper (nothing printed within 2 mm), a sample of it every few pixels."""
+    empty = cv2.erode((_blank(kind) > 250).astype(np.uint8), np.ones((round(4 * PX) | 1,) * 2, np.uint8)) > 0
+    sample = np.zeros_like(empty)
+    sample[::3, ::3] = True
+    return empty & sample
+
+
+@lru_cache(maxsize=None)
+def _radii(kind: str):
+    return [((name, b.value), b.r) for name, b in L.layout(kind).bubbles()]
+
+
+@lru_cache(maxsize=None)
+def _contrast_masks():
+    """The thin printed outline (its long runs between the markers) and the markers' solid black."""
+    blank = _blank("vote")
+    frame = np.zeros_like(blank, np.uint8)
+    a, bx, by = (round(v * PX) for v in (L.FRAME_INSET, L.CARD_W - L.FRAME_INSET, L.CARD_H - L.FRAME_INSET))
+    cv2.rectangle(frame, (a, a), (bx, by), 255, 1)
+    clear = round((L.MARKER_INSET + L.MARKER_SIZE + 2) * PX)
+    frame[:clear, :clear] = frame[:clear, -clear:] = frame[-clear:, :clear] = frame[-clear:, -clear:] = 0
+    marker = np.zeros_like(frame)
+    for m in L.markers():
+        x0, y0, x1, y1 = (round(v * PX) for v in (m.x, m.y, m.x + m.size, m.y + m.size))
+        marker[y0:y1, x0:x1] = 255
+    marker = cv2.erode(marker & (blank < 60).astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
+    return frame > 0, marker > 0
+
+
+def sharpness(amount: np.ndarray) -> tuple[float, float]:
+    """Ink of the thin printed outline (its peak, which blur lowers) and of the markers' solid black."""
+    frame, marker = _contrast_masks()
+    return float(np.median(amount[frame])), float(np.median(amount[marker]))
+
+
+# --- into the game ------------------------------------------------------------------------------
+def referee(result: Result, submit) -> Result:
+    """Hand the card's command to the referee; submit(command) -> (status, reason). The referee
+    decides validity (wrong turn, no such right...) and flags a card scanned twice as duplicate."""
+    if result.command is None:
+        return result
+    status, reason = submit(result.command)
+    if status == "ok":
+        return result
+    if reason and reason.startswith("duplicate"):
+        result.decision, result.reason = "duplicate", reason
+    elif status == "invalid":
+        result.decision, result.reason = "invalid", reason
+    else:
+        result.decision, result.reason = "refused", f"the referee refused it: {reason}"
+    return result
+
+
+class FolderWatcher:
+    """The live event's scanner folder: each new image is scanned, sent to the referee, logged,
+    and moved to done/, review/ or rejected/ (a forged, foreign or unreadable card never counts)."""
+
+    SETTLE = 0.3        # seconds a file must be left alone before it is read (the scanner may be writing)
+
+    def __init__(self, scanner: Scanner, folder: str | Path, submit=None):
+        self.scanner, self.folder, self.submit = scanner, Path(folder), submit
+        if not self.folder.is_dir():
+            raise FileNotFoundError(f"{self.folder}: no such folder")
+        if scanner.crops is None:
+            scanner.crops = self.folder / "crops"
+        self.log = self.folder / "scan-log.jsonl"
+
+    def pending(self) -> list[Path]:
+        now = time.time()
+        files = []
+        for path in self.folder.iterdir():
+            if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
+                try:
+                    if now - path.stat().st_mtime >= self.SETTLE:
+                        files.append(path)
+                except FileNotFoundError:
+                    continue
+        return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
+
+    def process(self, path: Path) -> Result:
+        result = self.scanner.scan_file(path)
+        if self.submit is not None:
+            referee(result, self.submit)
+        place = {"review": "review", "rejected": "rejected", "refused": "rejected"}.get(result.decision, "done")
+        result.image = str(_move(path, self.folder / place))
+        with self.log.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({"at": time.strftime("%Y-%m-%dT%H:%M:%S"), **result.to_json()},
+                                 ensure_ascii=False) + "\n")
+        return result
+
+    def poll(self) -> list[Result]:
+        return [self.process(path) for path in self.pending()]
+
+    def run(self, on_result, stop=lambda: False, interval: float = 0.2) -> None:
+        while not stop():
+            results = self.poll()
+            for result in results:
+                on_result(result)
+            if not results:
+                time.sleep(interval)
+
+
+def _move(path: Path, folder: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    target = folder / path.name
+    n = 1
+    while target.exists():
+        target = folder / f"{path.stem}-{n}{path.suffix}"
+        n += 1
+    path.replace(target)
+    return target
