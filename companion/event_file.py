@@ -24,7 +24,8 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "players": {"no": (int, None), "name": (str, None), "account": (str, None), "card": (list, None)},
     # the card scanner's thresholds (vision/cards.py Settings); defaults there
     "cards": {"marginal": (float, None), "definite": (float, None), "heavy": (float, None),
-              "stray": (float, None), "sharp": (float, None), "glare": (float, None)},
+              "stray": (float, None), "sharp": (float, None), "glare": (float, None),
+              "trace": (float, None), "ring_dark": (float, None)},
     # The cage link (drivers/serial_link.py): a pyserial URL; "raw" for a plain barcode scanner.
     "serial": {"url": (str, None), "baud": (int, None), "mode": (str, ("framed", "raw")),
                "raw_pattern": (str, None), "raw_repeat_seconds": (float, None)},
@@ -34,6 +35,12 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "buzzer": (int, None), "motor": (int, None), "led_ok": (int, None), "led_fault": (int, None),
               "motor_seconds": (float, None), "motor_active_high": (bool, None), "bounce_ms": (int, None),
               "undo_hold_seconds": (float, None), "warn_seconds": (int, None)},
+    # The ball camera (drivers/camera.py, drivers/ball_reader.py): source is a device index ("0"), a
+    # path, a file glob, a video file, "pi" (Picamera2), "auto" or "sim"; roi = [x, y, w, h] in pixels.
+    "camera": {"source": (str, None), "width": (int, None), "height": (int, None), "fps": (int, None),
+               "roi": (list, None), "fov": (float, None), "decoder": (str, ("zxing", "pyzbar", "opencv")),
+               "window_ms": (int, None), "agree": (int, None), "gone_ms": (int, None),
+               "ball_diameter": (float, None)},
 }
 REQUIRED = {"event": ("name", "secret"), "players": ("no", "name", "account", "card")}
 

@@ -1,0 +1,419 @@
+"""Ball labels and the ball camera: print labels, read photos, make a corpus, benchmark.
+
+OpenCV, ReportLab and the vision package are imported inside each command (law 1)."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import CommandError
+
+# (kind, frames a second) of the benchmark's passes, in equal shares
+PASS_KINDS = (("cradle", 30), ("cradle", 60), ("chute", 30), ("chute", 60))
+WINDOW_MS = {"cradle": 1500, "chute": 400}     # the acceptance window each rig is set up with
+HOLD_SECONDS = 0.25                            # frames still read after a verdict, to catch a late misread
+TARGETS = {"cradle": 99.9, "chute": 99.0, "median_ms": 10.0, "latency_ms": 150.0}
+
+
+def register(sub, groups) -> None:
+    p = groups["print"].add_parser("balls", help="ball label sticker sheets (PDF): 12 stickers per ball, balls 1-27")
+    p.add_argument("--out", required=True, help="the PDF to write, e.g. balls.pdf")
+    p.add_argument("--diameter", type=float, default=40.0, help="ball diameter in mm (default 40)")
+    p.add_argument("--balls", help="only these balls, e.g. 1-9,17 (default: 1-27)")
+    p.add_argument("--inverted", action="store_true", help="light codes on black stickers")
+    p.set_defaults(run=print_balls)
+
+    p = groups["read"].add_parser("balls", help="read ball labels in still images: the ball, or why not")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--decoder", help="zxing, pyzbar or opencv (default: the event file's, else zxing)")
+    p.add_argument("--json", action="store_true", help="one JSON object per image")
+    p.add_argument("--event", help="event.toml: use its [camera] settings (decoder, roi, fov, ball_diameter)")
+    p.add_argument("--diameter", type=float, help="ball diameter in mm (default 40)")
+    p.add_argument("--fov", type=float, help="the camera's horizontal field of view in degrees (default 62.2)")
+    p.set_defaults(run=read_balls)
+
+    p = groups["corpus"].add_parser("balls", help="rendered ball frames and passes with ground truth")
+    p.add_argument("--n", type=int, required=True, help="single frames (about 1 in 10 without a ball)")
+    p.add_argument("--out", required=True, help="folder to write")
+    p.add_argument("--passes", type=int, help="passes of each kind: cradle and chute at 30 and 60 fps "
+                                              "(default: n / 20, at least 1)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--diameter", type=float, default=40.0)
+    p.set_defaults(run=corpus_balls)
+
+    p = groups["bench"].add_parser("balls", help="ball reading: misreads, pass success, decode time, latency")
+    p.add_argument("--passes", type=int, default=5000, help="passes in all, a quarter per kind (default 5000)")
+    p.add_argument("--decoder", action="append", help="only this decoder (repeat for several; default all)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes rendering and reading passes "
+                                                       "(decode times stay per core)")
+    p.add_argument("--json", help="also write the figures to this JSON file")
+    p.set_defaults(run=bench_balls)
+
+
+# --- print ---
+
+def print_balls(args) -> int:
+    from vision import ball_labels
+    if not 10 <= args.diameter <= 200:
+        raise CommandError(f"--diameter {args.diameter:g}: give the ball's diameter in mm (10-200)", 2)
+    balls = _ball_list(args.balls) if args.balls else list(ball_labels.BALLS)
+    design = ball_labels.Design(args.diameter)
+    try:
+        pages = ball_labels.write_pdf(args.out, design, balls, args.inverted)
+    except OSError as error:
+        raise CommandError(f"{args.out}: cannot write ({error.strerror})")
+    print(f"{args.out}: {pages} page(s), {len(balls)} ball(s) x {ball_labels.COPIES} stickers; "
+          f"sticker {design.sticker:.1f} mm, QR {design.qr:.1f} mm (module {design.module:.2f} mm), "
+          f"numerals {design.numeral_box[1]:.1f} mm; print at 100%")
+    return 0
+
+
+def _ball_list(text: str) -> list[int]:
+    balls: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        try:
+            first, last = int(lo), int(hi or lo)
+        except ValueError:
+            raise CommandError(f"--balls {text!r}: write numbers and ranges, e.g. 1-9,17", 2) from None
+        if not 1 <= first <= last <= 27:
+            raise CommandError(f"--balls {text!r}: balls are 1-27", 2)
+        balls += [b for b in range(first, last + 1) if b not in balls]
+    return balls
+
+
+# --- read ---
+
+def read_balls(args) -> int:
+    import cv2
+    from drivers.ball_reader import Settings, SettingsError
+    from vision.balls import BallDecoder
+
+    section = _camera_section(args.event) if args.event else {}
+    try:
+        settings = Settings.from_section(section)
+    except SettingsError as error:
+        raise CommandError(f"{args.event}: {error}", 2)
+    decoder_name = args.decoder or settings.decoder
+    try:
+        decoder = BallDecoder(decoder_name, args.diameter or settings.ball_diameter, args.fov or settings.fov,
+                              settings.roi, warn=lambda text: print(f"companion: {text}", file=sys.stderr))
+    except ValueError as error:
+        raise CommandError(str(error), 2)
+    failed = 0
+    for path in args.images:
+        image = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        if image is None:
+            failed += 1
+            why = "not an image OpenCV can read" if Path(path).is_file() else "no such file"
+            print(f"companion: {path}: {why}", file=sys.stderr)
+            continue
+        result = decoder.read(image)
+        if args.json:
+            print(json.dumps({"image": path, **result.to_json()}, ensure_ascii=False))
+        elif result.ball is not None:
+            print(f"{path}: ball {result.ball}  ({result.decoder}, {result.ms:.1f} ms)")
+        else:
+            print(f"{path}: none: {result.why}  ({result.decoder}, {result.ms:.1f} ms)")
+    return 1 if failed else 0
+
+
+def _camera_section(path: str) -> dict:
+    from .. import event_file
+    try:
+        return event_file.load(path).sections.get("camera", {})
+    except event_file.EventFileError as error:
+        raise CommandError(str(error), 2)
+
+
+# --- corpus ---
+
+def corpus_balls(args) -> int:
+    import cv2
+    from vision import ball_labels, ball_render
+
+    if args.n < 0 or (args.passes is not None and args.passes < 0):
+        raise CommandError("--n and --passes count frames and passes: 0 or more", 2)
+    out = Path(args.out)
+    renderer = ball_render.Renderer(ball_labels.Design(args.diameter))
+    try:
+        (out / "frames").mkdir(parents=True, exist_ok=True)
+        (out / "passes").mkdir(exist_ok=True)
+        with open(out / "frames" / "truth.jsonl", "w", encoding="utf-8") as truth:
+            for i in range(args.n):
+                empty = i % 10 == 9
+                _, jpeg, facts = ball_render.single_frame(renderer, args.seed * 1_000_003 + i, empty=empty)
+                name = f"{i:05d}.jpg"
+                (out / "frames" / name).write_bytes(jpeg)
+                truth.write(json.dumps({"image": name, **facts}) + "\n")
+        passes = max(1, args.n // 20) if args.passes is None else args.passes
+        with open(out / "passes" / "truth.jsonl", "w", encoding="utf-8") as truth:
+            for k in range(passes):
+                for kind, fps in PASS_KINDS:
+                    name = f"{kind}{fps}-{k:04d}"
+                    ball = (k * len(PASS_KINDS) + PASS_KINDS.index((kind, fps))) % 27 + 1
+                    p = ball_render.render_pass(renderer, kind, fps, ball, _seed(args.seed, name))
+                    folder = out / "passes" / name
+                    folder.mkdir(exist_ok=True)
+                    frames = []
+                    for j in range(len(p)):
+                        shot = p.shot(j)
+                        (folder / f"{j:03d}.jpg").write_bytes(shot.jpeg)
+                        frames.append({"image": f"{j:03d}.jpg", "t": round(shot.t, 5), "visible": shot.visible})
+                    truth.write(json.dumps({"pass": name, "kind": kind, "fps": fps, "ball": ball,
+                                            "first_visible": p.first_visible, "frames": frames}) + "\n")
+    except OSError as error:
+        raise CommandError(f"{out}: cannot write ({error.strerror})")
+    print(f"{out}: {args.n} frames in frames/ and {passes * len(PASS_KINDS)} passes in passes/, "
+          "each with truth.jsonl")
+    return 0
+
+
+def _seed(seed: int, name: str) -> int:
+    import zlib
+    return seed * 1_000_003 + zlib.crc32(name.encode())
+
+
+# --- bench ---
+
+def bench_balls(args) -> int:
+    import cv2
+    from vision import ball_render, balls
+
+    cv2.setNumThreads(1)
+    if args.passes < len(PASS_KINDS):
+        raise CommandError(f"--passes {args.passes}: at least {len(PASS_KINDS)} (one of each kind)", 2)
+    if args.jobs < 1:
+        raise CommandError("--jobs: at least 1", 2)
+    names = args.decoder or list(balls.DECODERS)
+    decoders = {}
+    for name in names:
+        try:
+            decoders[name] = balls.BallDecoder(name, warn=lambda text: print(f"companion: {text}", file=sys.stderr))
+        except (ValueError, balls.DecoderUnavailable) as error:
+            raise CommandError(str(error), 2)
+    names = [d.name for d in decoders.values()]        # after any fallback
+    stats = {name: _Stats() for name in dict.fromkeys(names)}
+    print(f"companion bench balls: {args.passes} passes ({', '.join(f'{k} {f} fps' for k, f in PASS_KINDS)}), "
+          f"decoders {', '.join(stats)}, {args.jobs} job(s); decode times are the decoding thread's CPU time "
+          "on one core (cv2.setNumThreads(1))", flush=True)
+    started = time.monotonic()
+    renderer = ball_render.Renderer()
+    for name, ok, ball in _label_checks(renderer, decoders, args.seed):
+        stats[name].label(ok, ball)
+    print(f"  every sticker of every ball: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
+    started = time.monotonic()
+    chunks = [(args.seed, list(range(i, min(i + CHUNK, args.passes))), list(stats))
+              for i in range(0, args.passes, CHUNK)]
+    done = 0
+    for records in _map(_bench_chunk, chunks, args.jobs):
+        for record in records:
+            stats[record["decoder"]].add(record)
+        done += len(records) // len(stats)
+        _progress(done, args.passes, started)
+    report = {name: s.summary() for name, s in stats.items()}
+    _print_report(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+CHUNK = 8          # passes handed to a worker at a time
+
+
+def _map(function, items: list, jobs: int):
+    """function over items, in worker processes when jobs > 1 (results as they finish)."""
+    if jobs == 1:
+        yield from map(function, items)
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(jobs) as pool:
+        for future in as_completed([pool.submit(function, item) for item in items]):
+            yield future.result()
+
+
+_WORKER: dict = {}
+
+
+def _bench_chunk(job) -> list[dict]:
+    """Render passes and run each decoder over them: one record per pass and decoder."""
+    import cv2
+    from vision import ball_render, balls
+    seed, indices, names = job
+    if not _WORKER:
+        cv2.setNumThreads(1)
+        _WORKER["renderer"] = ball_render.Renderer()
+        _WORKER["decoders"] = {name: balls.BallDecoder(name, warn=lambda text: None) for name in names}
+    records = []
+    for k in indices:
+        kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
+        ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
+        p = ball_render.render_pass(_WORKER["renderer"], kind, fps, ball, _seed(seed, f"pass{k}"))
+        for name, decoder in _WORKER["decoders"].items():
+            records.append({"decoder": name, **_bench_pass(p, decoder)})
+    return records
+
+
+class _Stats:
+    def __init__(self):
+        self.passes: dict[str, dict] = {}
+        self.cpu_ms: list[float] = []        # frames showing a ball
+        self.empty_ms: list[float] = []      # frames without one
+        self.frames_read = self.frames_seen = 0
+        self.false_finds = self.empty_frames = 0
+        self.latency: dict[str, list[float]] = {}
+        self.labels_ok = self.labels = 0
+        self.balls_failed: set[int] = set()
+        self.dropped = self.processed = 0
+
+    def label(self, ok: bool, ball: int) -> None:
+        self.labels += 1
+        self.labels_ok += ok
+        if not ok:
+            self.balls_failed.add(ball)
+
+    def add(self, r: dict) -> None:
+        k = self.passes.setdefault(r["kind"], {"passes": 0, "accepted": 0, "misread": 0, "alerts": {}, "none": 0})
+        k["passes"] += 1
+        outcome = r["outcome"]
+        if outcome in ("accepted", "misread", "none"):
+            k[outcome] += 1
+        else:
+            k["alerts"][outcome] = k["alerts"].get(outcome, 0) + 1
+        if r["latency_ms"] is not None:
+            self.latency.setdefault(r["kind"], []).append(r["latency_ms"])
+        self.cpu_ms += r["cpu_ms"]
+        self.empty_ms += r["empty_ms"]
+        self.frames_seen += len(r["cpu_ms"])
+        self.frames_read += r["frames_read"]
+        self.empty_frames += len(r["empty_ms"])
+        self.false_finds += r["false_finds"]
+        self.dropped += r["dropped"]
+        self.processed += r["processed"]
+
+    def summary(self) -> dict:
+        import numpy as np
+
+        def stat(values, q):
+            return round(float(np.percentile(values, q)), 2) if values else None
+        kinds = {}
+        for name, k in sorted(self.passes.items(), key=lambda item: _kind_order(item[0])):
+            lat = self.latency.get(name, [])
+            kinds[name] = {**k, "success_pct": round(100 * k["accepted"] / k["passes"], 3),
+                           "latency_ms": {"median": stat(lat, 50), "p95": stat(lat, 95),
+                                          "max": round(max(lat), 1) if lat else None}}
+        return {"passes": sum(k["passes"] for k in self.passes.values()),
+                "misreads": sum(k["misread"] for k in self.passes.values()), "kinds": kinds,
+                "labels": {"stickers_read": self.labels_ok, "stickers": self.labels,
+                           "balls_all_read": 27 - len(self.balls_failed), "balls_failed": sorted(self.balls_failed)},
+                "frame": {"read_pct": round(100 * self.frames_read / max(self.frames_seen, 1), 2),
+                          "frames": self.frames_seen,
+                          "ms_median": stat(self.cpu_ms, 50), "ms_p95": stat(self.cpu_ms, 95),
+                          "empty_ms_median": stat(self.empty_ms, 50),
+                          "false_ball_pct": round(100 * self.false_finds / max(self.empty_frames, 1), 2)},
+                "dropped_pct": round(100 * self.dropped / max(self.dropped + self.processed, 1), 2)}
+
+
+def _kind_order(kind: str) -> int:
+    return [f"{k} {f} fps" for k, f in PASS_KINDS].index(kind)
+
+
+def _label_checks(renderer, decoders: dict, seed: int):
+    """Every sticker of every ball, turned up to 15 degrees from the camera, evenly lit:
+    yields (decoder, read right, ball)."""
+    import numpy as np
+    from vision import ball_labels, ball_render
+    rng = np.random.default_rng(seed)
+    for ball in ball_labels.BALLS:
+        look = ball_render.plain_look(renderer, ball, seed + ball)
+        for copy in range(ball_labels.COPIES):
+            image = ball_render.label_view(renderer, look, copy, rng.uniform(0, 15), int(rng.integers(2 ** 31)))
+            for decoder in decoders.values():
+                yield decoder.name, decoder.read(image).ball == ball, ball
+
+
+def _bench_pass(p, decoder) -> dict:
+    """One pass through a decoder in simulated real time (it reads the newest frame whenever it
+    is free, as the live reader does): what happened, and each frame's decode time."""
+    from vision import acceptance
+    hold = max(2, int(HOLD_SECONDS * p.fps))
+    record = {"kind": f"{p.kind} {p.fps:g} fps", "cpu_ms": [], "empty_ms": [], "frames_read": 0, "false_finds": 0}
+    count, verdict_at = [0], []
+
+    def read(i):
+        shot = p.shot(i)
+        start = time.thread_time()
+        result = decoder.read(shot.image)
+        cpu = time.thread_time() - start
+        if shot.visible:
+            record["cpu_ms"].append(round(cpu * 1000, 3))
+            record["frames_read"] += result.ball == p.ball
+        else:
+            record["empty_ms"].append(round(cpu * 1000, 3))
+            record["false_finds"] += result.found
+        return result.found, result.ball, result.conflict, cpu
+
+    def stop(messages) -> bool:
+        count[0] += 1
+        if messages and not verdict_at:
+            verdict_at.append(count[0])
+        return bool(verdict_at) and count[0] - verdict_at[0] >= hold
+
+    run = acceptance.replay(p.times, read, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), stop)
+    reads = [(ready, m) for ready, m in run.messages if isinstance(m, acceptance.BallRead)]
+    alerts = [m for _, m in run.messages if isinstance(m, acceptance.Alert)]
+    latency = None
+    if any(m.ball != p.ball for _, m in reads):
+        outcome = "misread"
+    elif reads:
+        outcome = "accepted"
+        latency = round((reads[0][0] - p.first_visible) * 1000, 2)
+    else:
+        outcome = alerts[0].kind if alerts else "none"
+    return {**record, "outcome": outcome, "latency_ms": latency, "dropped": run.dropped, "processed": run.processed}
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    step = max(1, total // 50)
+    if done % step and done != total:
+        return
+    elapsed = time.monotonic() - started
+    eta = elapsed / done * (total - done)
+    print(f"  passes {done}/{total} ({100 * done / total:.0f}%)  elapsed {elapsed / 60:.1f} min, "
+          f"about {eta / 60:.1f} min to go", file=sys.stderr, flush=True)
+
+
+def _print_report(report: dict) -> None:
+    print()
+    for name, r in report.items():
+        print(f"{name}: {r['passes']} passes, misreads {r['misreads']}  "
+              f"(target 0: {_met(r['misreads'] == 0, r['misreads'], '')})")
+        for kind, k in r["kinds"].items():
+            target = TARGETS[kind.split()[0]]
+            lat = k["latency_ms"]
+            alerts = ", ".join(f"{a} {n}" for a, n in sorted(k["alerts"].items())) or "none"
+            print(f"  {kind:15} read {k['accepted']:5}/{k['passes']:<5} = {k['success_pct']:7.3f}%  "
+                  f"(target {target}%: {_met(k['success_pct'] >= target, k['success_pct'] - target, '%')})  "
+                  f"latency median {lat['median']} ms, p95 {lat['p95']} ms  alerts: {alerts}")
+        labels, f = r["labels"], r["frame"]
+        print(f"  labels: {labels['stickers_read']}/{labels['stickers']} stickers read, "
+              f"{labels['balls_all_read']}/27 balls with every sticker read"
+              + (f" (failed: {labels['balls_failed']})" if labels["balls_failed"] else ""))
+        median = f["ms_median"] or 0.0
+        print(f"  per frame with a ball: read {f['read_pct']}%, decode {f['ms_median']} ms median, "
+              f"{f['ms_p95']} ms p95 (target median {TARGETS['median_ms']:g} ms: "
+              f"{_met(median <= TARGETS['median_ms'], median - TARGETS['median_ms'], ' ms')}); "
+              f"empty frames {f['empty_ms_median']} ms, a ball wrongly found in {f['false_ball_pct']}%")
+        medians = [k["latency_ms"]["median"] for k in r["kinds"].values() if k["latency_ms"]["median"] is not None]
+        if medians:
+            worst, target = max(medians), TARGETS["latency_ms"]
+            print(f"  latency, first frame with the ball to accepted: worst median {worst} ms (target {target:g} ms: "
+                  f"{_met(worst <= target, worst - target, ' ms')}); frames dropped while busy {r['dropped_pct']}%")
+        print()
+
+
+def _met(ok: bool, by: float, unit: str) -> str:
+    return "met" if ok else f"MISSED by {abs(by):.3g}{unit}"

@@ -1,0 +1,124 @@
+"""Screen commands: console, display (and --serve), calibrate, screenshot, bench screens.
+
+Textual, textual-serve and the drivers are imported inside each command (law 1).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import CommandError
+from .game import load_event
+
+
+def register(sub, groups) -> None:
+    p = sub.add_parser("console", help="the staff console: every action one key")
+    p.add_argument("--event", help="event.toml (its journal and hardware)")
+    p.add_argument("--journal", help="the game journal (default: the event file's)")
+    p.add_argument("--scan", metavar="DIR", help="watch this folder for scanned card images")
+    p.set_defaults(run=console)
+
+    p = sub.add_parser("display", help="the audience display (read-only; --serve for browsers)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--journal", help="the game journal to follow")
+    where.add_argument("--event", help="event.toml (its journal)")
+    p.add_argument("--serve", action="store_true", help="serve the display to browsers with textual-serve")
+    p.add_argument("--host", default="0.0.0.0", help="address to serve on (default 0.0.0.0: the venue network)")
+    p.add_argument("--port", type=int, default=8080, help="port to serve on (default 8080)")
+    p.add_argument("--font-size", type=int, default=24, help="browser font size in pixels (default 24)")
+    p.set_defaults(run=display)
+
+    p = sub.add_parser("calibrate", help="set up the ball reader: preview, region, focus, decoders, every ball")
+    p.add_argument("--event", required=True, help="event.toml (its [camera], [serial], [panel]; ROI saved here)")
+    p.add_argument("--source", help="camera source for this run (overrides [camera] source), e.g. 0, sim, shots/")
+    p.set_defaults(run=calibrate)
+
+    p = groups["bench"].add_parser("screens", help="commit-to-display latency and the display's memory")
+    p.add_argument("--commits", type=int, default=60, help="commits that change the display to time (default 60)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the simulated game (default 1)")
+    p.set_defaults(run=bench_screens)
+
+    p = sub.add_parser("screenshot", help="an SVG picture of a screen for a journal")
+    p.add_argument("screen", choices=["console", "display"])
+    p.add_argument("--journal", required=True, help="the game journal to show")
+    p.add_argument("--out", required=True, help="the SVG file to write")
+    p.add_argument("--size", help="WIDTHxHEIGHT in characters (default 120x34 display, 160x45 console)")
+    p.set_defaults(run=screenshot)
+
+
+def journal_of(args) -> Path:
+    return Path(args.journal) if args.journal else load_event(args.event).journal
+
+
+def display(args) -> int:
+    path = journal_of(args)
+    if args.serve:
+        from tui.serve import serve_display
+        try:
+            return serve_display(path, args.host, args.port, args.font_size)
+        except OSError as error:
+            raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
+    from tui.display import DisplayApp
+    DisplayApp(path).run()
+    return 0
+
+
+def screenshot(args) -> int:
+    from tui.headless import NotReady, SIZES, parse_size, picture
+    path = Path(args.journal)
+    if not path.exists():
+        raise CommandError(f"{path}: no such journal")
+    try:
+        size = parse_size(args.size) if args.size else SIZES[args.screen]
+    except ValueError as error:
+        raise CommandError(str(error), 2)
+    if args.screen == "display":
+        from tui.display import DisplayApp
+        app, ready = DisplayApp(path), lambda app: app.view is not None
+    else:
+        from tui.console import ConsoleApp
+        app, ready = ConsoleApp.for_journal(path, readonly=True), lambda app: app.ready
+    try:
+        svg, _ = picture(app, size, ready)
+    except NotReady as error:
+        raise CommandError(f"{path}: {error}")
+    Path(args.out).write_text(svg, encoding="utf-8")
+    print(f"wrote {args.out} ({args.screen}, {size[0]}x{size[1]})")
+    return 0
+
+
+def console(args) -> int:
+    from companion.journal import JournalError
+    from tui.console import ConsoleApp
+    from tui.sources import from_event
+    event = load_event(args.event) if args.event else None
+    path = Path(args.journal) if args.journal else event.journal if event else None
+    if path is None:
+        raise CommandError("give --event event.toml (or --journal FILE)", 2)
+    if not path.exists():
+        raise CommandError(f"{path}: no such journal (start the game first: companion start --event ...)")
+    if args.scan and event is None:
+        raise CommandError("--scan needs --event (the cards are checked against its secret)", 2)
+    try:
+        app = ConsoleApp.for_journal(path)
+    except JournalError as error:
+        raise CommandError(str(error))
+    app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan)
+    app.run()
+    return 0
+
+
+def calibrate(args) -> int:
+    load_event(args.event)                   # a bad event file: one clear line, before the screen
+    from tui.calibrate import CalibrateApp
+    CalibrateApp(Path(args.event), args.source).run()
+    return 0
+
+
+def bench_screens(args) -> int:
+    from tui.bench import run
+    if args.commits < 1:
+        raise CommandError("--commits must be at least 1", 2)
+    try:
+        return run(args.commits, args.seed)
+    except TimeoutError as error:
+        raise CommandError(str(error))

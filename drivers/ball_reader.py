@@ -1,0 +1,159 @@
+"""The ball reader: camera frames in, accepted balls and alerts out, through a callback.
+
+    reader = BallReader.from_settings(Settings.from_section(event.sections.get("camera", {})),
+                                      on_message=post, places=lambda: session.state.place)
+    panel.on_beam = reader.beam          # the break-beam, when fitted, opens the window
+    reader.start()
+
+on_message receives vision.acceptance.BallRead (submit message.command(), i.e.
+{"do": "draw_ball", "ball": B}) or Alert (show it to the operator; nothing is drawn). It is
+called from the reader's thread: a screen should post it to its own thread.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, fields
+from typing import Callable
+
+from vision import acceptance
+from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
+from vision.balls import DECODERS, DEFAULT_DECODER, DEFAULT_FOV, BallDecoder
+
+from .camera import Camera, CameraError, open_source
+
+
+class SettingsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The event file's [camera] section, with defaults."""
+    source: str = "auto"
+    width: int = 640
+    height: int = 480
+    fps: int = 30
+    roi: tuple[int, int, int, int] | None = None
+    fov: float = DEFAULT_FOV
+    decoder: str = DEFAULT_DECODER
+    window_ms: int = acceptance.DEFAULT_WINDOW_MS
+    agree: int = acceptance.DEFAULT_AGREE
+    gone_ms: int = acceptance.DEFAULT_GONE_MS
+    ball_diameter: float = 40.0
+
+    @classmethod
+    def from_section(cls, section: dict) -> "Settings":
+        """Raises SettingsError naming the key."""
+        known = {f.name for f in fields(cls)}
+        for key in section:
+            if key not in known:
+                raise SettingsError(f"[camera] unknown key {key!r}")
+        values = dict(section)
+        if "roi" in values:
+            values["roi"] = _roi(values["roi"])
+        settings = cls(**values)
+        if settings.decoder not in DECODERS:
+            raise SettingsError(f"[camera] decoder {settings.decoder!r}: choose from {', '.join(DECODERS)}")
+        for key in ("width", "height", "fps", "window_ms", "agree", "gone_ms"):
+            if getattr(settings, key) < 1:
+                raise SettingsError(f"[camera] {key} must be at least 1")
+        if not 10 <= settings.ball_diameter <= 200:
+            raise SettingsError("[camera] ball_diameter is in millimetres (10-200)")
+        if not 10 <= settings.fov <= 170:
+            raise SettingsError("[camera] fov is the horizontal field of view in degrees (10-170)")
+        return settings
+
+    def decoder_for(self, warn=print) -> BallDecoder:
+        return BallDecoder(self.decoder, self.ball_diameter, self.fov, self.roi, warn=warn)
+
+    def acceptor_for(self, places: Callable[[], dict] | None = None) -> acceptance.Acceptor:
+        return acceptance.Acceptor(self.window_ms, self.agree, self.gone_ms, places)
+
+
+def _roi(value) -> tuple[int, int, int, int]:
+    if not (isinstance(value, list) and len(value) == 4 and all(type(v) is int for v in value)):
+        raise SettingsError(f"[camera] roi must be [x, y, width, height] in whole pixels, not {value!r}")
+    x, y, w, h = value
+    if x < 0 or y < 0 or w < 16 or h < 16:
+        raise SettingsError(f"[camera] roi {value}: x and y from 0, width and height at least 16")
+    return x, y, w, h
+
+
+class BallReader:
+    """Takes the newest frame, reads it, feeds the acceptor; messages go to on_message."""
+
+    def __init__(self, camera: Camera, decoder: BallDecoder, acceptor: acceptance.Acceptor,
+                 on_message: Callable[[object], None]):
+        self.camera, self.decoder, self.acceptor = camera, decoder, acceptor
+        self.on_message = on_message
+        self.frames = 0                  # frames read (the camera counts those dropped)
+        self.last = None                 # the last frame's FrameRead, for a status line
+        self._lock = threading.Lock()    # the acceptor is fed from this thread and the beam's
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, on_message: Callable[[object], None],
+                      places: Callable[[], dict] | None = None, warn=print) -> "BallReader":
+        source = open_source(settings.source, settings.width, settings.height, settings.fps)
+        return cls(Camera(source), settings.decoder_for(warn), settings.acceptor_for(places), on_message)
+
+    def start(self) -> "BallReader":
+        self.camera.start()
+        self._thread = threading.Thread(target=self._run, name="ball reader", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.camera.stop()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "BallReader":
+        return self.start()
+
+    def __exit__(self, *_) -> None:
+        self.stop()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait until the camera's stream has ended and every frame is read."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def beam(self, *_) -> None:
+        """The break-beam callback (drivers.panel's on_beam): a ball is passing."""
+        with self._lock:
+            messages = self.acceptor.beam(time.monotonic())
+        self._send(messages)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            frame = self.camera.get(timeout=0.1)
+            if frame is None:
+                with self._lock:
+                    messages = self.acceptor.tick(time.monotonic())
+                self._send(messages)
+                if self.camera.ended:
+                    break
+                continue
+            result = self.decoder.read(frame.image)
+            self.frames += 1
+            self.last = result
+            with self._lock:
+                messages = self.acceptor.frame(frame.t, result.found, result.ball, result.conflict)
+            self._send(messages)
+        if not self._stop.is_set():             # the stream ended: rule on the last ball now
+            with self._lock:
+                messages = self.acceptor.tick(time.monotonic() + self.acceptor.window)
+            self._send(messages)
+        if self.camera.error:
+            self._send([Alert("camera", f"camera: {self.camera.error}", time.monotonic())])
+
+    def _send(self, messages: list) -> None:
+        for message in messages:
+            self.on_message(message)
+
+
+__all__ = ["BallReader", "Settings", "SettingsError", "CameraError", "BallRead", "Alert"]

@@ -1,0 +1,313 @@
+"""Camera capture: a source of frames, read in a thread.
+
+Sources, chosen by configuration (the event file's [camera] source):
+- "0", "1", ...           an OpenCV capture device by index
+- "/dev/video0"           an OpenCV capture device by path
+- "clip.mp4"              a video file (played at its own frame rate)
+- "shots/*.jpg", "shots/" a folder or glob of images, in name order, at `fps`
+- "pi"                    the Raspberry Pi camera through Picamera2
+- "auto"                  Picamera2 when it is installed (a Pi), else device 0
+- "sim", "sim:chute"      rendered balls passing a simulated cradle or chute (vision.ball_render)
+
+Capture never waits for the consumer: the thread keeps only the newest frame, and a frame
+replaced before anyone took it is counted in `dropped`. A slow decoder therefore always
+reads the freshest frame instead of falling further and further behind.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+class CameraError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Frame:
+    image: np.ndarray      # BGR (or grey) pixels
+    t: float               # time.monotonic() when captured
+    seq: int               # 0, 1, 2... in capture order (gaps are frames dropped)
+
+
+class Source:
+    """What Camera reads from. `paced`: frames come no faster than `fps` (files and the
+    simulator); a device paces itself."""
+    name = "source"
+    fps: float = 30.0
+    paced = False
+
+    def open(self) -> None:
+        pass
+
+    def read(self) -> np.ndarray | None:
+        """The next image, or None when the stream has ended."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class OpenCVSource(Source):
+    def __init__(self, device: int | str, width: int = 640, height: int = 480, fps: float = 30.0):
+        self.device, self.width, self.height, self.fps = device, width, height, fps
+        self.is_file = isinstance(device, str) and Path(device).suffix.lower() in VIDEO_SUFFIXES
+        self.paced = self.is_file
+        self.name = f"video file {device}" if self.is_file else f"camera {device}"
+        self._cap = None
+
+    def open(self) -> None:
+        if self.is_file and not Path(self.device).is_file():
+            raise CameraError(f"{self.name}: no such file")
+        cap = cv2.VideoCapture(self.device)
+        if not cap.isOpened():
+            raise CameraError(f"{self.name}: cannot open (is it connected, and is no other program using it?)")
+        if self.is_file:
+            self.fps = cap.get(cv2.CAP_PROP_FPS) or self.fps
+        else:
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+            cap.set(cv2.CAP_PROP_FPS, self.fps)
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)        # the newest frame, not a queue of old ones
+        self._cap = cap
+
+    def read(self) -> np.ndarray | None:
+        ok, image = self._cap.read()
+        if ok:
+            return image
+        if self.is_file:
+            return None
+        raise CameraError(f"{self.name}: stopped delivering frames")
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class Picamera2Source(Source):
+    """The Raspberry Pi camera (libcamera). Picamera2 comes from apt (python3-picamera2)."""
+    name = "Raspberry Pi camera"
+
+    def __init__(self, width: int = 640, height: int = 480, fps: float = 30.0):
+        self.width, self.height, self.fps = width, height, fps
+        self._cam = None
+
+    @staticmethod
+    def available() -> bool:
+        try:
+            import picamera2  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    def open(self) -> None:
+        try:
+            from picamera2 import Picamera2
+        except ImportError:
+            raise CameraError("source 'pi' needs Picamera2: sudo apt install python3-picamera2 "
+                              "(and a virtualenv made with --system-site-packages)") from None
+        try:
+            cam = Picamera2()
+            # "RGB888" is laid out B, G, R in memory: what OpenCV expects
+            config = cam.create_video_configuration(main={"size": (self.width, self.height), "format": "RGB888"},
+                                                    controls={"FrameRate": float(self.fps)})
+            cam.configure(config)
+            cam.start()
+        except (RuntimeError, IndexError) as error:
+            raise CameraError(f"{self.name}: {error}") from None
+        self._cam = cam
+
+    def read(self) -> np.ndarray | None:
+        return self._cam.capture_array("main")
+
+    def close(self) -> None:
+        if self._cam is not None:
+            self._cam.stop()
+            self._cam.close()
+            self._cam = None
+
+
+class FolderSource(Source):
+    """Images from a folder or a glob, in name order, `fps` a second; `loop` to repeat."""
+    paced = True
+
+    def __init__(self, pattern: str, fps: float = 30.0, loop: bool = False):
+        self.pattern, self.fps, self.loop = pattern, fps, loop
+        self.name = f"images {pattern}"
+        self.files: list[str] = []
+        self._next = 0
+
+    def open(self) -> None:
+        pattern = os.path.join(self.pattern, "*") if os.path.isdir(self.pattern) else self.pattern
+        self.files = sorted(f for f in glob.glob(pattern) if Path(f).suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise CameraError(f"{self.name}: no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        self._next = 0
+
+    def read(self) -> np.ndarray | None:
+        if self._next >= len(self.files):
+            if not self.loop:
+                return None
+            self._next = 0
+        path = self.files[self._next]
+        self._next += 1
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        if image is None:
+            raise CameraError(f"{path}: not an image OpenCV can read")
+        return image
+
+
+class SimSource(Source):
+    """Balls passing a simulated cradle or chute, rendered as the corpus renders them (each
+    frame when it is due), with empty frames between balls. `balls()` says which ball comes
+    next (default: random; None ends the stream)."""
+    paced = True
+
+    def __init__(self, kind: str = "cradle", fps: float = 30.0, seed: int | None = None, balls=None,
+                 gap_seconds: float = 1.0, diameter: float = 40.0):
+        if kind not in ("cradle", "chute"):
+            raise CameraError(f"simulated camera: kind {kind!r} is not 'cradle' or 'chute'")
+        self.kind, self.fps, self.gap = kind, fps, gap_seconds
+        self.name = f"simulated {kind}"
+        self._rng = np.random.default_rng(seed)
+        self._balls = balls or (lambda: int(self._rng.integers(1, 28)))
+        self._diameter = diameter
+        self._pass, self._next, self._empty = None, 0, None
+        self.passes: list[int] = []          # the balls sent, in order: the truth
+
+    def open(self) -> None:
+        from vision import ball_labels, ball_render
+        self._render = ball_render
+        self._renderer = ball_render.Renderer(ball_labels.Design(self._diameter))
+
+    def read(self) -> np.ndarray | None:
+        if self._pass is None:
+            ball = self._balls()
+            if ball is None:
+                return None
+            seed = int(self._rng.integers(2 ** 31))
+            self._pass = self._render.render_pass(self._renderer, self.kind, self.fps, ball, seed)
+            self._empty = self._render.single_frame(self._renderer, seed, empty=True)[0]
+            self._next = 0
+            self.passes.append(ball)
+        i, self._next = self._next, self._next + 1
+        if i < len(self._pass):
+            return self._pass.shot(i).image
+        if i >= len(self._pass) + int(self.gap * self.fps):
+            self._pass = None
+        return self._empty
+
+
+def open_source(spec: str, width: int = 640, height: int = 480, fps: float = 30.0) -> Source:
+    """The source a configuration string names (see the module's docstring)."""
+    spec = str(spec).strip()
+    if spec.isdigit():
+        return OpenCVSource(int(spec), width, height, fps)
+    if spec == "auto":
+        if Picamera2Source.available():
+            return Picamera2Source(width, height, fps)
+        return OpenCVSource(0, width, height, fps)
+    if spec in ("pi", "picamera2"):
+        return Picamera2Source(width, height, fps)
+    if spec == "sim" or spec.startswith("sim:"):
+        return SimSource(spec.partition(":")[2] or "cradle", fps)
+    if spec.startswith("/dev/"):
+        return OpenCVSource(spec, width, height, fps)
+    suffix = Path(spec).suffix.lower()
+    if suffix in VIDEO_SUFFIXES:
+        return OpenCVSource(spec, width, height, fps)
+    if os.path.isdir(spec) or glob.has_magic(spec) or suffix in IMAGE_SUFFIXES:
+        return FolderSource(spec, fps)
+    raise CameraError(f"camera source {spec!r}: not a device index, /dev path, video file, image folder "
+                      "or glob, 'pi', 'auto' or 'sim'")
+
+
+class Camera:
+    """Reads a source in its own thread; get() hands out the newest frame not yet taken."""
+
+    def __init__(self, source: Source, realtime: bool = True):
+        self.source = source
+        self.realtime = realtime and source.paced      # files and the simulator: keep to their fps
+        self.captured = 0
+        self.dropped = 0
+        self.error: str | None = None
+        self._slot: Frame | None = None
+        self._ended = False
+        self._stop = threading.Event()
+        self._ready = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> "Camera":
+        self.source.open()
+        self._thread = threading.Thread(target=self._run, name=f"camera: {self.source.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.source.close()
+        with self._ready:
+            self._ended = True
+            self._ready.notify_all()
+
+    def __enter__(self) -> "Camera":
+        return self.start()
+
+    def __exit__(self, *_) -> None:
+        self.stop()
+
+    @property
+    def ended(self) -> bool:
+        """The source has no more frames (or failed: see `error`) and the last one was taken."""
+        with self._ready:
+            return self._ended and self._slot is None
+
+    def get(self, timeout: float | None = None) -> Frame | None:
+        """The newest frame not yet taken; None on timeout or once the stream has ended."""
+        with self._ready:
+            self._ready.wait_for(lambda: self._slot is not None or self._ended, timeout)
+            frame, self._slot = self._slot, None
+            return frame
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        seq = 0
+        try:
+            while not self._stop.is_set():
+                if self.realtime:
+                    delay = start + seq / self.source.fps - time.monotonic()
+                    if delay > 0 and self._stop.wait(delay):
+                        break
+                image = self.source.read()
+                if image is None:
+                    break
+                self._put(Frame(image, time.monotonic(), seq))
+                seq += 1
+        except CameraError as error:
+            self.error = str(error)
+        except Exception as error:        # one place for capture failures: reported, never silent
+            self.error = f"{self.source.name}: {type(error).__name__}: {error}"
+        with self._ready:
+            self._ended = True
+            self._ready.notify_all()
+
+    def _put(self, frame: Frame) -> None:
+        with self._ready:
+            if self._slot is not None:
+                self.dropped += 1
+            self._slot = frame
+            self.captured += 1
+            self._ready.notify_all()

@@ -1,0 +1,113 @@
+"""Camera sources and the capture thread: sources by name, dropping not blocking, errors."""
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from drivers import camera
+from drivers.camera import Camera, CameraError, FolderSource, OpenCVSource, Picamera2Source, SimSource, open_source
+
+
+def numbered_images(folder, n, size=(64, 48)):
+    folder.mkdir(exist_ok=True)
+    for i in range(n):
+        image = np.full((size[1], size[0], 3), i * 5 % 256, np.uint8)
+        cv2.imwrite(str(folder / f"{i:03d}.png"), image)
+    return folder
+
+
+@pytest.mark.parametrize("spec, kind", [
+    ("0", OpenCVSource), ("2", OpenCVSource), ("/dev/video0", OpenCVSource), ("clip.mp4", OpenCVSource),
+    ("shots/*.jpg", FolderSource), ("frame.png", FolderSource), ("pi", Picamera2Source),
+    ("sim", SimSource), ("sim:chute", SimSource)])
+def test_sources_are_chosen_by_configuration(spec, kind):
+    assert isinstance(open_source(spec), kind)
+
+
+def test_a_source_that_is_none_of_them_is_an_error_naming_the_choices():
+    with pytest.raises(CameraError, match="device index.*glob.*'sim'"):
+        open_source("webcam please")
+    with pytest.raises(CameraError, match="'cradle' or 'chute'"):
+        open_source("sim:slide")
+
+
+def test_auto_means_the_pi_camera_when_picamera2_is_there(monkeypatch):
+    monkeypatch.setattr(Picamera2Source, "available", staticmethod(lambda: True))
+    assert isinstance(open_source("auto"), Picamera2Source)
+    monkeypatch.setattr(Picamera2Source, "available", staticmethod(lambda: False))
+    source = open_source("auto")
+    assert isinstance(source, OpenCVSource) and source.device == 0
+
+
+def test_without_picamera2_the_pi_source_says_how_to_get_it():
+    if Picamera2Source.available():
+        pytest.skip("Picamera2 is installed here")
+    with pytest.raises(CameraError, match="python3-picamera2"):
+        Picamera2Source().open()
+
+
+def test_a_slow_consumer_never_blocks_capture_old_frames_are_dropped_and_counted(tmp_path):
+    folder = numbered_images(tmp_path / "shots", 40)
+    cam = Camera(FolderSource(str(folder)), realtime=False).start()
+    taken = []
+    while True:
+        frame = cam.get(timeout=2)
+        if frame is None:
+            break
+        taken.append(frame.seq)
+        time.sleep(0.02)                    # a slow reader
+    cam.stop()
+    assert cam.captured == 40 and cam.error is None
+    assert len(taken) + cam.dropped == 40
+    assert cam.dropped > 0
+    assert taken == sorted(taken) and taken[-1] == 39        # always the newest; the last one is not lost
+
+
+def test_a_paced_source_keeps_its_frame_rate_and_a_quick_reader_misses_nothing(tmp_path):
+    folder = numbered_images(tmp_path / "shots", 10)
+    with Camera(FolderSource(str(folder), fps=50)) as cam:
+        frames = []
+        while (frame := cam.get(timeout=2)) is not None:
+            frames.append(frame)
+    assert [f.seq for f in frames] == list(range(10)) and cam.dropped == 0
+    assert frames[-1].t - frames[0].t == pytest.approx(9 / 50, abs=0.05)
+
+
+def test_a_video_file_plays_through(tmp_path):
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 100, (64, 48))
+    for i in range(6):
+        writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
+    writer.release()
+    source = open_source(str(path))
+    with Camera(source) as cam:
+        frames = []
+        while (frame := cam.get(timeout=2)) is not None:
+            frames.append(frame)
+    assert len(frames) == 6 and frames[0].image.shape == (48, 64, 3) and source.fps == pytest.approx(100)
+
+
+def test_missing_files_and_bad_images_are_clear_errors(tmp_path):
+    with pytest.raises(CameraError, match="no images"):
+        FolderSource(str(tmp_path / "nothing" / "*.jpg")).open()
+    with pytest.raises(CameraError, match="no such file"):
+        OpenCVSource(str(tmp_path / "gone.mp4")).open()
+    (tmp_path / "bad.jpg").write_bytes(b"not a jpeg")
+    cam = Camera(FolderSource(str(tmp_path / "*.jpg")), realtime=False).start()
+    assert cam.get(timeout=2) is None
+    cam.stop()
+    assert "bad.jpg" in cam.error and "not an image" in cam.error
+
+
+def test_the_simulated_camera_sends_balls_and_remembers_which(monkeypatch):
+    balls = iter([7, None])
+    source = SimSource("chute", fps=60, seed=3, balls=lambda: next(balls), gap_seconds=0.1)
+    with Camera(source, realtime=False) as cam:
+        frames = 0
+        while cam.get(timeout=5) is not None:
+            frames += 1
+            time.sleep(0.002)
+    assert source.passes == [7]
+    assert cam.captured > 5 and frames + cam.dropped == cam.captured
+    assert camera.VIDEO_SUFFIXES and camera.IMAGE_SUFFIXES

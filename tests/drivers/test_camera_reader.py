@@ -1,0 +1,160 @@
+"""The ball reader end to end (frames -> decoder -> acceptance -> callback), its settings from
+the event file, and the `companion ... balls` commands."""
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from companion import event_file
+from companion.cli import main
+from drivers.ball_reader import BallReader, Settings, SettingsError
+from drivers.camera import Camera, FolderSource, Source
+from vision import ball_render as br
+from vision import balls
+from vision.acceptance import Alert, BallRead
+
+RENDERER = br.Renderer()
+
+
+def pass_folder(folder, ball, seed, kind="cradle", fps=30, empty=8):
+    """A rendered pass written as numbered JPEGs, then some empty frames."""
+    folder.mkdir()
+    p = br.render_pass(RENDERER, kind, fps, ball, seed)
+    jpegs = [p.shot(i).jpeg for i in range(len(p))] + [br.single_frame(RENDERER, seed, empty=True)[1]] * empty
+    for i, data in enumerate(jpegs):
+        (folder / f"{i:03d}.jpg").write_bytes(data)
+    return folder
+
+
+def test_frames_of_a_ball_come_out_as_one_accepted_read(tmp_path):
+    folder = pass_folder(tmp_path / "pass", ball=19, seed=42)
+    messages = []
+    settings = Settings(source=str(folder), fps=30)
+    camera = Camera(FolderSource(str(folder), fps=30))
+    reader = BallReader(camera, settings.decoder_for(), settings.acceptor_for(), messages.append).start()
+    reader.join(timeout=20)
+    reader.stop()
+    assert [type(m) for m in messages] == [BallRead], messages
+    assert messages[0].ball == 19 and messages[0].command() == {"do": "draw_ball", "ball": 19}
+    assert reader.frames + camera.dropped == camera.captured
+
+
+class Blank(Source):
+    """An empty cradle, forever (until stopped)."""
+    name, fps, paced = "blank", 30.0, True
+
+    def read(self):
+        return np.zeros((480, 640, 3), np.uint8)
+
+
+def test_a_beam_break_with_nothing_readable_is_an_alert(tmp_path):
+    messages = []
+    reader = BallReader(Camera(Blank()), balls.BallDecoder(), Settings(window_ms=200).acceptor_for(),
+                        messages.append).start()
+    threading.Thread(target=reader.beam, args=(1,)).start()        # the panel calls on_beam(count)
+    deadline = time.monotonic() + 5
+    while not messages and time.monotonic() < deadline:
+        time.sleep(0.05)
+    reader.stop()
+    assert len(messages) == 1 and isinstance(messages[0], Alert) and messages[0].kind == "unreadable"
+
+
+def test_a_camera_that_fails_is_reported_as_an_alert(tmp_path):
+    (tmp_path / "bad.jpg").write_bytes(b"nope")
+    messages = []
+    reader = BallReader(Camera(FolderSource(str(tmp_path / "*.jpg"))), balls.BallDecoder(),
+                        Settings().acceptor_for(), messages.append).start()
+    reader.join(timeout=5)
+    assert messages and messages[-1].kind == "camera" and "bad.jpg" in messages[-1].message
+
+
+def test_settings_come_from_the_event_files_camera_section(tmp_path):
+    text = event_file.example("Night", 2, seed=1, secret="s") + (
+        '\n[camera]\nsource = "sim:chute"\nfps = 60\nroi = [10, 20, 600, 400]\ndecoder = "pyzbar"\n'
+        "window_ms = 400\nagree = 3\nball_diameter = 38\n")
+    path = tmp_path / "event.toml"
+    path.write_text(text)
+    settings = Settings.from_section(event_file.load(path).sections["camera"])
+    assert (settings.source, settings.fps, settings.roi, settings.decoder) == ("sim:chute", 60, (10, 20, 600, 400),
+                                                                                  "pyzbar")
+    assert settings.acceptor_for().agree == 3 and settings.decoder_for().design.diameter == 38
+    path.write_text(text.replace("agree = 3", "agreement = 3"))
+    with pytest.raises(event_file.EventFileError, match=r"event.toml:\d+: unknown key 'agreement' in \[camera\]"):
+        event_file.load(path)
+    path.write_text(text.replace('"pyzbar"', '"tesseract"'))
+    with pytest.raises(event_file.EventFileError, match="decoder must be one of 'zxing', 'pyzbar', 'opencv'"):
+        event_file.load(path)
+    assert event_file.SECTIONS["camera"]["decoder"][1] == balls.DECODERS
+
+
+@pytest.mark.parametrize("section, message", [
+    ({"roi": [1, 2, 3]}, "roi must be"), ({"roi": [0, 0, 5, 5]}, "at least 16"), ({"agree": 0}, "agree"),
+    ({"ball_diameter": 400.0}, "millimetres"), ({"exposure": 3}, "unknown key 'exposure'")])
+def test_bad_settings_name_the_key(section, message):
+    with pytest.raises(SettingsError, match=message):
+        Settings.from_section(section)
+
+
+def run(capsys, *argv):
+    code = main(list(map(str, argv)))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_print_balls_writes_the_sticker_sheets(tmp_path, capsys):
+    code, out, _ = run(capsys, "print", "balls", "--out", tmp_path / "balls.pdf", "--diameter", 40)
+    assert code == 0 and (tmp_path / "balls.pdf").read_bytes().startswith(b"%PDF")
+    assert "27 ball(s) x 12 stickers" in out and "QR 12.0 mm" in out
+    code, out, _ = run(capsys, "print", "balls", "--out", tmp_path / "few.pdf", "--balls", "1-3,9")
+    assert code == 0 and "4 ball(s)" in out
+    code, _, err = run(capsys, "print", "balls", "--out", tmp_path / "x.pdf", "--balls", "0-30")
+    assert code == 2 and "balls are 1-27" in err
+
+
+def test_read_balls_says_the_ball_or_why_not(tmp_path, capsys):
+    look = br.plain_look(RENDERER, 23, seed=1)
+    (tmp_path / "ball.jpg").write_bytes(_jpeg(br.label_view(RENDERER, look, 3, 10, seed=1)))
+    (tmp_path / "empty.jpg").write_bytes(br.single_frame(RENDERER, 2, empty=True)[1])
+    code, out, _ = run(capsys, "read", "balls", tmp_path / "ball.jpg", tmp_path / "empty.jpg")
+    lines = out.splitlines()
+    assert code == 0 and "ball 23" in lines[0] and "zxing" in lines[0] and "none: no ball in view" in lines[1]
+    code, out, _ = run(capsys, "read", "balls", tmp_path / "ball.jpg", "--json", "--decoder", "pyzbar")
+    record = json.loads(out)
+    assert record["ball"] == 23 and record["decoder"] == "pyzbar" and record["ms"] > 0
+    code, _, err = run(capsys, "read", "balls", tmp_path / "missing.jpg")
+    assert code == 1 and "missing.jpg: no such file" in err
+
+
+def test_corpus_balls_writes_frames_and_passes_with_truth(tmp_path, capsys):
+    code, out, _ = run(capsys, "corpus", "balls", "--n", 2, "--passes", 1, "--out", tmp_path / "c")
+    assert code == 0
+    frames = [json.loads(line) for line in (tmp_path / "c" / "frames" / "truth.jsonl").read_text().splitlines()]
+    passes = [json.loads(line) for line in (tmp_path / "c" / "passes" / "truth.jsonl").read_text().splitlines()]
+    assert len(frames) == 2 and all((tmp_path / "c" / "frames" / f["image"]).is_file() for f in frames)
+    assert [(p["kind"], p["fps"]) for p in passes] == [("cradle", 30), ("cradle", 60), ("chute", 30), ("chute", 60)]
+    first = passes[0]
+    assert all((tmp_path / "c" / "passes" / first["pass"] / f["image"]).is_file() for f in first["frames"])
+
+
+def test_the_bench_records_a_pass_and_reports_misses_by_how_much(capsys):
+    from companion.cli import balls as cli
+    p = br.render_pass(RENDERER, "chute", 60, 4, seed=8)
+    record = cli._bench_pass(p, balls.BallDecoder())
+    assert record["outcome"] == "accepted" and 0 < record["latency_ms"] < 200
+    assert record["cpu_ms"] and record["processed"] + record["dropped"] <= len(p)
+    stats = cli._Stats()
+    stats.add(record)
+    stats.label(True, 4)
+    summary = stats.summary()
+    assert summary["kinds"]["chute 60 fps"]["success_pct"] == 100 and summary["misreads"] == 0
+    summary["kinds"]["chute 60 fps"]["success_pct"] = 97.5
+    cli._print_report({"zxing": summary})
+    out = capsys.readouterr().out
+    assert "chute 60 fps" in out and "MISSED by 1.5%" in out
+
+
+def _jpeg(image):
+    import cv2
+    return cv2.imencode(".jpg", image)[1].tobytes()

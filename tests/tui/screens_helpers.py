@@ -1,0 +1,55 @@
+"""Running apps under Pilot, reading their screens, and SVG snapshots."""
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tui.headless import screen_text, wait_until
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def drive(app, body, size=(120, 34)) -> None:
+    """Run `app` headless at `size` and await body(pilot)."""
+    async def main():
+        async with app.run_test(size=size) as pilot:
+            await body(pilot)
+    asyncio.run(main())
+
+
+async def settle(pilot, ready, timeout: float = 10.0) -> None:
+    await wait_until(pilot, ready, timeout)
+
+
+def text_of(app) -> str:
+    return screen_text(app)
+
+
+def _normal(svg: str) -> str:
+    """Rich names an SVG's styles after a hash of its content; the name is not the picture."""
+    return re.sub(r"terminal-\d+", "terminal", svg)
+
+
+def assert_snapshot(name: str, app) -> None:
+    """The screen must match tests/tui/snapshots/NAME.svg (and .txt, for a readable diff).
+    UPDATE_SNAPSHOTS=1 rewrites them; a missing one is written and the test fails once."""
+    svg, text = _normal(app.export_screenshot()), screen_text(app)
+    svg_path, text_path = SNAPSHOTS / f"{name}.svg", SNAPSHOTS / f"{name}.txt"
+    if os.environ.get("UPDATE_SNAPSHOTS") or not svg_path.exists():
+        SNAPSHOTS.mkdir(exist_ok=True)
+        svg_path.write_text(svg, encoding="utf-8")
+        text_path.write_text(text, encoding="utf-8")
+        if not os.environ.get("UPDATE_SNAPSHOTS"):
+            pytest.fail(f"new snapshot {svg_path.name} written: look at it, then run the tests again")
+        return
+    expected = text_path.read_text(encoding="utf-8")
+    if text != expected:
+        diff = "\n".join(difflib.unified_diff(expected.splitlines(), text.splitlines(), "snapshot", "now", lineterm=""))
+        pytest.fail(f"{name}: the screen's text changed (UPDATE_SNAPSHOTS=1 to accept):\n{diff}")
+    assert svg == svg_path.read_text(encoding="utf-8"), \
+        f"{name}: same text, different colours or layout (UPDATE_SNAPSHOTS=1 to accept)"

@@ -1,0 +1,211 @@
+"""The staff console under Pilot: every action is a key, and lands in the journal as a command."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from companion.cli import main
+from tui.console import ConsoleApp
+from tui.sources import Health
+
+from screens_game import game, play
+from screens_helpers import assert_snapshot, drive, settle, text_of
+
+
+def console_on(tmp_path, upto, **kwargs):
+    session, clock = game(tmp_path / "g.db", upto)
+    return session, ConsoleApp(session, clock=clock.now, **kwargs), clock
+
+
+KEYS = {"enter", "escape", "tab", "ctrl+u"}
+
+
+async def do(pilot, *keys, expect="ok"):
+    """Press keys and wait for the command's outcome. A longer string is typed into the
+    focused field at once (Textual's Input does the typing; the test's time goes to keys)."""
+    app = pilot.app
+    before = app.handled
+    for key in keys:
+        if len(key) > 1 and key not in KEYS:
+            app.focused.insert_text_at_cursor(key)
+        else:
+            await pilot.press(key)
+    await settle(pilot, lambda app: app.handled > before)
+    outcome = app.last_outcome
+    assert outcome.status == expect, f"{keys}: {outcome.status} {outcome.reason}"
+    return outcome
+
+
+def last_command(session) -> dict:
+    *_, batch = session.journal.batches(session.journal.count() - 1)
+    return batch.command
+
+
+def test_turn_actions_from_the_keyboard(tmp_path):
+    session, app, _ = console_on(tmp_path, "ready")
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await do(pilot, "b")
+        assert session.state.phase == "draw"
+        await do(pilot, "d", "1 2", "enter", expect="rejected")       # the rules say why, the bar shows it
+        assert "draw 3 balls" in text_of(pilot.app)
+        await do(pilot, "d", "1 2 3", "enter")
+        assert session.state.drawn == [1, 2, 3]
+        await do(pilot, "v", "V0101", "enter", "enter", "X", "enter")  # turn is filled in
+        assert last_command(session) == {"do": "vote", "serial": "V0101", "turn": 1, "marks": ["X"]}
+        await do(pilot, "v", "V0102", "enter", "enter", "yz", "enter", expect="invalid")
+        assert "more than one mark" in text_of(pilot.app)
+        for serial, mark in (("V0103", "Y"), ("V0104", "Z")):     # as the scanner would
+            session.submit({"do": "vote", "serial": serial, "turn": 1, "marks": [mark]})
+        await do(pilot, "p", "enter", "change", "enter")              # player 1: the selected row
+        assert session.state.players[1].items == {"change": 1}
+        await do(pilot, "c", "enter", "9", "enter", "27", "enter", "C1", "enter")
+        assert session.state.players[1].card[8] == 27
+        await do(pilot, "p", "enter", "out", "enter")
+        await do(pilot, "i", "enter", "out", "enter", "20", "enter", "enter")   # no serial: optional
+        await do(pilot, "e", "enter", "15", "enter", "enter", expect="invalid")
+        assert "no unused exclusion card" in text_of(pilot.app)
+        await do(pilot, "t")
+        assert session.state.valid == [1, 2, 3] and session.state.moves_due == [(20, "out")]
+        await do(pilot, "o", "enter", "row1", "enter")
+        await do(pilot, "n")
+        await do(pilot, "b")
+        assert session.state.place[20] == "trash"
+        await do(pilot, "d", "4", "enter")                           # one number: that ball alone
+        assert last_command(session) == {"do": "draw_ball", "ball": 4}
+        await do(pilot, "d", "5", "enter")
+        await do(pilot, "d", "6", "enter")
+        assert session.state.phase == "voting"
+        await do(pilot, "r", "R0201", "enter", "enter", "2", "enter", "1", "enter")   # robber: selected row
+        assert [r.serial for r in session.state.robberies] == ["R0201"]
+        assert "R0201" in text_of(pilot.app) and "used by R0201" in text_of(pilot.app)
+        await do(pilot, "w", "R0201", "enter")
+        assert session.state.robberies == []
+
+    drive(app, body, (120, 36))
+
+
+def test_undo_asks_first(tmp_path):
+    session, app, _ = console_on(tmp_path, "turn1_voting")
+    votes = len(session.state.ballots)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await pilot.press("u")
+        assert "Take back command" in text_of(pilot.app) and "V012" in text_of(pilot.app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert len(session.state.ballots) == votes and "undo cancelled" in text_of(pilot.app)
+        await do(pilot, "u", "y")
+        assert len(session.state.ballots) == votes - 1
+        assert last_command(session) == {"do": "undo"}
+
+    drive(app, body, (120, 36))
+
+
+def test_final_and_cash_count(tmp_path):
+    session, app, _ = console_on(tmp_path, "turn3_announced")
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await do(pilot, "f", expect="rejected")
+        assert "begin_final rejected" in text_of(pilot.app)
+        for key in "tnfg":
+            await do(pilot, key)
+        for no in range(1, 5):
+            await do(pilot, "m", "ctrl+u", str(no), "enter", f"{1_000_000 + no}", "enter")
+        assert session.state.players[3].cash == 1_000_003
+        await do(pilot, "F")
+        assert session.state.phase == "finished" and "FINISHED" in text_of(pilot.app)
+
+    drive(app, body, (120, 36))
+
+
+def test_review_queue_rules_held_cards(tmp_path):
+    import cv2
+    import numpy as np
+    crop = np.zeros((40, 80, 3), np.uint8)
+    crop[:, 40:] = (0, 0, 255)                      # right half red (BGR)
+    cv2.imwrite(str(tmp_path / "crop.png"), crop)
+    session, app, _ = console_on(tmp_path, "turn1_voting")
+    for serial in ("V0110", "V0111", "V0112", "V0113"):
+        session.submit({"do": "hold", "card": {"do": "vote", "serial": serial, "turn": 1, "marks": ["X", "Y"]},
+                        "reason": "mark between marginal and definite", "crop": str(tmp_path / "crop.png")})
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        assert "Review queue (4)" in text_of(pilot.app) and "marginal" in text_of(pilot.app)
+        await settle(pilot, lambda app: "▀" in text_of(app))        # the crop, in half blocks
+        assert "#ff0000" in pilot.app.export_screenshot()
+        await do(pilot, "2")
+        ruled = last_command(session)
+        assert (ruled["do"], ruled["serial"], ruled["card"]) == (
+            "rule", "V0110", {"do": "vote", "serial": "V0110", "turn": 1, "marks": ["Y"]})
+        await do(pilot, "0", expect="invalid")
+        assert last_command(session)["invalid"]
+        await do(pilot, "a", expect="invalid")          # as read: two marks
+        await do(pilot, "R", "enter", "enter", "ctrl+u", "Z", "enter")
+        assert last_command(session)["card"]["marks"] == ["Z"]
+        assert session.state.held == {}
+        assert "Review queue (0)" in text_of(pilot.app)
+        await pilot.press("a")
+        assert "no card is waiting" in text_of(pilot.app)
+
+    drive(app, body, (120, 36))
+
+
+class FakeReader:
+    """A source as a driver would be: its own thread, send() and note() only."""
+
+    def __init__(self):
+        self.stopped = False
+
+    def start(self, send, note):
+        def run():
+            note("ball 7 read in 4 frames")
+            send({"do": "draw_ball", "ball": 7})
+        threading.Thread(target=run, daemon=True).start()
+
+    def health(self):
+        return Health("degraded", "9.5 fps")
+
+    def stop(self):
+        self.stopped = True
+
+
+def test_hardware_sources_plug_in(tmp_path):
+    session, clock = game(tmp_path / "g.db", "turn1_counted")
+    session.submit({"do": "end_turn"})
+    session.submit({"do": "begin_turn"})
+    reader = FakeReader()
+    app = ConsoleApp(session, sources={"reader": reader}, problems=["card scanner: driver not installed (x)"])
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.handled >= 1)
+        assert session.state.drawn == [7]
+        text = text_of(pilot.app)
+        assert "degraded" in text and "9.5 fps" in text
+        assert "cage link" in text and "not connected" in text
+
+    drive(app, body, (120, 36))
+    assert reader.stopped
+
+
+@pytest.mark.parametrize("size", [(160, 45), (100, 30)])
+def test_snapshot(tmp_path, size):
+    session, app, _ = console_on(tmp_path, "turn2_robbed")
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await pilot.pause(0.1)
+        assert_snapshot(f"console-turn2-{size[0]}x{size[1]}", pilot.app)
+
+    drive(app, body, size)
+
+
+def test_console_command_needs_a_journal(tmp_path, capsys):
+    assert main(["console", "--journal", str(tmp_path / "none.db")]) == 1
+    assert "no such journal" in capsys.readouterr().err
+    assert main(["console"]) == 2

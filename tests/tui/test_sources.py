@@ -1,0 +1,116 @@
+"""The console's hardware seams with the real drivers, simulated: the cage on a socket,
+the staff panel on gpiozero's MockFactory, the ball camera on a folder of rendered frames."""
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from tui.console import ConsoleApp
+from tui.sources import from_event
+
+from screens_game import game
+from screens_helpers import drive, settle, text_of
+
+
+def event_with(**sections):
+    return SimpleNamespace(sections=sections, id="test-night", secret="s3cret")
+
+
+def in_draw_phase(tmp_path):
+    session, clock = game(tmp_path / "g.db", "turn1_counted")
+    session.submit({"do": "end_turn"})
+    session.submit({"do": "begin_turn"})
+    return session
+
+
+def test_absent_hardware_is_not_connected_and_bad_settings_are_said_once():
+    sources, problems = from_event(event_with(serial={"url": "nonsense://x"}, panel={"beam": 99}), dict)
+    assert sources == {}
+    assert any(p.startswith("cage link:") for p in problems) and any("beam = 99" in p for p in problems)
+    assert from_event(None, dict) == ({}, [])
+
+
+def test_cage_link_and_panel_drive_the_session(tmp_path):
+    from drivers.cage_sim import SimCage, SocketPort
+    session = in_draw_phase(tmp_path)
+    with SimCage(SocketPort()) as cage:
+        sources, problems = from_event(event_with(serial={"url": cage.url},
+                                                  panel={"pin_factory": "mock", "bounce_ms": 0}),
+                                       lambda: session.state.place)
+        assert problems == [] and set(sources) == {"link", "panel"}
+        app = ConsoleApp(session, sources=sources)
+
+        async def body(pilot):
+            await settle(pilot, lambda app: "cage link    ● ok" in text_of(app), timeout=15)
+            for ball in (10, 11, 12):
+                cage.read(ball)
+                await settle(pilot, lambda app: ball in session.state.drawn, timeout=15)
+            assert session.state.phase == "voting"
+            button = sources["panel"].panel.buttons["close"].pin
+            button.drive_low()
+            button.drive_high()
+            await settle(pilot, lambda app: session.state.phase == "resolve", timeout=15)
+            assert "staff panel  ● ok" in text_of(pilot.app)
+
+        drive(app, body, (120, 36))
+
+
+def test_ball_camera_reads_a_ball_into_the_draw(tmp_path):
+    pytest.importorskip("zxingcpp")
+    import cv2
+    from vision import ball_labels, ball_render
+    from vision.balls import BallDecoder
+    renderer, decoder = ball_render.Renderer(ball_labels.Design(40.0)), BallDecoder()
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for seed in range(50):                   # a still of ball 13 in the cradle that reads
+        image, _, truth = ball_render.single_frame(renderer, seed, ball=13)
+        if truth["kind"] == "cradle" and decoder.read(image).ball == 13:
+            break
+    for i in range(4):
+        cv2.imwrite(str(frames / f"{i}.png"), image)
+    session = in_draw_phase(tmp_path)
+    sources, problems = from_event(event_with(camera={"source": str(frames), "width": image.shape[1],
+                                                      "height": image.shape[0], "fps": 10}),
+                                   lambda: session.state.place)
+    assert problems == []
+    app = ConsoleApp(session, sources=sources)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: 13 in session.state.drawn, timeout=20)
+        await pilot.pause(0.2)
+        assert "frames read" in text_of(pilot.app)
+
+    drive(app, body, (120, 36))
+
+
+def test_card_scanner_folder_counts_a_vote(tmp_path):
+    import os
+    import cv2
+    import numpy as np
+    from vision import corpus_cards as C, layouts as L
+    from vision.render import render
+    event = event_with()
+    card = L.Card("vote", event.id, "V0150", 1, 1)
+    picture = cv2.cvtColor(render(card, event.secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    for bubble in L.layout("vote").field("mark").bubbles:
+        if bubble.value == "Y":
+            C._mark(np.random.default_rng(1), picture, bubble, "dot", (20, 20, 20))
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "card.png"), picture)
+    os.utime(folder / "card.png", (time.time() - 5, time.time() - 5))     # the scanner has finished writing
+    session, _ = game(tmp_path / "g.db", "turn1_voting")
+    sources, problems = from_event(event, lambda: session.state.place, str(folder))
+    assert problems == [] and set(sources) == {"scanner"}
+    app = ConsoleApp(session, sources=sources)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: any(b.serial == "V0150" for b in session.state.ballots), timeout=20)
+        assert [b.choice for b in session.state.ballots if b.serial == "V0150"] == ["Y"]
+        await settle(pilot, lambda app: (folder / "done" / "card.png").exists())
+        assert "card scanner ● ok" in text_of(pilot.app)
+
+    drive(app, body, (120, 36))

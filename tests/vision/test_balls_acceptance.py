@@ -1,0 +1,115 @@
+"""Acceptance: agreement across frames, conflicts and strangers are alerts, the beam, replay."""
+import pytest
+
+from companion.journal import Journal
+from companion.session import Session
+from vision.acceptance import Acceptor, Alert, BallRead, replay
+
+FRAME = 1 / 30
+
+
+def feed(acceptor, reads, start=0.0, found=True):
+    """Frames 1/30 s apart; each read is a ball number, None (seen, not read) or "-" (no ball)."""
+    out = []
+    for i, read in enumerate(reads):
+        seen = found and read != "-"
+        out += acceptor.frame(start + i * FRAME, seen, None if read in (None, "-") else read)
+    return out
+
+
+def test_two_agreeing_frames_accept_the_ball_as_a_draw_ball_command():
+    out = feed(Acceptor(agree=2), [None, 17, None, 17, 17])
+    assert len(out) == 1 and isinstance(out[0], BallRead)
+    read = out[0]
+    assert (read.ball, read.reads, read.frames) == (17, 2, 4)
+    assert read.first_seen == 0.0 and read.latency_ms == pytest.approx(3 * FRAME * 1000)
+    assert read.command() == {"do": "draw_ball", "ball": 17}
+
+
+def test_one_read_is_not_enough_and_the_window_ends_in_an_alert():
+    acceptor = Acceptor(window_ms=300, agree=2)
+    assert feed(acceptor, [None, 17, None]) == []
+    out = acceptor.tick(0.5)
+    assert len(out) == 1 and isinstance(out[0], Alert)
+    assert out[0].kind == "unreadable" and out[0].balls == (17,) and "1 of the 2" in out[0].message
+    assert out[0].at == pytest.approx(0.3)
+
+
+def test_different_balls_in_one_window_are_an_alert_never_a_guess():
+    acceptor = Acceptor(agree=2)
+    out = feed(acceptor, [17, 21, 17, 17, 17])
+    assert [type(m) for m in out] == [Alert]
+    assert out[0].kind == "conflict" and out[0].balls == (17, 21)
+    conflict = Acceptor().frame(0.0, True, None, conflict=(4, 9))
+    assert conflict[0].kind == "conflict" and conflict[0].balls == (4, 9)
+
+
+def test_a_ball_the_referee_has_elsewhere_is_an_alert_not_a_draw():
+    places = {ball: "machine" for ball in range(1, 28)}
+    places[17] = "drawn"
+    acceptor = Acceptor(agree=2, places=lambda: places)
+    out = feed(acceptor, [17, 17])
+    assert out[0].kind == "not_in_machine" and "drawn" in out[0].message and out[0].balls == (17,)
+    places[17] = "machine"
+    out = feed(acceptor, ["-"] * 12 + [17, 17], start=1.0)        # it left; it comes again
+    assert isinstance(out[0], BallRead) and out[0].ball == 17
+
+
+def test_a_ball_resting_in_view_is_reported_once_and_again_after_it_leaves():
+    acceptor = Acceptor(agree=2, gone_ms=300)
+    assert len(feed(acceptor, [5, 5] + [5] * 28)) == 1                # frames 0-29, to t = 0.97 s
+    assert feed(acceptor, ["-"] * 5, start=1.0) == []                 # out of sight 0.13 s: the same ball
+    assert feed(acceptor, [5, 5], start=1.2) == []
+    assert feed(acceptor, ["-"] * 12, start=1.3) == []                # out of sight 0.37 s: it has left
+    out = feed(acceptor, [5, 5], start=1.8)
+    assert isinstance(out[0], BallRead)
+
+
+def test_the_next_ball_may_follow_without_a_gap():
+    acceptor = Acceptor(agree=2)
+    out = feed(acceptor, [5, 5, 5, 8, 8])
+    assert [m.ball for m in out] == [5, 8] and all(isinstance(m, BallRead) for m in out)
+
+
+def test_the_beam_opens_the_window_and_a_ball_never_read_is_reported():
+    acceptor = Acceptor(window_ms=400, agree=2)
+    assert acceptor.beam(10.0) == []
+    assert feed(acceptor, [None, None], start=10.05) == []
+    out = acceptor.tick(10.5)
+    assert out[0].kind == "unreadable" and out[0].balls == () and out[0].at == pytest.approx(10.4)
+    acceptor.beam(11.0)
+    out = feed(acceptor, [12, 12], start=11.05)
+    assert out[0].ball == 12 and out[0].first_seen == 11.0          # latency counts from the beam
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError):
+        Acceptor(agree=0)
+
+
+def test_a_slow_decoder_reads_the_newest_frame_and_skips_the_rest():
+    times = [i * FRAME for i in range(10)]
+    seen = []
+
+    def read(i):
+        seen.append(i)
+        return True, 3, (), 0.05                 # 50 ms a frame: slower than the camera
+    run = replay(times, read, Acceptor(agree=3))
+    assert seen == [0, 1, 3, 4, 6, 7, 9]          # each time it is free, the newest frame waits
+    assert run.dropped == 3 and run.processed == 7
+    ready, message = run.messages[0]
+    assert message.ball == 3 and ready == pytest.approx(times[3] + 0.05)
+
+
+def test_an_accepted_read_is_a_draw_the_referee_takes():
+    session = Session(Journal(None))
+    session.submit({"do": "setup", "event": "Test", "players": [
+        {"no": n, "name": f"P{n}", "account": "AB"[n - 1], "card": list(range(9 * n - 8, 9 * n + 1))}
+        for n in (1, 2)]})
+    session.submit({"do": "begin_turn"})
+    acceptor = Acceptor(agree=2, places=lambda: session.state.place)
+    read = feed(acceptor, [14, 14])[0]
+    assert session.submit(read.command()).status == "ok"
+    assert session.state.place[14] == "drawn"
+    again = feed(acceptor, ["-"] * 12 + [14, 14], start=1.0)[0]
+    assert isinstance(again, Alert) and again.kind == "not_in_machine"

@@ -1,0 +1,404 @@
+"""`companion calibrate`: setting up the ball reader before the doors open.
+
+A worker thread takes the camera's newest frame, measures it (focus, exposure), runs
+every decoder on it (read or not, and milliseconds), and posts one message; the UI only
+draws. The operator moves the region of interest with the arrow keys, walks through
+"show me every ball 1-27" to record each ball's read rate, watches the cage link and the
+break-beam, and saves the region and the best decoder into the event file's [camera].
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Label, Static
+from textual.worker import get_current_worker
+
+from companion import event_file
+
+from .console import KeyBar
+from .forms import Confirm
+from .sources import NOT_CONNECTED, LinkSource, PanelSource
+from .theme import THEME
+from .widgets import HalfBlockImage
+
+STEP = 8                 # pixels the region moves or grows per key press
+GUIDED_FRAMES = 15       # frames looked at per ball in the guided check
+
+
+@dataclass
+class DecoderStats:
+    frames: int = 0
+    reads: int = 0
+    ms: float = 0.0
+
+    def add(self, read: bool, ms: float) -> None:
+        self.frames += 1
+        self.reads += read
+        self.ms += ms
+
+    def line(self) -> tuple[str, str]:
+        if not self.frames:
+            return "-", "-"
+        return f"{100 * self.reads / self.frames:.0f}%", f"{self.ms / self.frames:.1f}"
+
+
+@dataclass
+class Guided:
+    """The walk through every ball: for each, how many of `per_ball` frames read it."""
+    per_ball: int = GUIDED_FRAMES
+    ball: int = 1
+    seen: dict[int, tuple[int, int]] = field(default_factory=dict)   # ball -> (frames, frames that read it)
+
+    def add(self, read: int | None) -> bool:
+        """One frame with a ball in view; True when this ball has had its frames."""
+        frames, good = self.seen.get(self.ball, (0, 0))
+        self.seen[self.ball] = (frames + 1, good + (read == self.ball))
+        return frames + 1 >= self.per_ball
+
+    def rate(self, ball: int) -> float | None:
+        frames, good = self.seen.get(ball, (0, 0))
+        return good / frames if frames else None
+
+
+def focus_and_exposure(gray) -> tuple[float, float, float, float]:
+    """Focus (variance of the Laplacian), mean level, % clipped white, % crushed black."""
+    import cv2
+    focus = float(cv2.Laplacian(gray, cv2.CV_64F).var())
+    return focus, float(gray.mean()), float((gray >= 250).mean() * 100), float((gray <= 5).mean() * 100)
+
+
+def save_camera(path: Path, roi: tuple[int, int, int, int] | None, decoder: str) -> None:
+    """Write roi and decoder into the event file's [camera] section, keeping every other line
+    and comment; the new text must load cleanly before it replaces the file (atomically)."""
+    text = path.read_text(encoding="utf-8")
+    values = {"decoder": f'"{decoder}"'}
+    if roi is not None:
+        values["roi"] = "[" + ", ".join(str(int(v)) for v in roi) + "]"
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(r"\s*\[camera\]\s*(#.*)?$", line)), None)
+    if start is None:
+        lines += ["", "[camera]"] + [f"{k} = {v}" for k, v in values.items()]
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if re.match(r"\s*\[", lines[i])), len(lines))
+        for key, value in values.items():
+            at = next((i for i in range(start + 1, end) if re.match(rf"\s*{key}\s*=", lines[i])), None)
+            if at is None:
+                lines.insert(start + 1, f"{key} = {value}")
+                end += 1
+            else:
+                lines[at] = f"{key} = {value}"
+    new = "\n".join(lines) + "\n"
+    check = path.with_name(f".{path.name}.check")
+    check.write_text(new, encoding="utf-8")
+    try:
+        from drivers.ball_reader import Settings
+        Settings.from_section(event_file.load(check).sections["camera"])   # the reader must accept it too
+    finally:
+        check.unlink(missing_ok=True)
+    event_file.write_atomic(path, new)
+
+
+class CalibrateApp(App):
+    CSS_PATH = ["theme.tcss", "calibrate.tcss"]
+    TITLE = "Plunder Bingo: ball reader calibration"
+    BINDINGS = [
+        Binding("up", "move(0, -1)", "ROI up"), Binding("down", "move(0, 1)", "ROI down"),
+        Binding("left", "move(-1, 0)", "ROI left"), Binding("right", "move(1, 0)", "ROI right"),
+        Binding("plus", "grow(1)", "ROI bigger"), Binding("minus", "grow(-1)", "ROI smaller"),
+        Binding("r", "roi_from_ball", "ROI around ball"), Binding("x", "clear_roi", "whole frame"),
+        Binding("d", "next_decoder", "choose decoder"),
+        Binding("g", "guided", "check balls 1-27"), Binding("n", "next_ball", "next ball"),
+        Binding("s", "save", "save to event file"), Binding("ctrl+q", "quit", "quit", priority=True),
+    ]
+
+    @dataclass
+    class Measured(Message):
+        """One frame, measured (sent by the camera thread)."""
+        preview: object                  # the frame with the ROI and the ball drawn on it
+        shape: tuple
+        focus: float
+        level: float
+        white: float
+        black: float
+        reads: dict                      # decoder -> FrameRead
+
+    @dataclass
+    class CameraProblem(Message):
+        text: str
+
+    def __init__(self, event_path: Path, source: str | None = None, guided_frames: int = GUIDED_FRAMES):
+        super().__init__()
+        self.guided_frames = guided_frames
+        self.event_path = Path(event_path)
+        self.event = event_file.load(self.event_path)
+        self.section = dict(self.event.sections.get("camera", {}))
+        if source:
+            self.section["source"] = source
+        self.roi = tuple(self.section["roi"]) if "roi" in self.section else None
+        self.decoder = self.section.get("decoder", "zxing")
+        self.stats: dict[str, DecoderStats] = {}
+        self.guided: Guided | None = None
+        self.circle = None
+        self.shape = None
+        self.frames = 0
+        self.beams: list[float] = []
+        self.link_reads: list[int] = []
+        self.devices = {}
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield HalfBlockImage("", id="preview")
+                yield Label("", id="camera")
+            with Vertical(id="right"):
+                yield Static("", id="measures")
+                yield Static("", id="decoders")
+                yield Static("", id="guided")
+                yield Static("", id="hardware")
+        yield Label("", id="outcome")
+        yield KeyBar(self.BINDINGS, id="keys")
+
+    def on_mount(self) -> None:
+        self.register_theme(THEME)
+        self.theme = THEME.name
+        for name, title in (("preview", "Camera"), ("measures", "Picture"), ("decoders", "Decoders"),
+                            ("guided", "Every ball"), ("hardware", "Link and beam")):
+            self.query_one(f"#{name}").border_title = title
+        self.start_devices()
+        self.watch_camera()
+        self.set_interval(0.5, self.show_hardware)
+        self.show_hardware()
+        self.show_guided()
+
+    def start_devices(self) -> None:
+        sections = self.event.sections
+        try:
+            if "serial" in sections:
+                self.devices["link"] = LinkSource(sections["serial"], None)
+            if "panel" in sections:
+                self.devices["panel"] = PanelSource(sections["panel"])
+                self.devices["panel"].on_beam = lambda count: self.beams.append(time.monotonic())
+        except (ImportError, OSError, ValueError) as error:
+            self.say(str(error), "error")
+        for device in self.devices.values():
+            device.start(self._link_ball, lambda text, level="info": None)
+
+    def _link_ball(self, command: dict, reply=None) -> None:
+        self.link_reads.append(command.get("ball"))
+
+    def on_unmount(self) -> None:
+        for device in self.devices.values():
+            device.stop()
+
+    # ---- the camera thread
+
+    @work(thread=True, exclusive=True, name="camera")
+    def watch_camera(self) -> None:
+        import cv2
+        from drivers.ball_reader import Settings, SettingsError
+        from drivers.camera import Camera, CameraError, open_source
+        from vision.balls import DECODERS, BallDecoder, DecoderUnavailable
+        worker = get_current_worker()
+        try:
+            settings = Settings.from_section(self.section)
+            camera = Camera(open_source(settings.source, settings.width, settings.height, settings.fps)).start()
+        except (SettingsError, CameraError, OSError) as error:
+            self.post_message(self.CameraProblem(f"camera: {error}"))
+            return
+        decoders = {}
+        for name in DECODERS:
+            try:
+                decoder = BallDecoder(name, settings.ball_diameter, settings.fov, warn=lambda text: None)
+            except (DecoderUnavailable, ImportError):
+                decoder = None
+            if decoder is None or decoder.name != name:        # it fell back to another decoder
+                self.post_message(self.CameraProblem(f"decoder {name} is not available here"))
+                continue
+            decoders[name] = decoder
+        try:
+            while not worker.is_cancelled:
+                frame = camera.get(timeout=0.2)
+                if frame is None:
+                    if camera.ended:
+                        self.post_message(self.CameraProblem(f"camera: {camera.error or 'the stream ended'}"))
+                        return
+                    continue
+                self.post_message(self.measure(frame.image, decoders, cv2))
+        finally:
+            camera.stop()
+
+    def measure(self, image, decoders: dict, cv2) -> "CalibrateApp.Measured":
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        roi = self.roi
+        region = gray[roi[1]:roi[1] + roi[3], roi[0]:roi[0] + roi[2]] if roi else gray
+        reads = {}
+        for name, decoder in decoders.items():
+            decoder.roi = roi
+            reads[name] = decoder.read(image)
+        preview = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        if roi:
+            cv2.rectangle(preview, (roi[0], roi[1]), (roi[0] + roi[2], roi[1] + roi[3]), (0, 212, 255), 3)
+        circle = next((r.circle for r in reads.values() if r.circle is not None), None)
+        if circle is not None:
+            ox, oy = (roi[0], roi[1]) if roi else (0, 0)
+            cv2.circle(preview, (int(circle.x + ox), int(circle.y + oy)), int(circle.r), (85, 212, 0), 3)
+        return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads)
+
+    def on_calibrate_app_measured(self, message: Measured) -> None:
+        self.frames += 1
+        self.shape = message.shape
+        roi = self.roi
+        chosen = message.reads.get(self.decoder) or next(iter(message.reads.values()), None)
+        circle = chosen.circle if chosen else None
+        self.circle = None if circle is None else (circle.x + (roi[0] if roi else 0),
+                                                   circle.y + (roi[1] if roi else 0), circle.r)
+        for name, read in message.reads.items():
+            self.stats.setdefault(name, DecoderStats()).add(read.ball is not None, read.ms)
+        if self.guided is not None and chosen is not None and chosen.found and self.guided.add(chosen.ball):
+            self.action_next_ball()
+        self.query_one("#preview", HalfBlockImage).show(message.preview)
+        self.query_one("#camera", Label).update(
+            f"{message.shape[1]}x{message.shape[0]}  ROI {list(roi) if roi else 'whole frame'}  "
+            f"frames {self.frames}  ball {'found' if circle else 'not found'}")
+        self.show_measures(message)
+        self.show_decoders(message.reads)
+
+    def on_calibrate_app_camera_problem(self, message: CameraProblem) -> None:
+        self.say(message.text, "error")
+
+    # ---- showing
+
+    def show_measures(self, m: Measured) -> None:
+        text = Text()
+        text.append(f"focus    {m.focus:6.0f}", style="bold")
+        text.append("  higher is sharper: turn the lens to the most\n")
+        text.append(f"exposure {m.level:6.0f}", style="bold")
+        text.append(f"  of 255; {m.white:.1f}% blown out, {m.black:.1f}% black\n")
+        if m.white > 2:
+            text.append("too bright: labels wash out; lower the exposure or the light\n", style="bold #ff7a00")
+        elif m.level < 50:
+            text.append("too dark: raise the exposure or the light\n", style="bold #ff7a00")
+        self.query_one("#measures", Static).update(text)
+
+    def show_decoders(self, reads: dict) -> None:
+        table = Table(box=None, expand=True)
+        for column in ("decoder", "this frame", "read rate", "ms/frame"):
+            table.add_column(column)
+        for name, stats in self.stats.items():
+            read = reads.get(name)
+            now = "-" if read is None else (f"ball {read.ball}" if read.ball else read.why)
+            rate, ms = stats.line()
+            style = "bold #ffd400" if name == self.decoder else ""
+            table.add_row(("▶ " if name == self.decoder else "  ") + name, now, rate, ms, style=style)
+        self.query_one("#decoders", Static).update(table)
+
+    def show_guided(self) -> None:
+        text = Text()
+        if self.guided is None:
+            text.append("g: start. Hold each ball in the reader's view when asked.\n")
+        elif self.guided.ball <= 27:
+            text.append(f"Show ball {self.guided.ball} now", style="bold #ffd400")
+            frames, good = self.guided.seen.get(self.guided.ball, (0, 0))
+            text.append(f"   ({frames}/{self.guided.per_ball} frames)\n")
+        else:
+            text.append("All 27 balls done.\n", style="bold #00d455")
+        if self.guided is not None:
+            for ball in range(1, 28):
+                rate = self.guided.rate(ball)
+                style = ("#909090" if rate is None else "bold #00d455" if rate >= 0.8
+                         else "bold #ffd400" if rate >= 0.5 else "bold #ff4d4d")
+                text.append(f"{ball:>2}:{'--' if rate is None else f'{rate * 100:3.0f}%'}  ", style=style)
+                if ball % 9 == 0:
+                    text.append("\n")
+        self.query_one("#guided", Static).update(text)
+
+    def show_hardware(self) -> None:
+        text = Text()
+        link = self.devices.get("link")
+        health = link.health() if link else NOT_CONNECTED
+        text.append("cage link    ", style="bold")
+        text.append(f"{health.state}  {health.detail}\n")
+        if self.link_reads:
+            text.append(f"  balls from the link: {' '.join(map(str, self.link_reads[-9:]))}\n")
+        panel = self.devices.get("panel")
+        text.append("break-beam   ", style="bold")
+        if panel is None:
+            text.append("not connected\n")
+        else:
+            ago = f", last {time.monotonic() - self.beams[-1]:.1f} s ago" if self.beams else ""
+            text.append(f"{len(self.beams)} breaks{ago}: drop a ball through it\n")
+        self.query_one("#hardware", Static).update(text)
+
+    def say(self, text: str, level: str = "info") -> None:
+        label = self.query_one("#outcome", Label)
+        label.update(text)
+        for name in ("info", "warning", "error"):
+            label.set_class(name == level, f"-{name}")
+
+    # ---- actions
+
+    def _bounded(self, roi) -> tuple[int, int, int, int]:
+        height, width = self.shape[:2] if self.shape else (10 ** 4, 10 ** 4)
+        x, y, w, h = roi
+        w, h = max(16, min(w, width)), max(16, min(h, height))
+        return max(0, min(x, width - w)), max(0, min(y, height - h)), w, h
+
+    def action_move(self, dx: int, dy: int) -> None:
+        x, y, w, h = self.roi or (0, 0, *(self.shape[1::-1] if self.shape else (640, 480)))
+        self.roi = self._bounded((x + dx * STEP, y + dy * STEP, w, h))
+
+    def action_grow(self, by: int) -> None:
+        x, y, w, h = self.roi or (0, 0, *(self.shape[1::-1] if self.shape else (640, 480)))
+        self.roi = self._bounded((x - by * STEP, y - by * STEP, w + 2 * by * STEP, h + 2 * by * STEP))
+
+    def action_roi_from_ball(self) -> None:
+        if self.circle is None:
+            self.say("no ball in view: put one in the cradle first", "warning")
+            return
+        x, y, r = self.circle
+        self.roi = self._bounded((int(x - 1.8 * r), int(y - 1.8 * r), int(3.6 * r), int(3.6 * r)))
+        self.say(f"region set around the ball: {list(self.roi)}")
+
+    def action_clear_roi(self) -> None:
+        self.roi = None
+        self.say("region: the whole frame")
+
+    def action_next_decoder(self) -> None:
+        names = list(self.stats) or [self.decoder]
+        self.decoder = names[(names.index(self.decoder) + 1) % len(names)] if self.decoder in names else names[0]
+        self.say(f"decoder to save: {self.decoder}")
+
+    def action_guided(self) -> None:
+        self.guided = Guided(self.guided_frames)
+        self.show_guided()
+
+    def action_next_ball(self) -> None:
+        if self.guided is not None and self.guided.ball <= 27:
+            self.guided.ball += 1
+        self.show_guided()
+
+    def action_save(self) -> None:
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self.say("not saved")
+                return
+            try:
+                save_camera(self.event_path, self.roi, self.decoder)
+            except (OSError, event_file.EventFileError) as error:
+                self.say(f"not saved: {error}", "error")
+                return
+            self.say(f"saved to {self.event_path}: [camera] roi = {list(self.roi) if self.roi else 'unset'}, "
+                     f"decoder = {self.decoder}")
+
+        self.push_screen(Confirm(f"Save ROI {list(self.roi) if self.roi else '(whole frame)'} and decoder "
+                                 f"{self.decoder} into {self.event_path.name}?"), answered)

@@ -1,0 +1,493 @@
+"""The staff console: the whole game at a glance, every action one key.
+
+The console holds no rules: each key builds a command dict and queues it; one worker
+thread submits the queue through the Session (so commands keep their order and the UI
+never waits on the disk) and posts the Outcome back. Rejections stay visible in the
+message bar until the next command.
+"""
+from __future__ import annotations
+
+import queue
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.widgets import DataTable, Label, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from companion import views
+from companion.bingo import commands as c
+from companion.bingo.rules import ROBBERY_PERCENT
+from companion.journal import Journal, JournalError
+from companion.session import Outcome, Session
+
+from .feed import Feed
+from .forms import CommandForm, Confirm
+from .sources import NOT_CONNECTED, SLOTS, Health, Source
+from .theme import THEME
+from .widgets import BallBoard, Countdown, HalfBlockImage, TallyLine, money
+
+PHASES = {"new": "NOT SET UP", "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
+          "turn_over": "TURN OVER", "final": "FINAL ROBBERIES", "counting": "CASH COUNT", "finished": "FINISHED"}
+HEALTH_STYLE = {"ok": "bold #00d455", "degraded": "bold #ffd400", "down": "bold #ff4d4d",
+                "not connected": "#909090"}
+
+
+def summary(command: dict) -> str:
+    """One line for the journal pane."""
+    if command.get("do") == "setup":
+        return f"setup {command.get('event', '')} ({len(command.get('players', []))} players)"
+    parts = [command.get("do", "?")]
+    for key, value in command.items():
+        if key == "do" or value in ("", None):
+            continue
+        if isinstance(value, dict):
+            value = summary(value)
+        elif isinstance(value, list):
+            value = "".join(value) if all(isinstance(v, str) for v in value) else " ".join(map(str, value))
+        parts.append(f"{key}={value}")
+    return " ".join(parts)
+
+
+class KeyBar(Static):
+    """Every key and what it does, wrapped so that a key never leaves its words."""
+
+    def __init__(self, bindings: list[Binding], **kwargs):
+        super().__init__(**kwargs)
+        self.pairs = [(b.key.replace("ctrl+", "^"), b.description) for b in bindings]
+
+    def on_resize(self) -> None:
+        width, text, used = max(20, self.size.width), Text(), 0
+        for key, words in self.pairs:
+            size = len(key) + len(words) + 4
+            if used and used + size > width:
+                text.append("\n")
+                used = 0
+            text.append(f" {key} ", style="bold #000000 on #ffd400")
+            text.append(f" {words} ")
+            used += size
+        self.update(text)
+
+
+class ConsoleApp(App):
+    CSS_PATH = ["theme.tcss", "console.tcss"]
+    TITLE = "Plunder Bingo: staff console"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
+
+    BINDINGS = [
+        Binding("b", "send('begin_turn')", "begin turn"),
+        Binding("d", "form('draw')", "draw"),
+        Binding("v", "form('vote')", "vote card"),
+        Binding("r", "form('rob')", "robbery card"),
+        Binding("p", "form('buy')", "sell special"),
+        Binding("i", "form('inout')", "IN/OUT"),
+        Binding("c", "form('change')", "change"),
+        Binding("e", "form('exclude')", "exclusion"),
+        Binding("t", "send('close_voting')", "close voting"),
+        Binding("o", "form('order_lines')", "order lines"),
+        Binding("n", "send('end_turn')", "end turn"),
+        Binding("f", "send('begin_final')", "begin final"),
+        Binding("g", "send('end_final')", "end final"),
+        Binding("m", "form('cash')", "cash count"),
+        Binding("F", "send('finish')", "finish game"),
+        Binding("w", "form('void')", "void card"),
+        Binding("u", "undo", "undo"),
+        Binding("1", "rule_vote('X')", "held: X"),
+        Binding("2", "rule_vote('Y')", "held: Y"),
+        Binding("3", "rule_vote('Z')", "held: Z"),
+        Binding("a", "rule_as_read", "held: as read"),
+        Binding("0", "rule_invalid", "held: invalid"),
+        Binding("R", "rule_as", "held: rule as…"),
+        Binding("ctrl+q", "quit", "quit", priority=True),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        """The session's answer to one command (sent by the session thread)."""
+        command: dict
+        outcome: Outcome
+        batches: list
+        deadline: float | None
+
+    @dataclass
+    class Note(Message):
+        """A line from a hardware source or the session thread."""
+        text: str
+        level: str = "info"     # info | warning | error
+
+    @dataclass
+    class CropLoaded(Message):
+        serial: str
+        image: object           # numpy array, or None
+        problem: str = ""
+
+    def __init__(self, session: Session, sources: dict[str, Source] | None = None,
+                 problems: list[str] | None = None, clock=time.time):
+        super().__init__()
+        self.session = session
+        self.sources = sources or {}
+        self.problems = problems or []
+        self.clock = clock
+        self.commands: queue.Queue = queue.Queue()
+        self.ready = False               # the journal is loaded and shown
+        self.handled = 0                 # outcomes received (tests wait on it)
+        self.last_outcome: Outcome | None = None
+        self.batches: dict[int, dict] = {}
+        self.held: list[dict] = []
+
+    @classmethod
+    def for_journal(cls, path: str | Path, readonly: bool = False, **kwargs) -> "ConsoleApp":
+        return cls(Session(Journal(path, readonly=readonly)), **kwargs)
+
+    # ---- layout
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="status"):
+            yield Label("", id="where")
+            yield Label("", id="drawn")
+            yield Countdown(big=False, id="timer")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield BallBoard(id="board")
+                yield TallyLine("", id="count")
+                yield Static("", id="hardware")
+                with Vertical(id="review-box"):
+                    yield OptionList(id="review")
+                    yield Static("", id="review-detail")
+                    yield HalfBlockImage("", id="crop")
+            with Vertical(id="middle"):
+                yield DataTable(id="players", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="robbery")
+                yield DataTable(id="journal", cursor_type="row")
+        yield Label("", id="outcome")
+        yield KeyBar(self.BINDINGS, id="keys")
+
+    def on_mount(self) -> None:
+        self.register_theme(THEME)
+        self.theme = THEME.name
+        self.query_one("#board").border_title = "Balls"
+        self.query_one("#count").border_title = "Count"
+        self.query_one("#hardware").border_title = "Hardware"
+        self.query_one("#players").border_title = "Players"
+        self.query_one("#robbery").border_title = "Robbery and moves"
+        self.query_one("#review-box").border_title = "Review queue"
+        self.query_one("#journal").border_title = "Journal"
+        players = self.query_one("#players", DataTable)
+        for label in ("No", "Name", "Acct", "Balance", "Lines", "Items", "Card"):
+            players.add_column(label, key=label)
+        journal = self.query_one("#journal", DataTable)
+        for label in ("#", "time", "status", "command"):
+            journal.add_column(label, key=label)
+        self.run_session()
+        for slot, source in self.sources.items():
+            try:
+                source.start(self.send, self.note)
+            except Exception as error:     # one broken device must not keep the console from starting
+                self.show_outcome(f"{SLOTS[slot]}: {error}", "error")
+        for problem in self.problems:
+            self.show_outcome(problem, "warning")
+        self.set_interval(1.0, self.show_health)
+        self.show_health()
+        players.focus()
+
+    def on_unmount(self) -> None:
+        for source in self.sources.values():
+            source.stop()
+
+    # ---- the session thread: the only place that touches the journal
+
+    def send(self, command: dict, reply=None) -> None:
+        """Queue a command (any thread): keys, forms and hardware sources all come here.
+        reply(outcome), if given, is called from the session thread."""
+        self.commands.put((command, reply))
+
+    def note(self, text: str, level: str = "info") -> None:
+        """Any thread: show a line in the message bar."""
+        self.post_message(self.Note(text, level))
+
+    @work(thread=True, exclusive=True, name="session")
+    def run_session(self) -> None:
+        worker = get_current_worker()
+        feed = Feed(self.session.journal)
+        loaded = feed.poll()
+        self.post_message(self.Submitted({}, Outcome("ok"), loaded, feed.deadline()))
+        self.post_message(self.Note(f"journal {Path(self.session.journal.path).name}: {len(loaded)} commands"))
+        while not worker.is_cancelled:
+            try:
+                command, reply = self.commands.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            try:
+                outcome = self.session.submit(command)
+            except c.Malformed as error:
+                outcome = Outcome("rejected", str(error))
+            except (sqlite3.Error, JournalError) as error:
+                outcome = Outcome("rejected", f"the journal refused the write: {error}")
+            if reply is not None:
+                reply(outcome)
+            self.post_message(self.Submitted(command, outcome, feed.poll(), feed.deadline()))
+
+    def on_console_app_submitted(self, message: Submitted) -> None:
+        outcome = message.outcome
+        for batch in message.batches:
+            self.batches[batch.number] = batch.command
+            self.add_journal_row(batch)
+        self.query_one(Countdown).deadline = message.deadline
+        self.refresh_view()
+        if message.command:
+            name = message.command.get("do", "?")
+            words = {"ok": f"✔ {name}", "invalid": f"⚠ {name}: card invalid", "rejected": f"✖ {name} rejected"}
+            detail = f": {outcome.reason}" if outcome.reason else ""
+            level = {"ok": "info", "invalid": "warning", "rejected": "error"}[outcome.status]
+            self.show_outcome(words[outcome.status] + detail, level)
+            self.handled += 1
+            self.last_outcome = outcome
+        self.ready = True
+
+    def on_console_app_note(self, message: Note) -> None:
+        self.show_outcome(message.text, message.level)
+
+    def show_outcome(self, text: str, level: str) -> None:
+        label = self.query_one("#outcome", Label)
+        label.update(text)
+        for name in ("info", "warning", "error"):
+            label.set_class(name == level, f"-{name}")
+
+    # ---- showing the staff view
+
+    def refresh_view(self) -> None:
+        state = self.session.state
+        view = views.staff(state)
+        drawn = view["balls"]["drawn"]
+        self.query_one("#where", Label).update(
+            f"{view['event'] or 'no game'}   Turn {view['turn']}/{state.rules.turns}   {PHASES.get(view['phase'], view['phase'])}")
+        self.query_one("#drawn", Label).update("   ".join(f"{l} {b}" for l, b in zip("XYZ", drawn)) or "")
+        self.query_one(BallBoard).show(view["balls"])
+        self.show_count(view)
+        self.show_players(view, set(view["balls"]["valid"]))
+        self.show_robbery(view, state.rights_turn())
+        self.show_review(view["open"].get("held", []))
+
+    def show_count(self, view: dict) -> None:
+        count = self.query_one("#count", TallyLine)
+        if view["phase"] == "voting":
+            ballots = view["open"]["votes"]
+            counts = {letter: sum(1 for b in ballots if b["choice"] == letter) for letter in "XYZ"}
+            invalid = sum(1 for b in ballots if b["choice"] is None)
+            options = "   ".join(f"{l} {ball}: {counts[l]}" for l, ball in zip("XYZ", view["balls"]["drawn"]))
+            count.update(f"{options}   invalid: {invalid}   ({len(ballots)} cards so far)")
+        else:
+            count.show(view["tally"])
+
+    def show_players(self, view: dict, valid: set[int]) -> None:
+        table = self.query_one("#players", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for p in view["players"]:
+            lines = " ".join(f"{l['ordinal']}:{l['line']}·t{l['turn']}" for l in p["lines"]) or "-"
+            items = " ".join(f"{k}×{n}" for k, n in p["items"].items()) or "-"
+            card = Text()
+            for n in p["card"]:
+                card.append(f"{n:>2} ", style="bold #00d455" if n in valid else "")
+            balance = Text(money(p["balance"]), style="bold #ff4d4d" if p["balance"] < 0 else "")
+            table.add_row(str(p["no"]), p["name"], p["account"], balance, lines, items, card, key=str(p["no"]))
+        if view["players"]:
+            table.move_cursor(row=min(row, len(view["players"]) - 1))
+
+    def show_robbery(self, view: dict, rights_turn: int | None) -> None:
+        names = {p["no"]: p["name"] for p in view["players"]}
+        used = {(r["robber"], r["ordinal"]): r["serial"] for r in view["open"]["robberies"]}
+        text = Text()
+        text.append(f"Rights now (lines of turn {rights_turn}):\n" if rights_turn else "No robbery rights now\n",
+                    style="bold")
+        for p in view["players"]:
+            for line in p["lines"]:
+                if line["turn"] == rights_turn:
+                    serial = used.get((p["no"], line["ordinal"]))
+                    text.append(f"  {p['no']} {p['name']}: line {line['ordinal']} ({line['line']}) "
+                                f"{ROBBERY_PERCENT[line['ordinal']]}%")
+                    text.append(f"  used by {serial}\n" if serial else "  unused\n",
+                                style="#00d455" if serial else "#ffd400")
+        robberies = view["open"]["robberies"]
+        text.append(f"Robbery cards received: {len(robberies)}\n", style="bold")
+        for r in robberies:
+            text.append(f"  {r['serial']}  {r['robber']} {names.get(r['robber'], '?')} → "
+                        f"{r['victim']} {names.get(r['victim'], '?')}  line {r['ordinal']}\n")
+        moves = view["open"]["moves_due"]
+        if moves:
+            text.append("IN/OUT at next turn: " + ", ".join(f"ball {b} {d}" for b, d in moves) + "\n", style="bold")
+        self.query_one("#robbery", Static).update(text)
+
+    def show_review(self, held: list[dict]) -> None:
+        if held == self.held:
+            return
+        self.held = held
+        review = self.query_one("#review", OptionList)
+        highlighted = review.highlighted
+        review.clear_options()
+        review.add_options([Option(f"{h['serial']}  {h['card'].get('do')}: {h['reason']}", id=h["serial"])
+                            for h in held])
+        self.query_one("#review-box").border_title = f"Review queue ({len(held)})"
+        if held:
+            review.highlighted = min(highlighted or 0, len(held) - 1)
+        else:
+            self.query_one("#review-detail", Static).update("Nothing waiting for review")
+            self.query_one("#crop", HalfBlockImage).update("")
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        held = self.current_held()
+        if held is None:
+            return
+        detail = Text()
+        detail.append(f"{held['serial']}: {summary(held['card'])}\n", style="bold")
+        detail.append(f"why held: {held['reason']}\n")
+        detail.append("1/2/3 rule vote X/Y/Z · a as read · 0 invalid · R rule as… · w void", style="#c8c8c8")
+        self.query_one("#review-detail", Static).update(detail)
+        self.load_crop(held["serial"], held.get("crop", ""))
+
+    @work(thread=True, group="crop")
+    def load_crop(self, serial: str, path: str) -> None:
+        """Card crops are files the scanner wrote; read them off the UI thread."""
+        if not path:
+            self.post_message(self.CropLoaded(serial, None, "no crop saved"))
+            return
+        try:
+            import cv2
+        except ImportError:
+            self.post_message(self.CropLoaded(serial, None, f"crop {path} (OpenCV not installed)"))
+            return
+        image = cv2.imread(path)
+        self.post_message(self.CropLoaded(serial, image, "" if image is not None else f"cannot read crop {path}"))
+
+    def on_console_app_crop_loaded(self, message: CropLoaded) -> None:
+        held = self.current_held()
+        if held is None or held["serial"] != message.serial:
+            return
+        crop = self.query_one("#crop", HalfBlockImage)
+        if message.image is None:
+            crop.update(Text(message.problem, style="italic"))
+        else:
+            crop.show(message.image)
+
+    def add_journal_row(self, batch) -> None:
+        table = self.query_one("#journal", DataTable)
+        style = {"ok": "", "invalid": "#ffd400", "rejected": "#ff4d4d"}.get(batch.status, "")
+        command = summary(batch.command) + (f"  ({batch.reason})" if batch.reason else "")
+        table.add_row(str(batch.number), batch.at[11:19], Text(batch.status, style=style), command)
+        table.move_cursor(row=table.row_count - 1)
+
+    def show_health(self) -> None:
+        try:
+            hardware = self.query_one("#hardware", Static)
+        except NoMatches:                    # the interval can fire while the app shuts down
+            return
+        text = Text()
+        for slot, name in SLOTS.items():
+            source = self.sources.get(slot)
+            try:
+                health = source.health() if source else NOT_CONNECTED
+            except Exception as error:      # a broken driver must not take the console down
+                health = Health("down", f"health check failed: {error}")
+            text.append(f"{name:<13}", style="bold")
+            text.append(f"● {health.state}", style=HEALTH_STYLE.get(health.state, ""))
+            text.append(f"  {health.detail}\n" if health.detail else "\n")
+        hardware.update(text)
+
+    # ---- actions: every one builds a command and queues it
+
+    def action_send(self, name: str) -> None:
+        self.send({"do": name})
+
+    def action_form(self, name: str) -> None:
+        self.push_screen(CommandForm(name, self.defaults(name)), self.send_from_form)
+
+    def send_from_form(self, command: dict | None) -> None:
+        if command is None:
+            return
+        if command["do"] == "draw" and len(command["balls"]) == 1:
+            command = {"do": "draw_ball", "ball": command["balls"][0]}
+        self.send(command)
+
+    def defaults(self, name: str) -> dict:
+        """Pre-filled fields: the player whose row is selected, this turn's number."""
+        values = {}
+        player = self.selected_player()
+        if player is not None:
+            values.update(player=player, robber=player)
+        if name == "vote":
+            values["turn"] = self.session.state.turn
+        return values
+
+    def selected_player(self) -> int | None:
+        table = self.query_one("#players", DataTable)
+        if not table.row_count:
+            return None
+        return int(table.get_row_at(table.cursor_row)[0])
+
+    def action_undo(self) -> None:
+        target = self.session.game.undoable()
+        if target is None:
+            self.show_outcome("✖ undo: nothing to undo", "error")
+            return
+        what = summary(self.batches.get(target, {}))
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.send({"do": "undo"})
+            else:
+                self.show_outcome("undo cancelled", "info")
+
+        self.push_screen(Confirm(f"Take back command #{target}: {what}?"), answered)
+
+    def current_held(self) -> dict | None:
+        review = self.query_one("#review", OptionList)
+        if not self.held:
+            return None
+        return self.held[review.highlighted if review.highlighted is not None else 0]
+
+    def _held_or_say(self) -> dict | None:
+        held = self.current_held()
+        if held is None:
+            self.show_outcome("✖ no card is waiting for review", "error")
+        return held
+
+    def action_rule_vote(self, letter: str) -> None:
+        held = self._held_or_say()
+        if held is None:
+            return
+        if held["card"].get("do") != "vote":
+            self.show_outcome(f"✖ {held['serial']} is a {held['card'].get('do')} card: a, 0 or R", "error")
+            return
+        self.send({"do": "rule", "serial": held["serial"], "card": {**held["card"], "marks": [letter]}})
+
+    def action_rule_as_read(self) -> None:
+        held = self._held_or_say()
+        if held:
+            self.send({"do": "rule", "serial": held["serial"], "card": held["card"]})
+
+    def action_rule_invalid(self) -> None:
+        held = self._held_or_say()
+        if held:
+            self.send({"do": "rule", "serial": held["serial"], "invalid": "operator: not readable as marked"})
+
+    def action_rule_as(self) -> None:
+        held = self._held_or_say()
+        if held is None:
+            return
+        kind = held["card"].get("do")
+        values = {k: v for k, v in held["card"].items() if k != "do"}
+
+        def ruled(card: dict | None) -> None:
+            if card is not None:
+                self.send({"do": "rule", "serial": held["serial"], "card": card})
+
+        self.push_screen(CommandForm(kind, values), ruled)

@@ -1,0 +1,142 @@
+"""Typing a command in: one small form per command, and a yes/no question.
+
+A form only turns text into numbers and lists; whether the command has the right shape
+is for companion.bingo.commands.parse to say, and whether it is allowed, for the rules.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label
+
+from companion.bingo import commands as c
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str
+    label: str
+    kind: str = "str"        # str | int | ints | marks | words
+    optional: bool = False
+
+
+PLAYER = Field("player", "Player no.", "int")
+SERIAL = Field("serial", "Card serial (as printed)")
+CARD_SERIAL = Field("serial", "Card serial (blank: typed without a card)", optional=True)
+
+# command -> (title, fields)
+FORMS: dict[str, tuple[str, list[Field]]] = {
+    "draw": ("Draw: the balls as drawn, X Y Z (one number: just that ball)",
+             [Field("balls", "Balls, e.g. 17 4 22", "ints")]),
+    "vote": ("Vote card", [SERIAL, Field("turn", "Turn printed on the card", "int"),
+                           Field("marks", "Marks: X, Y or Z (empty: blank, XY: two marks)", "marks")]),
+    "rob": ("Robbery card", [SERIAL, Field("robber", "Robber player no.", "int"),
+                             Field("victim", "Victim player no.", "int"),
+                             Field("ordinal", "Line ordinal (1-8)", "int")]),
+    "buy": ("Sell a special card", [PLAYER, Field("item", "Item: in, out, change or exclusion")]),
+    "inout": ("IN/OUT card", [PLAYER, Field("dir", "Direction: in or out"), Field("ball", "Ball", "int"),
+                              CARD_SERIAL]),
+    "change": ("Change card", [PLAYER, Field("cell", "Cell (1-9, row by row)", "int"),
+                               Field("number", "New number", "int"), CARD_SERIAL]),
+    "exclude": ("Exclusion card", [PLAYER, Field("ball", "Ball", "int"), CARD_SERIAL]),
+    "order_lines": ("Order of lines formed together", [PLAYER,
+                    Field("lines", "Lines, first first: row1 row2 row3 col1 col2 col3 diag1 diag2", "words")]),
+    "cash": ("Cash count", [PLAYER, Field("amount", "Cash in L$", "int")]),
+    "void": ("Void a card (vote, robbery or held)", [SERIAL]),
+}
+
+
+class FormError(ValueError):
+    pass
+
+
+def convert(field: Field, text: str):
+    text = text.strip()
+    try:
+        if field.kind == "int":
+            return int(text.replace(",", "").replace("_", ""))
+        if field.kind == "ints":
+            return [int(part) for part in text.replace(",", " ").split()]
+    except ValueError:
+        raise FormError(f"{field.label}: whole numbers please, not {text!r}") from None
+    if field.kind == "marks":
+        return [letter for letter in text.upper() if not letter.isspace()]
+    if field.kind == "words":
+        return text.replace(",", " ").split()
+    return text
+
+
+def as_text(value) -> str:
+    if isinstance(value, list):
+        return ("" if all(isinstance(v, str) and len(v) == 1 for v in value) else " ").join(map(str, value))
+    return "" if value is None else str(value)
+
+
+class CommandForm(ModalScreen[dict | None]):
+    """Fields for one command; Enter moves on and submits from the last field, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, command: str, values: dict | None = None, extra: dict | None = None):
+        super().__init__(classes="form")
+        self.command = command
+        self.title_text, self.fields = FORMS[command]
+        self.values = values or {}
+        self.extra = extra or {}           # keys sent as they are (e.g. rule's serial)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(self.title_text, id="title")
+            for field in self.fields:
+                yield Label(field.label + (" (optional)" if field.optional else ""), classes="field-label")
+                yield Input(as_text(self.values.get(field.key)), id=f"field-{field.key}")
+            yield Label("", id="error")
+            yield Label("Enter: next / send   Esc: cancel", classes="hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        inputs = list(self.query(Input))
+        at = inputs.index(event.input)
+        if at + 1 < len(inputs):
+            inputs[at + 1].focus()
+            return
+        try:
+            self.dismiss(self.command_dict())
+        except (FormError, c.Malformed) as error:
+            self.query_one("#error", Label).update(str(error))
+
+    def command_dict(self) -> dict:
+        data = dict(self.extra)
+        for field in self.fields:
+            text = self.query_one(f"#field-{field.key}", Input).value
+            if field.optional and not text.strip():
+                continue
+            data[field.key] = convert(field, text)
+        command = {"do": self.command, **data} if self.command in c.COMMANDS else data
+        if "do" in command:
+            c.parse(command)       # the shape, checked where commands are defined
+        return command
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class Confirm(ModalScreen[bool]):
+    """A yes/no question: y or Enter for yes, n or Esc for no."""
+
+    BINDINGS = [Binding("y,enter", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, question: str):
+        super().__init__(classes="form")
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(self.question, id="title")
+            yield Label("y / Enter: yes    n / Esc: no", classes="hint")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

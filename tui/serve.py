@@ -1,0 +1,121 @@
+"""The audience display in any browser on the venue network, with textual-serve.
+
+Each browser gets its own `companion display --journal J` process: only the display
+command is ever built here, so the console is never served. The page is ours, not
+textual-serve's: it loads nothing from the internet (the font ships with textual-serve)
+and, when the session drops (network blip, display process ended, server restarted),
+it waits for the server and reloads itself, so a kiosk needs no one to press "Restart".
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import shlex
+import string
+import sys
+from pathlib import Path
+
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+log = logging.getLogger("companion.serve")
+
+PAGE = string.Template("""<!DOCTYPE html>
+<html>
+<head>
+  <meta charset="utf-8">
+  <title>$title</title>
+  <link rel="preload" href="/static/fonts/RobotoMono-VariableFont_wght.ttf" as="font" type="font/ttf" crossorigin>
+  <link rel="stylesheet" href="/static/css/xterm.css">
+  <style>
+    @font-face {
+      font-family: "Roboto Mono";
+      src: url("/static/fonts/RobotoMono-VariableFont_wght.ttf") format("truetype");
+      font-weight: 100 700;
+    }
+    html, body { margin: 0; height: 100%; background: #000000; overflow: hidden; }
+    #terminal { width: 100vw; height: 100vh; }
+    #notice {
+      display: none; position: absolute; inset: 0; z-index: 10;
+      align-items: center; justify-content: center;
+      font: 32px "Roboto Mono", monospace; color: #ffd400; background: #000000;
+    }
+    body.-closed #notice { display: flex; }
+  </style>
+  <script src="/static/js/textual.js"></script>
+</head>
+<body>
+  <div id="notice">Reconnecting…</div>
+  <div id="terminal" class="textual-terminal"
+       data-session-websocket-url="$websocket" data-font-size="$font_size"></div>
+  <script>
+    // textual.js marks the body "-closed" when the session ends: wait for the server, then reload.
+    setInterval(async () => {
+      if (!document.body.classList.contains("-closed")) return;
+      try {
+        const answer = await fetch(location.pathname + "?ping=" + Date.now(), {cache: "no-store"});
+        if (answer.ok) location.reload();
+      } catch (error) { /* server still down: try again */ }
+    }, $retry_ms);
+  </script>
+</body>
+</html>
+""")
+
+
+def display_command(journal: Path) -> str:
+    """The one command the server runs per browser: the read-only display. `exec`, so the
+    display's parent is the server itself and it can tell when the server is gone."""
+    return f"exec {shlex.quote(sys.executable)} -m companion display --journal {shlex.quote(str(journal.resolve()))}"
+
+
+class DisplaySession(AppService):
+    """One browser's display process. When the process ends for any reason, the browser's
+    connection is closed too, so the page notices and reconnects (textual-serve alone
+    closes it only when the app exits cleanly, leaving a frozen picture otherwise)."""
+
+    async def run(self) -> None:
+        await super().run()
+        await self.remote_close()
+
+
+class DisplayServer(Server):
+    def __init__(self, journal: Path, host: str, port: int, font_size: int = 24, retry_ms: int = 2000):
+        super().__init__(display_command(journal), host=host, port=port, title="Plunder Bingo")
+        self.font_size = font_size
+        self.retry_ms = retry_ms
+
+    async def handle_index(self, request: web.Request) -> web.Response:
+        """The page, with addresses taken from the request: a browser on another machine
+        reaches the server by the name it used, whatever --host the server listens on."""
+        scheme = "wss" if request.secure else "ws"
+        page = PAGE.substitute(
+            title=self.title, websocket=f"{scheme}://{request.host}/ws",
+            font_size=to_int(request.query.get("fontsize", ""), self.font_size), retry_ms=self.retry_ms)
+        return web.Response(text=page, content_type="text/html", headers={"Cache-Control": "no-store"})
+
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        websocket = web.WebSocketResponse(heartbeat=15)     # a silent network drop is noticed too
+        await websocket.prepare(request)
+        session = DisplaySession(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                                 close=websocket.close, download_manager=self.download_manager, debug=self.debug)
+        try:
+            await session.start(to_int(request.query.get("width", "80"), 80),
+                                to_int(request.query.get("height", "24"), 24))
+            await self._process_messages(websocket, session)
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("display session failed")
+        finally:
+            await session.stop()
+            await websocket.close()
+        return websocket
+
+
+def serve_display(journal: Path, host: str, port: int, font_size: int = 24) -> int:
+    """Raises OSError when the address cannot be used (port taken, no such interface)."""
+    DisplayServer(journal, host, port, font_size).serve()
+    return 0

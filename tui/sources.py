@@ -1,0 +1,226 @@
+"""What the console listens to besides the keyboard: the ball reader (camera), the cage
+link (serial), the card scanner (a watched folder) and the staff panel (GPIO). Each is
+optional; an absent one shows as "not connected".
+
+A source runs its own threads (law 4) and talks back only through two callables:
+`send(command, reply=None)` queues a command for the session exactly as a key press
+would (reply, if given, is called with the Outcome from the session's thread), and
+`note(text, level="info")` puts a line in the console's message bar. `health()` must be
+a cheap snapshot: the console calls it on the UI thread once a second.
+
+Hardware is chosen by configuration: the event file's [camera], [serial] and [panel]
+sections, and the scanner folder given to `companion console --scan`.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+SLOTS = {"reader": "ball reader", "link": "cage link", "scanner": "card scanner", "panel": "staff panel"}
+
+
+@dataclass(frozen=True)
+class Health:
+    state: str          # ok | degraded | down | not connected
+    detail: str = ""
+
+
+NOT_CONNECTED = Health("not connected")
+
+
+class Source(Protocol):
+    def start(self, send: Callable, note: Callable) -> None: ...
+    def health(self) -> Health: ...
+    def stop(self) -> None: ...
+
+
+def ask(send: Callable, command: dict, timeout: float = 10.0) -> tuple[str, str | None]:
+    """Send a command and wait for its outcome (for drivers that must know, e.g. where to
+    file a scanned card). Call it from a driver's thread, never from the UI thread."""
+    answered, box = threading.Event(), {}
+
+    def reply(outcome) -> None:
+        box["outcome"] = outcome
+        answered.set()
+
+    send(command, reply)
+    if not answered.wait(timeout):
+        return "rejected", "the console did not answer in time"
+    return box["outcome"].status, box["outcome"].reason
+
+
+class ReaderSource:
+    """[camera]: drivers.ball_reader reads balls leaving the cage; each accepted ball is a draw_ball."""
+
+    def __init__(self, section: dict, places: Callable[[], dict]):
+        from drivers.ball_reader import Settings
+        self.settings = Settings.from_section(section)
+        self.places, self.reader, self.problem = places, None, ""
+
+    def start(self, send, note) -> None:
+        from drivers.ball_reader import BallReader, CameraError
+        from vision.acceptance import BallRead
+
+        def on_message(message) -> None:
+            if isinstance(message, BallRead):
+                note(f"ball reader: ball {message.ball} ({message.reads} of {message.frames} frames agree)")
+                send(message.command())
+            else:
+                note(f"ball reader: {message.message}", "warning")
+        try:
+            self.reader = BallReader.from_settings(self.settings, on_message, places=self.places,
+                                                   warn=lambda text: note(f"ball reader: {text}", "warning"))
+            self.reader.start()
+        except (CameraError, ValueError, OSError) as error:
+            self.problem = str(error)
+            note(f"ball reader: {error}", "error")
+
+    def beam(self, count: int) -> None:
+        if self.reader is not None:
+            self.reader.beam(count)
+
+    def health(self) -> Health:
+        if self.reader is None:
+            return Health("down", self.problem)
+        camera, last = self.reader.camera, self.reader.last
+        if camera.error:
+            return Health("down", camera.error)
+        detail = f"{self.reader.frames} frames read, {camera.dropped} dropped"
+        if last is not None:
+            detail += f"; last {last.ms:.0f} ms: {last.why}"
+        return Health("ok", detail)
+
+    def stop(self) -> None:
+        if self.reader is not None:
+            self.reader.stop()
+
+
+class LinkSource:
+    """[serial]: drivers.serial_link, the cage's reader (or a barcode scanner) on a serial port."""
+
+    def __init__(self, section: dict, places: Callable[[], dict]):
+        from drivers.serial_link import SerialLink
+        self.link = SerialLink.from_config(section, self._read, machine=places)   # checks the URL now
+        self.send = self.note = None
+
+    def _read(self, read) -> None:
+        if read.alert:
+            self.note(f"cage link: {read.alert}", "warning")
+        self.send({"do": "draw_ball", "ball": read.ball})
+
+    def start(self, send, note) -> None:
+        self.send, self.note = send, note
+        self.link.start()
+
+    def health(self) -> Health:
+        h = self.link.health()
+        state = "ok" if h.ok else "degraded" if h.connected else "down"
+        beat = "" if h.heartbeat_age is None else f", heard {h.heartbeat_age:.1f} s ago"
+        detail = f"{h.reads} balls, {h.crc_errors} damaged, {h.reconnects} reconnects{beat}"
+        if not h.ok and h.last_error:
+            detail = f"{h.last_error}; {detail}"
+        return Health(state, detail)
+
+    def stop(self) -> None:
+        self.link.stop()
+
+
+class ScannerSource:
+    """A folder the card scanner writes into: vision.cards scans each image and files it by
+    the referee's answer (done/, review/, rejected/)."""
+
+    def __init__(self, folder: Path, event):
+        from vision.cards import Scanner, Settings
+        if not Path(folder).is_dir():
+            raise OSError(f"{folder}: no such folder")
+        known = set(Settings.__dataclass_fields__)
+        settings = Settings(**{k: float(v) for k, v in event.sections.get("cards", {}).items() if k in known})
+        self.folder, self.scanner = Path(folder), Scanner(event.id, event.secret, settings)
+        self.scanned, self.last, self.problem, self._stop = 0, "", "", threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, send, note) -> None:
+        from vision.cards import FolderWatcher
+        watcher = FolderWatcher(self.scanner, self.folder, lambda command: ask(send, command))
+
+        def on_result(result) -> None:
+            self.scanned += 1
+            self.last = f"{Path(result.image).name}: {result.decision}"
+            if result.decision not in ("counted", "ignored"):
+                note(f"card scanner: {self.last}" + (f": {result.reason}" if result.reason else ""),
+                     "info" if result.decision == "review" else "warning")
+
+        def run() -> None:
+            try:
+                watcher.run(on_result, self._stop.is_set)
+            except Exception as error:       # said in the console, never a silent dead thread
+                self.problem = f"stopped: {type(error).__name__}: {error}"
+                note(f"card scanner {self.problem}", "error")
+
+        self._thread = threading.Thread(target=run, name="card scanner", daemon=True)
+        self._thread.start()
+
+    def health(self) -> Health:
+        if self._thread is None or not self._thread.is_alive():
+            return Health("down", self.problem)
+        return Health("ok", f"{self.scanned} cards" + (f"; last {self.last}" if self.last else ""))
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+class PanelSource:
+    """[panel]: drivers.panel's buttons send their commands; the break-beam opens the reader's window."""
+
+    def __init__(self, section: dict):
+        from drivers.panel import Panel
+        self.on_beam: Callable[[int], None] = lambda count: None
+        self.send = self.note = None
+        self.panel = Panel.from_config(section, on_button=self._button, on_beam=lambda count: self.on_beam(count))
+
+    def _button(self, name: str) -> None:
+        from drivers.panel import BUTTON_COMMANDS
+        if self.send is None:
+            return
+        self.note(f"staff panel: {name} pressed")
+        if name in BUTTON_COMMANDS:
+            self.send(dict(BUTTON_COMMANDS[name]))
+
+    def start(self, send, note) -> None:
+        self.send, self.note = send, note
+
+    def health(self) -> Health:
+        return Health("ok", f"{self.panel.balls} balls through the beam")
+
+    def stop(self) -> None:
+        self.panel.close()
+
+
+def from_event(event, places: Callable[[], dict], scan_folder: str | None = None
+               ) -> tuple[dict[str, Source], list[str]]:
+    """The sources an event file configures: ({slot: source}, [problems]). A slot whose
+    section is absent stays "not connected"; one that cannot be built says why, once."""
+    sections = event.sections if event is not None else {}
+    sources, problems = {}, []
+    makers = {
+        "reader": ("camera" in sections, lambda: ReaderSource(sections["camera"], places)),
+        "link": ("serial" in sections, lambda: LinkSource(sections["serial"], places)),
+        "scanner": (scan_folder is not None, lambda: ScannerSource(Path(scan_folder), event)),
+        "panel": ("panel" in sections, lambda: PanelSource(sections["panel"])),
+    }
+    for slot, (wanted, make) in makers.items():
+        if not wanted:
+            continue
+        try:
+            sources[slot] = make()
+        except ImportError as error:
+            problems.append(f"{SLOTS[slot]}: not installed ({error})")
+        except (OSError, ValueError) as error:
+            problems.append(f"{SLOTS[slot]}: {error}")
+    if "panel" in sources and "reader" in sources:
+        sources["panel"].on_beam = sources["reader"].beam
+    return sources, problems

@@ -1,0 +1,174 @@
+"""Acceptance: from per-frame reads to a ball the referee may draw.
+
+A ball is reported only when `agree` frames read the same ball within `window_ms` of the
+window opening (the break-beam, when fitted, or the first frame that shows a ball). Two
+different balls read in one window is an alert, never a guess; so is a ball the referee
+does not have in the machine, and a ball seen but not read in time. After a verdict the
+acceptor waits for the ball to leave (no ball seen for `gone_ms`) or for the next beam.
+
+Pure logic: times come in with the frames (seconds, any monotonic clock), so the same code
+runs live, on recorded frames and in the benchmark.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+DEFAULT_WINDOW_MS = 1500
+DEFAULT_AGREE = 2
+DEFAULT_GONE_MS = 300
+
+
+@dataclass(frozen=True)
+class BallRead:
+    """A ball accepted: what the console submits as {"do": "draw_ball", "ball": ...}."""
+    ball: int
+    at: float              # when accepted (the clock of the frames)
+    first_seen: float      # when the window opened
+    reads: int             # frames that read this ball
+    frames: int            # frames in the window
+
+    @property
+    def latency_ms(self) -> float:
+        return (self.at - self.first_seen) * 1000
+
+    def command(self) -> dict:
+        return {"do": "draw_ball", "ball": self.ball}
+
+
+@dataclass(frozen=True)
+class Alert:
+    """Something the operator must look at; nothing is drawn."""
+    kind: str              # conflict | not_in_machine | unreadable | camera
+    message: str
+    at: float
+    balls: tuple[int, ...] = ()
+
+
+@dataclass
+class _Window:
+    opened: float
+    reads: Counter = field(default_factory=Counter)
+    frames: int = 0
+
+
+class Acceptor:
+    """Feed it frames (and beam breaks); it returns BallRead and Alert messages."""
+
+    def __init__(self, window_ms: int = DEFAULT_WINDOW_MS, agree: int = DEFAULT_AGREE,
+                 gone_ms: int = DEFAULT_GONE_MS, places: Callable[[], dict] | None = None):
+        if agree < 1 or window_ms <= 0 or gone_ms <= 0:
+            raise ValueError("acceptance needs agree >= 1, window_ms > 0 and gone_ms > 0")
+        self.window, self.agree, self.gone = window_ms / 1000, agree, gone_ms / 1000
+        self.places = places                  # e.g. lambda: session.state.place
+        self._open: _Window | None = None
+        self._settled: set[int] = set()       # balls already ruled on while this ball stays in view
+        self._holding = False                 # a verdict was given; waiting for the ball to leave
+        self._last_seen: float | None = None
+
+    def beam(self, t: float) -> list:
+        """The break-beam saw a ball pass: a new ball, whatever came before."""
+        out = self._expire(t)
+        self._settled, self._holding = set(), False
+        self._open = _Window(t)
+        return out
+
+    def tick(self, t: float) -> list:
+        """Time passes without a frame (call it now and then): windows still expire."""
+        return self._expire(t)
+
+    def frame(self, t: float, found: bool, ball: int | None, conflict: tuple[int, ...] = ()) -> list:
+        """One frame's result: a ball in view or not, the ball read or None, or several balls."""
+        out = self._expire(t)
+        seen = found or ball is not None or bool(conflict)
+        if seen:
+            self._last_seen = t
+        elif self._holding and self._last_seen is not None and t - self._last_seen >= self.gone:
+            self._settled, self._holding = set(), False       # the ball has left
+        new = [b for b in (conflict or ((ball,) if ball is not None else ())) if b not in self._settled]
+        if self._open is None:
+            if not (new or (seen and not self._holding)):
+                return out
+            self._open = _Window(t)
+        window = self._open
+        window.frames += 1
+        if conflict:
+            return out + self._close(Alert("conflict", f"one frame shows balls {_list(conflict)}: "
+                                                       "check the ball by hand", t, tuple(conflict)))
+        if new:
+            window.reads[new[0]] += 1
+        if len(window.reads) > 1:
+            balls = tuple(sorted(window.reads))
+            return out + self._close(Alert("conflict", f"frames disagree: read balls {_list(balls)}; "
+                                                       "check the ball by hand", t, balls))
+        if window.reads and window.reads.most_common(1)[0][1] >= self.agree:
+            return out + self._close(self._verdict(window, t))
+        return out
+
+    def _verdict(self, window: _Window, t: float):
+        ball, reads = window.reads.most_common(1)[0]
+        where = (self.places() or {}).get(ball, "machine") if self.places else "machine"
+        if where != "machine":
+            return Alert("not_in_machine", f"read ball {ball}, but the referee has it {where}, not in the "
+                                           "machine: not drawn", t, (ball,))
+        return BallRead(ball, t, window.opened, reads, window.frames)
+
+    def _close(self, message) -> list:
+        window = self._open
+        self._settled |= set(window.reads) | set(getattr(message, "balls", ()))
+        if isinstance(message, BallRead):
+            self._settled.add(message.ball)
+        self._open, self._holding = None, True
+        return [message]
+
+    def _expire(self, t: float) -> list:
+        window = self._open
+        if window is None or t - window.opened < self.window:
+            return []
+        at = window.opened + self.window
+        if window.reads:
+            ball, n = window.reads.most_common(1)[0]
+            text = f"ball {ball} read in only {n} of the {self.agree} frames needed: check it by hand"
+            return self._close(Alert("unreadable", text, at, (ball,)))
+        return self._close(Alert("unreadable", "a ball went by but its label could not be read: "
+                                               "turn it to the camera or enter it by hand", at))
+
+
+@dataclass
+class Replay:
+    """What happened when a decoder met a stream of frames in real time."""
+    messages: list                  # (time the result was ready, BallRead | Alert)
+    processed: int = 0
+    dropped: int = 0                # frames that arrived while the decoder was busy, never looked at
+
+
+def replay(times: list[float], read: Callable[[int], tuple], acceptor: Acceptor,
+           stop: Callable[[list], bool] | None = None) -> Replay:
+    """Feed frames captured at `times` to a decoder that takes the time it takes, as the live
+    reader does: while it is busy, frames pile up and only the newest is read next.
+    read(i) -> (found, ball, conflict, seconds spent). `stop(messages)` may end the run early."""
+    result = Replay([])
+    free = float("-inf")
+    i, n = 0, len(times)
+    while i < n:
+        start = max(free, times[i])
+        j = i
+        while j + 1 < n and times[j + 1] <= start:
+            j += 1
+        result.dropped += j - i
+        found, ball, conflict, seconds = read(j)
+        free = start + seconds
+        result.processed += 1
+        for message in acceptor.frame(times[j], found, ball, conflict):
+            result.messages.append((free, message))
+        if stop and stop(result.messages):
+            return result
+        i = j + 1
+    for message in acceptor.tick(max(free, times[-1]) + acceptor.window):
+        result.messages.append((message.at, message))
+    return result
+
+
+def _list(balls) -> str:
+    return ", ".join(map(str, balls))

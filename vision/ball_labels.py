@@ -1,0 +1,290 @@
+"""Ball labels: the one design that drives the printed sticker sheets and the renderer.
+
+Each ball carries COPIES round stickers at the 12 vertices of an icosahedron (top, bottom,
+and two rings of five, like the pentagons of a football): wherever the ball rests, one
+sticker's centre is within 37.4 degrees of the camera's line of sight. A sticker is a
+version-1 QR code (error correction H: 30% of it may be lost to glare) holding "PB", the
+ball number and two ISO 7064 MOD 97-10 check digits, with the ball's numeral printed in
+the caps above and below it. Units are millimetres, origin at the sticker's centre, y down.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+BALLS = range(1, 28)          # the game's balls (companion.bingo.rules.BALLS)
+PREFIX = "PB"                 # Plunder Bingo ball label; anything else is not one of ours
+COPIES = 12
+QR_MODULES = 21               # version 1
+# Fractions of the ball diameter, chosen by measurement (README, `companion bench balls`):
+STICKER_FRACTION = 0.53       # sticker diameter: the icosahedral cell allows 0.55 D; keep a gap between stickers
+QR_FRACTION = 0.3             # QR symbol side (without quiet zone): 12 mm on a 40 mm ball, 0.57 mm modules
+QUIET_MODULES = 2.0           # white between the symbol and a numeral; the white sticker is the rest of the quiet zone
+UNDERLINED = {6, 9}           # so 6 and 9 are not read upside down
+_PAYLOAD = re.compile(rf"^{PREFIX}(\d\d)(\d\d)$")
+
+
+def check_digits(ball: int) -> str:
+    """ISO 7064 MOD 97-10 over the two ball digits: catches any changed digit or swapped pair."""
+    return f"{98 - (ball * 100) % 97:02d}"
+
+
+def payload(ball: int) -> str:
+    """The QR text: alphanumeric mode, 6 characters (version 1-H holds 10)."""
+    if ball not in BALLS:
+        raise ValueError(f"ball {ball} is not 1-27")
+    return f"{PREFIX}{ball:02d}{check_digits(ball)}"
+
+
+def parse_payload(text: str) -> int | None:
+    """The ball a QR text names, or None when it is not a valid ball label."""
+    match = _PAYLOAD.match(text.strip())
+    if not match:
+        return None
+    ball = int(match.group(1))
+    return ball if ball in BALLS and match.group(2) == check_digits(ball) else None
+
+
+@lru_cache(maxsize=None)
+def modules(ball: int) -> np.ndarray:
+    """The QR's dark modules (21x21 bool), version 1, error correction H."""
+    from reportlab.graphics.barcode import qrencoder
+    code = qrencoder.QRCode(1, qrencoder.QRErrorCorrectLevel.H)
+    code.addData(payload(ball))
+    code.make()
+    n = code.getModuleCount()
+    assert n == QR_MODULES, f"payload {payload(ball)!r} did not fit a version-1 QR"
+    return np.array([[code.isDark(r, c) for c in range(n)] for r in range(n)], dtype=bool)
+
+
+@dataclass(frozen=True)
+class Design:
+    """Sizes for one ball diameter; every size scales with it."""
+    diameter: float = 40.0
+
+    @property
+    def radius(self) -> float:
+        return self.diameter / 2
+
+    @property
+    def sticker(self) -> float:
+        return STICKER_FRACTION * self.diameter
+
+    @property
+    def qr(self) -> float:
+        return QR_FRACTION * self.diameter
+
+    @property
+    def module(self) -> float:
+        return self.qr / QR_MODULES
+
+    @property
+    def numeral_box(self) -> tuple[float, float, float]:
+        """(centre distance from the sticker centre, height, width) of each numeral."""
+        r = self.sticker / 2
+        inner = self.qr / 2 + QUIET_MODULES * self.module
+        outer = r - 0.06 * r                               # a thin white rim at the cut
+        height = outer - inner
+        width = 2 * math.sqrt(max(r * r - outer * outer, 0) + 0.0) + 0.9 * height   # the cap's chord, roughly
+        return (inner + outer) / 2, height, min(width, self.qr)
+
+
+def copies() -> np.ndarray:
+    """Unit vectors (ball frame, z up) of the 12 sticker centres: poles and two rings of five."""
+    lat = math.atan(0.5)                 # 26.57 degrees: where the rings sit
+    points = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
+    for k in range(5):
+        for ring, offset in ((1, 0.0), (-1, math.pi / 5)):
+            a = 2 * math.pi * k / 5 + offset
+            points.append((math.cos(lat) * math.cos(a), math.cos(lat) * math.sin(a), ring * math.sin(lat)))
+    return np.array(points)
+
+
+def covering_angle() -> float:
+    """Degrees: the farthest any direction is from its nearest sticker centre (icosahedron: 37.38)."""
+    return math.degrees(math.acos(math.sqrt((5 + 2 * math.sqrt(5)) / 15)))
+
+
+# --- drawing: the same shapes for the PDF and the renderer ---
+
+@dataclass(frozen=True)
+class Numeral:
+    text: str
+    y: float            # centre, mm from the sticker centre (y down)
+    height: float
+    width: float
+    flipped: bool       # printed upside down (the cap below the QR)
+    underline: bool
+
+
+def numerals(ball: int, design: Design) -> list[Numeral]:
+    centre, height, width = design.numeral_box
+    under = ball in UNDERLINED
+    return [Numeral(str(ball), -centre, height, width, False, under),
+            Numeral(str(ball), centre, height, width, True, under)]
+
+
+def raster(ball: int, design: Design, px_per_mm: float, inverted: bool = False) -> np.ndarray:
+    """The sticker as a grey image (255 white), square, side = sticker diameter; for rendering."""
+    import cv2
+    side = int(round(design.sticker * px_per_mm))
+    paper, ink = (0, 255) if inverted else (255, 0)
+    image = np.full((side, side), paper, np.uint8)
+    mods = modules(ball)
+    qr_px = int(round(design.qr * px_per_mm))
+    code = cv2.resize(np.where(mods, ink, paper).astype(np.uint8), (qr_px, qr_px), interpolation=cv2.INTER_NEAREST)
+    at = (side - qr_px) // 2
+    image[at:at + qr_px, at:at + qr_px] = code
+    for n in numerals(ball, design):
+        _draw_numeral(image, n, px_per_mm, ink)
+    return image
+
+
+def _draw_numeral(image: np.ndarray, n: Numeral, px_per_mm: float, ink: int) -> None:
+    """Hershey lettering stands in for the PDF's Helvetica: the renderer needs the numeral's
+    place and weight, not its typeface."""
+    import cv2
+    font, weight = cv2.FONT_HERSHEY_DUPLEX, 2
+    (w, h), _ = cv2.getTextSize(n.text, font, 1.0, weight)
+    box_h = n.height * (0.8 if n.underline else 1.0) * px_per_mm
+    scale = min(box_h / h, n.width * px_per_mm / w)
+    thick = max(1, int(round(scale * weight)))
+    (w, h), _ = cv2.getTextSize(n.text, font, scale, thick)
+    canvas = np.zeros_like(image)
+    # a flipped numeral is drawn upright at the mirror place, then the canvas turns half a turn
+    y = -n.y if n.flipped else n.y
+    cx, cy = image.shape[1] / 2, image.shape[0] / 2 + y * px_per_mm
+    base = (int(round(cx - w / 2)), int(round(cy + h / 2 - (0.1 * n.height * px_per_mm if n.underline else 0))))
+    cv2.putText(canvas, n.text, base, font, scale, 255, thick, cv2.LINE_AA)
+    if n.underline:
+        under = int(base[1] + 0.18 * n.height * px_per_mm)
+        cv2.line(canvas, (base[0], under), (base[0] + w, under), 255, thick)
+    if n.flipped:
+        canvas = cv2.rotate(canvas, cv2.ROTATE_180)
+    image[canvas > 127] = ink
+
+
+# --- printing ---
+
+PAGE_MARGIN = 10.0     # mm
+GAP = 2.0              # mm between stickers
+
+
+def write_pdf(path, design: Design = Design(), balls=BALLS, inverted: bool = False) -> int:
+    """Sticker sheets: for each ball a block of its 12 stickers (6 x 2) with cut circles.
+    Returns the number of pages."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.units import mm
+    from reportlab.pdfgen import canvas as pdf
+
+    page_w, page_h = A4[0] / mm, A4[1] / mm
+    pitch = design.sticker + GAP
+    block_w, block_h = 6 * pitch, 2 * pitch + 6.0
+    per_row = max(1, int((page_w - 2 * PAGE_MARGIN + GAP) // block_w))
+    rows = max(1, int((page_h - 2 * PAGE_MARGIN - 22.0) // block_h))
+    per_page = per_row * rows
+    doc = pdf.Canvas(str(path), pagesize=A4)
+    doc.setTitle(f"Plunder Bingo ball labels, {design.diameter:g} mm balls")
+    balls = list(balls)
+    pages = 0
+    for first in range(0, len(balls), per_page):
+        pages += 1
+        doc.saveState()
+        doc.scale(mm, mm)
+        doc.translate(0, page_h)
+        doc.scale(1, -1)                       # mm, y down, like the design
+        _header(doc, design, pages)
+        for i, ball in enumerate(balls[first:first + per_page]):
+            x = PAGE_MARGIN + (i % per_row) * block_w
+            y = PAGE_MARGIN + 22.0 + (i // per_row) * block_h
+            _block(doc, ball, design, x, y, inverted)
+        doc.restoreState()
+        doc.showPage()
+    doc.save()
+    return pages
+
+
+def _text(doc, x: float, y: float, size: float, text: str, bold: bool = False, anchor: str = "start",
+          flipped: bool = False) -> None:
+    """Text on a y-down canvas: un-flip locally so letters are upright (or upside down when flipped)."""
+    doc.saveState()
+    doc.translate(x, y)
+    doc.scale(1, -1)
+    if flipped:
+        doc.rotate(180)
+    doc.setFont("Helvetica-Bold" if bold else "Helvetica", size)
+    {"start": doc.drawString, "middle": doc.drawCentredString}[anchor](0, 0, text)
+    doc.restoreState()
+
+
+def _header(doc, design: Design, page: int) -> None:
+    d = design
+    _text(doc, PAGE_MARGIN, PAGE_MARGIN + 4, 4.2, f"Plunder Bingo ball labels - {d.diameter:g} mm balls - page {page}",
+          bold=True)
+    lines = [f"Per ball: {COPIES} stickers ({d.sticker:g} mm round, QR {d.qr:g} mm, module {d.module:.2f} mm, "
+             f"error correction H). Print at 100% (no 'fit to page'); check: the QR is {d.qr:g} mm wide.",
+             "Stick one on top, one on the bottom, five in a ring a little above the equator (evenly spaced), "
+             "and five a little below it,",
+             f"each below the gap between two upper ones (rings at latitude +/-26.6 deg, "
+             f"{math.radians(26.57) * d.radius:.1f} mm from the equator along the surface). "
+             "Press flat; keep them clean of tape."]
+    for i, line in enumerate(lines):
+        _text(doc, PAGE_MARGIN, PAGE_MARGIN + 9.5 + 4.2 * i, 2.9, line)
+
+
+def _block(doc, ball: int, design: Design, x: float, y: float, inverted: bool) -> None:
+    _text(doc, x, y + 3.5, 3.5, f"Ball {ball}", bold=True)
+    pitch = design.sticker + GAP
+    for k in range(COPIES):
+        cx = x + (k % 6) * pitch + pitch / 2
+        cy = y + 6.0 + (k // 6) * pitch + pitch / 2
+        _sticker(doc, ball, design, cx, cy, inverted)
+
+
+def _sticker(doc, ball: int, design: Design, cx: float, cy: float, inverted: bool) -> None:
+    r = design.sticker / 2
+    paper, ink = (0, 1) if inverted else (1, 0)
+    doc.setFillGray(paper)
+    doc.setStrokeGray(0.6)
+    doc.setLineWidth(0.15)
+    doc.setDash(0.8, 0.6)
+    doc.circle(cx, cy, r, stroke=1, fill=1)
+    doc.setDash()
+    doc.setFillGray(ink)
+    mods, m = modules(ball), design.module
+    x0, y0 = cx - design.qr / 2, cy - design.qr / 2
+    for row, col in zip(*np.nonzero(mods)):
+        # a hair of overlap so neighbouring modules print as one solid area
+        doc.rect(x0 + col * m, y0 + row * m, m + 0.01, m + 0.01, stroke=0, fill=1)
+    for n in numerals(ball, design):
+        _numeral(doc, n, cx, cy, ink)
+
+
+CAP = 0.716         # Helvetica-Bold digits stand this many em tall
+
+
+def _numeral(doc, n: Numeral, cx: float, cy: float, ink: float) -> None:
+    """The numeral centred in its box; underlined (6, 9) it sits higher with the line below."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    cap = n.height * (0.75 if n.underline else 1.0)
+    size = min(cap / CAP, n.width / max(stringWidth(n.text, "Helvetica-Bold", 1.0), 1e-6))
+    cap = size * CAP
+    doc.saveState()
+    doc.translate(cx, cy + n.y)
+    doc.scale(1, -1)                     # y up around the numeral's centre
+    if n.flipped:
+        doc.rotate(180)
+    base = n.height / 2 - cap if n.underline else -cap / 2
+    doc.setFillGray(ink)
+    doc.setFont("Helvetica-Bold", size)
+    doc.drawCentredString(0, base, n.text)
+    if n.underline:
+        width = stringWidth(n.text, "Helvetica-Bold", size)
+        doc.setStrokeGray(ink)
+        doc.setLineWidth(0.1 * n.height)
+        doc.line(-width / 2, -n.height / 2 + 0.06 * n.height, width / 2, -n.height / 2 + 0.06 * n.height)
+    doc.restoreState()

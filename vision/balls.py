@@ -1,0 +1,485 @@
+"""Reading a ball in a camera frame: find the ball, flatten its labels with the sphere's
+geometry, decode them.
+
+A QR wrapped on a 40 mm ball defeats decoders on the raw frame: the curvature bends its
+grid. Knowing the ball's size and the camera's field of view, the ball's outline gives its
+centre in 3-D (sphere_fit); every point of the visible surface then maps to the camera. We
+unroll the visible cap around the point facing the camera (keeping distances from it, as a
+sticker pressed onto the ball does), find the QR-sized patches busiest with edges in it, and
+unroll the ball again around each of them, so that label comes out flat and square for the
+decoder; nearest the camera's line of sight first, up to MAX_CANDIDATES a frame.
+
+Decoders sit behind one interface (`backend(name)`): zxing-cpp (QR Model 2 only: the whole
+QR family once returned Micro QR garbage), pyzbar, OpenCV. A text counts only if it is a
+ball label with the right check digits (vision.ball_labels).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from . import ball_labels as labels
+
+DECODERS = ("zxing", "pyzbar", "opencv")
+DEFAULT_DECODER = "zxing"          # fastest and most accurate in `companion bench balls`
+DEFAULT_FOV = 62.2                 # degrees across the frame's width (Raspberry Pi camera v2)
+OVERVIEW_DEG = 62.0                # how far from the facing point the overview unrolls
+MAX_CANDIDATES = 5                 # labels tried per frame
+OVERVIEW_SCALE = 0.5               # the finding view needs only half the camera's detail
+
+
+class DecoderUnavailable(RuntimeError):
+    pass
+
+
+# --- decoders: image in, texts out ---
+
+class Zxing:
+    name = "zxing"
+    px_per_mm = 12.0          # labels are unrolled this fine for it: 6.9 px modules
+    margin_mm = 1.5           # and this much wider than the QR needs (measured: more helps it, not zbar)
+
+    def __init__(self):
+        import zxingcpp
+        self._zx = zxingcpp
+        # zxing-cpp 3.x: QRCode is the whole QR family; Model 2 is what we print
+        self._format = getattr(zxingcpp.BarcodeFormat, "QRCodeModel2", zxingcpp.BarcodeFormat.QRCode)
+
+    def decode(self, gray: np.ndarray) -> list[str]:
+        found = self._zx.read_barcodes(gray, formats=self._format, try_rotate=True, try_invert=True,
+                                       try_downscale=False)
+        return [b.text for b in found if b.valid]
+
+
+class Pyzbar:
+    name = "pyzbar"
+    px_per_mm = 8.0
+    margin_mm = 0.0
+
+    def __init__(self):
+        try:
+            from pyzbar import pyzbar
+        except ImportError as error:      # pyzbar imports fine but raises when libzbar is absent
+            raise DecoderUnavailable(f"pyzbar: the zbar system library is missing ({error}); "
+                                     "install libzbar0") from None
+        self._pz = pyzbar
+        self._symbols = [pyzbar.ZBarSymbol.QRCODE]
+
+    def decode(self, gray: np.ndarray) -> list[str]:
+        # zbar wants crisp edges (a binarised copy helps a soft image) and dark-on-light codes
+        for image in _variants(gray, binarise=True):
+            found = self._pz.decode(image, symbols=self._symbols)
+            if found:
+                return [f.data.decode("ascii", "replace") for f in found]
+        return []
+
+
+class OpenCV:
+    name = "opencv"
+    px_per_mm = 8.0
+    margin_mm = 0.0
+
+    def __init__(self):
+        # the classic detector: on a flattened label it reads far more than QRCodeDetectorAruco
+        self._detector = cv2.QRCodeDetector()
+
+    def decode(self, gray: np.ndarray) -> list[str]:
+        for image in _variants(gray, binarise=False):
+            try:
+                text = self._detector.detectAndDecode(image)[0]
+            except cv2.error:
+                continue
+            if text:
+                return [text]
+        return []
+
+
+def _variants(gray: np.ndarray, binarise: bool):
+    """The image, a binarised copy, then both inverted (light-on-dark labels); made only as needed."""
+    yield gray
+    sharp = None
+    if binarise:
+        block = max(int(min(gray.shape[:2]) / 4) | 1, 3)
+        sharp = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, 5)
+        yield sharp
+    yield 255 - gray
+    if sharp is not None:
+        yield 255 - sharp
+
+
+BACKENDS = {"zxing": Zxing, "pyzbar": Pyzbar, "opencv": OpenCV}
+
+
+def backend(name: str, fallback: bool = True, warn=print):
+    """The named decoder; if it cannot load, say so in one line and use the default."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown decoder {name!r}; choose from {', '.join(DECODERS)}")
+    try:
+        return BACKENDS[name]()
+    except DecoderUnavailable as error:
+        if not fallback or name == DEFAULT_DECODER:
+            raise
+        warn(f"{error}; using {DEFAULT_DECODER} instead")
+        return BACKENDS[DEFAULT_DECODER]()
+
+
+# --- finding the ball ---
+
+@dataclass(frozen=True)
+class Circle:
+    x: float
+    y: float
+    r: float           # the outline's half minor axis (motion blur stretches the other one)
+    rim: np.ndarray | None = field(default=None, compare=False, repr=False)   # points on the outline (x, y)
+
+
+def find_ball(gray: np.ndarray, min_r: float = 25, max_r: float = 300) -> tuple[Circle | None, str]:
+    """The brightest round blob: the ball against its dark surround (a matte black cradle or chute).
+    The circle comes with points on the ball's outline (`rim`), found at full resolution."""
+    scale = 4
+    small = cv2.resize(gray, (gray.shape[1] // scale, gray.shape[0] // scale), interpolation=cv2.INTER_AREA)
+    low, high = np.percentile(small, (50, 99.7))
+    if high - low < 40:
+        return None, "no ball in view"
+    level = low + 0.4 * (high - low)
+    mask = cv2.morphologyEx((small > level).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    best = None
+    for contour in contours:
+        area = cv2.contourArea(contour) * scale * scale
+        if area < math.pi * min_r * min_r * 0.3 or len(contour) < 6:
+            continue
+        circle = _fit(contour.reshape(-1, 2).astype(np.float32) * scale + (scale - 1) / 2, gray.shape)
+        if circle is None:          # cut off by the frame's edge: go by the blob's size
+            (x, y), r = cv2.minEnclosingCircle(contour)
+            circle = Circle(x * scale + (scale - 1) / 2, y * scale + (scale - 1) / 2, r * scale)
+        if min_r <= circle.r <= max_r and (best is None or area > best[0]):
+            best = (area, circle)
+    if best is None:
+        return None, "no ball in view"
+    return _refine(gray, best[1], low, level), "ball found"
+
+
+def _fit(points: np.ndarray, shape, robust: bool = False) -> Circle | None:
+    """An ellipse through the outline, leaving out where the frame's edge cuts the ball; robust:
+    then again without points well inside it (a dark sticker at the rim hides the true edge)."""
+    points = points[_inside(points, shape)].astype(np.float32)
+    for _ in range(3 if robust else 1):
+        if len(points) < 8:
+            return None
+        (x, y), (a, b), angle = cv2.fitEllipse(points)
+        if min(a, b) <= 0:
+            return None
+        t = math.radians(angle)
+        dx, dy = points[:, 0] - x, points[:, 1] - y
+        u, v = dx * math.cos(t) + dy * math.sin(t), -dx * math.sin(t) + dy * math.cos(t)
+        excess = (np.sqrt((u / (a / 2)) ** 2 + (v / (b / 2)) ** 2) - 1) * min(a, b) / 2
+        keep = excess > -2.0
+        if keep.all():
+            break
+        points = points[keep]
+    minor, major = sorted((a, b))
+    if major / minor > 2.5:
+        return None
+    return Circle(float(x), float(y), float(minor / 2))
+
+
+def _inside(points: np.ndarray, shape) -> np.ndarray:
+    h, w = shape[:2]
+    return (points[:, 0] > 4) & (points[:, 0] < w - 5) & (points[:, 1] > 4) & (points[:, 1] < h - 5)
+
+
+RAYS, STEPS = 90, 64
+
+
+def _refine(gray: np.ndarray, c: Circle, background: float, level: float) -> Circle:
+    """The outline at full resolution: along rays from the coarse centre, the outermost point
+    brighter than the surround. (The coarse mask cuts the ball's darker rim short, and the
+    ball's size in the frame is what tells its distance.)"""
+    angles = np.linspace(0, 2 * np.pi, RAYS, endpoint=False, dtype=np.float32)
+    radii = np.linspace(0.5, 2.0, STEPS, dtype=np.float32) * c.r
+    xs = c.x + np.cos(angles)[:, None] * radii[None, :]
+    ys = c.y + np.sin(angles)[:, None] * radii[None, :]
+    profile = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    h, w = gray.shape[:2]
+    inside = (xs > 2) & (xs < w - 3) & (ys > 2) & (ys < h - 3)
+    mid = background + 0.5 * (level - background)
+    bright = (profile > mid) & inside
+    last = STEPS - 1 - np.argmax(bright[:, ::-1], axis=1)
+    rows = np.arange(RAYS)
+    ok = bright[rows, last] & (last < STEPS - 1) & inside[rows, np.minimum(last + 1, STEPS - 1)]
+    # between the last bright sample and the next one: where the threshold is crossed
+    p0, p1 = profile[rows, last], profile[rows, np.minimum(last + 1, STEPS - 1)]
+    frac = np.clip((p0 - mid) / np.maximum(p0 - p1, 1e-3), 0, 1)
+    r = radii[last] + frac * (radii[1] - radii[0])
+    rim = np.stack([c.x + np.cos(angles) * r, c.y + np.sin(angles) * r], -1)[ok]
+    rim = rim[_inside(rim, gray.shape)]
+    fit = _fit(rim, gray.shape, robust=True) if len(rim) >= 12 else None
+    if fit is None or abs(fit.r - c.r) >= 0.5 * c.r:
+        fit = c
+    return Circle(fit.x, fit.y, fit.r, rim)
+
+
+# --- the sphere's geometry ---
+
+@dataclass(frozen=True)
+class View:
+    """A pinhole camera: focal length and principal point in pixels of the full frame."""
+    focal: float
+    cx: float
+    cy: float
+
+    @classmethod
+    def of(cls, width: int, height: int, fov: float = DEFAULT_FOV) -> "View":
+        return cls(width / 2 / math.tan(math.radians(fov) / 2), width / 2, height / 2)
+
+
+def ball_centre(c: Circle, view: View, radius: float) -> np.ndarray:
+    """The ball's centre (mm, camera coordinates) from its outline. Off the optical axis a sphere
+    images as an ellipse whose centre lies outward of the centre's image; undo both effects."""
+    dx, dy = (c.x - view.cx) / view.focal, (c.y - view.cy) / view.focal
+    rho_e = math.hypot(dx, dy)                  # the outline centre's distance from the axis (tan units)
+    b = c.r / view.focal
+    theta = math.atan(rho_e)
+    for _ in range(3):
+        cos_t = math.cos(theta)
+        sin_a = min(b * cos_t / math.sqrt(1 + b * b), 0.99)
+        alpha = math.asin(sin_a)
+        # the outline spans theta-alpha .. theta+alpha; its centre is halfway between their images
+        mid = (math.tan(theta + alpha) + math.tan(theta - alpha)) / 2
+        theta += math.atan(rho_e) - math.atan(mid)
+    distance = radius / sin_a
+    direction = np.array([math.sin(theta) * dx / rho_e if rho_e else 0.0,
+                          math.sin(theta) * dy / rho_e if rho_e else 0.0, math.cos(theta)])
+    return direction * distance
+
+
+def sphere_fit(rim: np.ndarray, view: View, radius: float, origin=(0, 0)) -> np.ndarray | None:
+    """The ball's centre from points on its outline: each is seen along a ray grazing the ball,
+    at the same angle alpha from the centre's direction c, so ray . (c / cos alpha) = 1 for all
+    of them: linear least squares, exact under perspective and fine with the frame's edge
+    cutting the ball off. Points far off the fit (print at a dark rim, glare) are dropped."""
+    if rim is None or len(rim) < 12:
+        return None
+    rays = np.stack([(rim[:, 0] + origin[0] - view.cx) / view.focal,
+                     (rim[:, 1] + origin[1] - view.cy) / view.focal, np.ones(len(rim))], -1)
+    rays /= np.linalg.norm(rays, axis=1, keepdims=True)
+    keep = np.ones(len(rays), bool)
+    for _ in range(3):
+        w = np.linalg.lstsq(rays[keep], np.ones(int(keep.sum())), rcond=None)[0]
+        norm = np.linalg.norm(w)
+        if norm <= 1:
+            return None
+        c, alpha = w / norm, math.acos(1 / norm)
+        off = np.arccos(np.clip(rays @ c, -1, 1)) - alpha          # radians outside (+) or inside (-)
+        spread = 1.4826 * np.median(np.abs(off[keep])) + 1e-4
+        new = np.abs(off) < 3 * spread
+        if new.sum() < 12 or (new == keep).all():
+            break
+        keep = new
+    return c * radius / math.sin(alpha)
+
+
+def _basis(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    helper = np.array([0.0, 1.0, 0.0]) if abs(normal[1]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    e1 = np.cross(helper, normal)
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(normal, e1)
+
+
+@lru_cache(maxsize=64)
+def _grid(size: int, half_angle: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For an unrolled square of `size` px spanning +-half_angle (radians of arc): each pixel's
+    cos(rho), sin(rho)cos(phi), sin(rho)sin(phi) about the unrolling centre."""
+    s = (np.arange(size, dtype=np.float32) + 0.5) / size * 2 - 1
+    x, y = np.meshgrid(s * half_angle, s * half_angle)
+    rho = np.hypot(x, y)
+    safe = np.where(rho > 0, rho, 1)
+    return (np.cos(rho).astype(np.float32), (np.sin(rho) * x / safe).astype(np.float32),
+            (np.sin(rho) * y / safe).astype(np.float32))
+
+
+def unroll(gray: np.ndarray, view: View, centre: np.ndarray, radius: float, normal: np.ndarray,
+           half_mm: float, px_per_mm: float, origin=(0, 0), fill: int = 128) -> tuple[np.ndarray, tuple]:
+    """The ball's surface around `normal` laid flat, distances from that point kept (the way a
+    sticker lies on the ball). `origin` is where `gray` sits in the full frame (the ROI's corner);
+    the far side of the ball, which the camera cannot see, comes out as `fill`.
+    Returns the image and its frame (normal, e1, e2) for mapping points back onto the ball."""
+    size = max(int(round(2 * half_mm * px_per_mm / 8)) * 8, 8)      # few sizes, so the grids are reused
+    cos_r, sc, ss = _grid(size, round(half_mm / radius, 4))
+    e1, e2 = _basis(normal)
+    # each pixel's outward normal m, and its point on the ball, centre + radius * m
+    m = [float(normal[i]) * cos_r + float(e1[i]) * sc + float(e2[i]) * ss for i in range(3)]
+    cx, cy, cz = (float(v) for v in centre)
+    r = float(radius)
+    x, y, z = cx + r * m[0], cy + r * m[1], np.maximum(cz + r * m[2], 1e-3)
+    hidden = (m[0] * cx + m[1] * cy + m[2] * cz) > -r          # facing away from the camera
+    f = float(view.focal)
+    map_x = f * x / z + float(view.cx - origin[0])
+    map_y = f * y / z + float(view.cy - origin[1])
+    map_x[hidden] = -1e4
+    flat = cv2.remap(gray, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+    return flat, (normal, e1, e2)
+
+
+def point_on_ball(frame: tuple, x_px: float, y_px: float, size: int, half_mm: float, radius: float) -> np.ndarray:
+    """The outward normal at a pixel of an unrolled image."""
+    normal, e1, e2 = frame
+    x = ((x_px + 0.5) / size * 2 - 1) * half_mm / radius
+    y = ((y_px + 0.5) / size * 2 - 1) * half_mm / radius
+    rho = math.hypot(x, y)
+    if rho == 0:
+        return normal
+    return math.cos(rho) * normal + math.sin(rho) * (x / rho * e1 + y / rho * e2)
+
+
+# --- reading a frame ---
+
+@dataclass
+class FrameRead:
+    ball: int | None               # the ball read, or None
+    found: bool                    # a ball is in view
+    why: str
+    decoder: str
+    ms: float = 0.0
+    circle: Circle | None = None
+    others: list[str] = field(default_factory=list)    # texts that were not ball labels
+    conflict: tuple[int, ...] = ()                       # several different balls in one frame
+
+    def to_json(self) -> dict:
+        return {"ball": self.ball, "found": self.found, "why": self.why, "decoder": self.decoder,
+                "ms": round(self.ms, 2), "circle": None if self.circle is None else
+                [round(self.circle.x, 1), round(self.circle.y, 1), round(self.circle.r, 1)],
+                "others": self.others, "conflict": list(self.conflict)}
+
+
+class BallDecoder:
+    """Frame in, FrameRead out. `roi` (x, y, w, h) is where the ball can be, set at calibration."""
+
+    def __init__(self, decoder: str = DEFAULT_DECODER, diameter: float = 40.0, fov: float = DEFAULT_FOV,
+                 roi: tuple[int, int, int, int] | None = None, mode: str = "flatten", warn=print):
+        self.backend = backend(decoder, warn=warn)
+        self.design = labels.Design(diameter)
+        self.fov, self.roi, self.mode = fov, roi, mode
+        if mode not in ("flatten", "raw"):
+            raise ValueError(f"unknown mode {mode!r}")
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    def read(self, image: np.ndarray) -> FrameRead:
+        start = time.perf_counter()
+        result = self._read(image)
+        result.ms = (time.perf_counter() - start) * 1000
+        return result
+
+    def _read(self, image: np.ndarray) -> FrameRead:
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        view = View.of(gray.shape[1], gray.shape[0], self.fov)
+        origin = (0, 0)
+        if self.roi:
+            x, y, w, h = self.roi
+            x0, y0 = min(max(x, 0), gray.shape[1]), min(max(y, 0), gray.shape[0])
+            gray, origin = gray[y0:max(y + h, y0), x0:max(x + w, x0)], (x0, y0)
+            if min(gray.shape[:2]) < 32:
+                return FrameRead(None, False, f"the region of interest {list(self.roi)} is (nearly) outside "
+                                              "the frame", self.name)
+        if self.mode == "raw":
+            return self._verdict(self.backend.decode(gray), True, None)
+        circle, why = find_ball(gray)
+        if circle is None:
+            return FrameRead(None, False, why, self.name)
+        in_frame = Circle(circle.x + origin[0], circle.y + origin[1], circle.r)
+        centre = sphere_fit(circle.rim, view, self.design.radius, origin)
+        if centre is None or not 2 * self.design.radius < centre[2] < 100 * self.design.diameter:
+            centre = ball_centre(in_frame, view, self.design.radius)
+        box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
+                   max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
+        texts = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]))
+        return self._verdict(texts, True, in_frame)
+
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> list[str]:
+        """Unroll the visible cap coarsely to find the labels, then each label at full detail,
+        the one facing the camera most squarely first."""
+        r = self.design.radius
+        facing = -centre / np.linalg.norm(centre)
+        native = view.focal / (np.linalg.norm(centre) - r)        # the camera's px per mm at the facing point
+        half = r * math.radians(OVERVIEW_DEG)
+        overview, frame = unroll(gray, view, centre, r, facing, half, native * OVERVIEW_SCALE, origin, fill)
+        size = overview.shape[0]
+        # any turn of the QR fits, and the overview's error in finding it (p90: 2 mm)
+        label_half = self.design.qr * 0.5 * math.sqrt(2) + 2 * self.design.module + self.backend.margin_mm
+        texts: list[str] = []
+        ppm = self.backend.px_per_mm
+        for x, y in _label_spots(overview, size / (2 * half), self.design):
+            normal = point_on_ball(frame, x, y, size, half, r)
+            for attempt in range(2):
+                patch, patch_frame = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
+                found = self.backend.decode(patch)
+                texts += found
+                if _any_ball(found):
+                    return texts
+                # the overview is coarse: centre on the label as the patch shows it, and try again
+                spot = _label_spots(patch, patch.shape[0] / (2 * label_half), self.design, most=1)
+                if attempt or not spot:
+                    break
+                shift = math.hypot(spot[0][0] - patch.shape[0] / 2, spot[0][1] - patch.shape[0] / 2) / ppm
+                if shift < 1.5 * self.design.module:
+                    break
+                normal = point_on_ball(patch_frame, *spot[0], patch.shape[0], label_half, r)
+        return texts
+
+    def _verdict(self, texts: list[str], found: bool, circle: Circle | None) -> FrameRead:
+        balls = sorted({b for b in map(labels.parse_payload, texts) if b is not None})
+        others = [t for t in texts if labels.parse_payload(t) is None]
+        if len(balls) > 1:
+            return FrameRead(None, found, f"conflicting labels {balls}", self.name, circle=circle,
+                             others=others, conflict=tuple(balls))
+        if balls:
+            return FrameRead(balls[0], True, "read", self.name, circle=circle, others=others)
+        why = "ball found, no label readable" if found else "no ball in view"
+        if others:
+            why = f"a code that is not a ball label: {others[0][:40]!r}"
+        return FrameRead(None, found, why, self.name, circle=circle, others=others)
+
+
+def _any_ball(texts: list[str]) -> bool:
+    return any(labels.parse_payload(t) is not None for t in texts)
+
+
+def _label_spots(image: np.ndarray, ppm: float, design: labels.Design, most: int = MAX_CANDIDATES
+                 ) -> list[tuple[float, float]]:
+    """Centres of QR-sized patches busiest with module edges, nearest the middle (least
+    foreshortened) first. Edges, not darkness, so light-on-dark labels are found too; a
+    numeral or a sticker's rim is never as busy over a QR's area."""
+    edges = cv2.morphologyEx(image, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)).astype(np.float32)
+    qr_px = max(int(design.qr * ppm), 3)
+    busy = cv2.boxFilter(edges, -1, (qr_px, qr_px))
+    peaks = (busy >= cv2.dilate(busy, np.ones((qr_px, qr_px), np.uint8))) & (busy > 0.4 * busy.max())
+    ys, xs = np.nonzero(peaks)
+    middle = image.shape[0] / 2
+    spots: list[tuple[float, float]] = []
+    for i in np.argsort(np.hypot(xs - middle, ys - middle)):
+        x, y = _plateau_centre(busy, int(xs[i]), int(ys[i]), qr_px)
+        if all(math.hypot(x - a, y - b) > 0.6 * qr_px for a, b in spots):   # one per plateau
+            spots.append((x, y))
+            if len(spots) == most:
+                break
+    return spots
+
+
+def _plateau_centre(busy: np.ndarray, x: int, y: int, size: int) -> tuple[float, float]:
+    """The middle of the high ground around a peak: the peak itself leans towards the QR's
+    busiest corner (its data, away from the finder squares)."""
+    x0, y0 = max(x - size, 0), max(y - size, 0)
+    window = busy[y0:y + size + 1, x0:x + size + 1]
+    top = (window >= 0.8 * busy[y, x]).astype(np.uint8)
+    _, label, _, centroids = cv2.connectedComponentsWithStats(top)
+    cx, cy = centroids[label[y - y0, x - x0]]
+    return float(cx + x0), float(cy + y0)
