@@ -35,6 +35,8 @@ class Settings:
     stray: float = 0.35         # ink in the band around a bubble (a line running through it): a person looks
     sharp: float = 0.55         # printed outline contrast / marker contrast below this: too blurred
     glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
+    trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
+    ring_dark: float = 1.3      # a printed ring this much darker than the card's others: inked over, review
 
 
 @dataclass
@@ -117,7 +119,7 @@ class Scanner:
         if not layout.fields:
             result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
             return
-        scores, rings, around, filled = _score(amount, code.kind)
+        scores, rings, around, filled, own = _score(amount, code.kind)
         result.scores = {f.name: {b.value: round(scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
         s = self.settings
@@ -125,7 +127,7 @@ class Scanner:
                          for f in layout.fields}
         best = command_for(code, result.fields, result.scores)
         doubt = ("too blurred to read the marks safely" if blurred else None) or self._glare(rings, scores) \
-            or self._doubt(layout, scores, around, filled)
+            or self._doubt(layout, scores, around, filled) or self._trace(layout, scores, rings, own)
         if doubt:
             self._review(result, image, card, best, doubt)
             return
@@ -169,8 +171,7 @@ class Scanner:
 
     def _glare(self, rings: dict, scores: dict) -> str | None:
         """A bubble whose printed ring has faded against the others' is under glare (or washed out)."""
-        unmarked = [v for k, v in rings.items() if scores[k] < self.settings.marginal]
-        typical = float(np.median(unmarked)) if unmarked else float(np.median(list(rings.values())))
+        typical = _typical_ring(rings, scores, self.settings.marginal)
         if typical < 0.12:
             return "cannot see the printed bubbles (washed out or misaligned)"
         for (name, value), ring in rings.items():
@@ -190,6 +191,23 @@ class Scanner:
             marked = [filled[f.name, b.value] for b in f.bubbles if scores[f.name, b.value] >= s.definite]
             if len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
                 return f"{len(marked)} marks in {f.name}, one filled in: maybe a correction"
+        return None
+
+    def _trace(self, layout: L.Layout, scores: dict, rings: dict, own: dict) -> str | None:
+        """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
+        pen circle drawn right over the printed ring, which the print model hides): reading that
+        card as blank or as one mark fewer would be a silent error, so a person looks."""
+        s = self.settings
+        typical = _typical_ring(rings, scores, s.marginal)
+        for name, b in layout.bubbles():
+            key = name, b.value
+            if scores[key] >= s.definite:
+                continue
+            spill = own[key] < s.trace and _spill_from_neighbour(layout, b, scores, s.definite)
+            if scores[key] >= s.trace and not spill:
+                return f"faint ink at {b.value} ({name}, score {scores[key]:.2f}): a light mark?"
+            if rings[key] > s.ring_dark * typical:
+                return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
         return None
 
     def _review(self, result: Result, image: np.ndarray, card: _Card, best: dict, reason: str) -> None:
@@ -222,6 +240,18 @@ class Scanner:
         path = self.crops / f"{result.serial or 'card'}-{stem}.png"
         cv2.imwrite(str(path), crop)
         return str(path)
+
+
+def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, definite: float) -> bool:
+    """A marked bubble close by (a big circle drawn round it reaches into this one)."""
+    return any(o is not b and scores[name, o.value] >= definite and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r)
+               for name, o in layout.bubbles())
+
+
+def _typical_ring(rings: dict, scores: dict, marginal: float) -> float:
+    """How dark the printed rings of the blank bubbles look on this card."""
+    unmarked = [v for k, v in rings.items() if scores[k] < marginal]
+    return float(np.median(unmarked)) if unmarked else float(np.median(list(rings.values())))
 
 
 def _ms(start: float) -> float:
@@ -276,6 +306,9 @@ def load_image(path: Path) -> np.ndarray:
 def _detector():
     params = cv2.aruco.DetectorParameters()
     params.minMarkerPerimeterRate = 0.04      # a corner marker is never smaller than this in a card picture
+    # one threshold window (OpenCV's default tries 3, 13 and 23): half the time, and on the bench
+    # corpus it finds three or more corners on exactly the same cards
+    params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = 15
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE      # refined at full size instead
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
 
@@ -460,6 +493,17 @@ def _blank(kind: str) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
+def _card_data(kind: str) -> np.ndarray:
+    """Where each card prints its own data (serial, turn, owner...), which the blank leaves out:
+    found by rendering long stand-in data, spread by 1 mm. It is print, never a mark."""
+    wide = L.Card(kind, "W" * 24, "W" * 8, 88, 88, "W" * 12, (88,) * 9)
+    data = render(wide, "", PX) != render(L.Card(kind, "", "", 0), "", PX)
+    x, y, side = L.QR_BOX
+    data[round(y * PX):round((y + side) * PX), round(x * PX):round((x + side) * PX)] = False
+    return cv2.dilate(data.astype(np.uint8), np.ones((round(2 * PX) | 1,) * 2, np.uint8)) > 0
+
+
+@lru_cache(maxsize=None)
 def _fiducial_region() -> np.ndarray:
     """Around the outline and the markers, printed alike on every kind: what an outline fit aligns on."""
     mask = np.zeros(_blank("vote").shape, np.uint8)
@@ -487,17 +531,20 @@ def ink(grey: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=None)
 def _geometry(kind: str):
-    """Per bubble: its patch, the disc scored, its printed ring, the band around it, and the
-    blank's print there (1 = the bubbles' grey; spread a little so a slight misfit is not ink)."""
+    """Per bubble: its patch, the disc scored, its printed ring, the band around it, the blank's
+    print there (1 = the bubbles' grey; spread a little so a slight misfit is not ink), its own
+    print, and the part of its disc outside the other bubbles' spill zones."""
     blank = _blank(kind)
     print_ink = cv2.dilate((255 - blank).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
     core = cv2.erode((blank < 190).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
     # near black print (markers, titles, outline) blur spreads ink that is no mark: leave it out
     clear = cv2.dilate((blank < 100).astype(np.uint8), np.ones((round(1.5 * PX) | 1,) * 2, np.uint8)) == 0
+    clear &= ~_card_data(kind)
     h, w = blank.shape
     yy, xx = np.mgrid[0:h, 0:w]
     out = {}
-    for name, b in L.layout(kind).bubbles():
+    bubbles = L.layout(kind).bubbles()
+    for name, b in bubbles:
         cx, cy, r = b.x * PX, b.y * PX, b.r * PX
         x0, x1 = max(0, int(cx - 2.2 * r)), min(w, int(cx + 2.2 * r) + 1)
         y0, y1 = max(0, int(cy - 2.2 * r)), min(h, int(cy + 2.2 * r) + 1)
@@ -505,30 +552,105 @@ def _geometry(kind: str):
         ring = (np.abs(d - r) <= 0.3 * PX) & core[y0:y1, x0:x1]
         own_print = (d <= r + 0.3 * PX) & core[y0:y1, x0:x1]
         ok = clear[y0:y1, x0:x1]
-        out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= 1.2 * r) & ok, ring, (d >= 1.5 * r) & (d <= 2.0 * r) & ok,
-                              print_ink[y0:y1, x0:x1], own_print)
+        zone = _zones(b, bubbles, xx[y0:y1, x0:x1], yy[y0:y1, x0:x1])
+        out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= 1.2 * r) & ok, ring,
+                              (d >= 1.5 * r) & (d <= 2.0 * r) & ok, print_ink[y0:y1, x0:x1], own_print,
+                              (d <= 1.2 * r) & ok & (zone < 0))
     return out
+
+
+def _zones(b: L.Bubble, bubbles, xx, yy) -> np.ndarray:
+    """Per pixel, the number of the other bubble whose spill zone it lies in (-1: none). A big circle
+    drawn round a bubble reaches 1.6 radii from its centre, into its neighbours' discs and bands."""
+    zone, nearest = np.full(xx.shape, -1, np.int32), np.full(xx.shape, 1.6)
+    for n, (_, o) in enumerate(bubbles):
+        if o is not b and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r):
+            reach = np.hypot(xx - o.x * PX, yy - o.y * PX) / (o.r * PX)
+            zone[reach < nearest], nearest = n, np.minimum(nearest, reach)
+    return zone
 
 
 def _score(amount: np.ndarray, kind: str):
     """Per bubble: its new ink, how visible its printed ring is, the ink in the band around it,
     and the share of it filled. New ink is darkness beyond the blank's own print (scaled to how
     dark the print looks on this card); it is counted in mm² of full-strength stroke per mm of
-    radius, so a 0.5 mm pen circle scores about 3 whatever the bubble's size."""
-    geometry = _geometry(kind)
-    rings = {key: float(np.median(amount[where][g[1]])) for key, (where, *g) in geometry.items()}
-    darkest = [float(np.percentile(amount[where][g[-1]], 90)) for where, *g in geometry.values()]
+    radius, so a 0.5 mm pen circle scores about 3 whatever the bubble's size. `own` is the new
+    ink in the disc away from the other bubbles' spill zones."""
+    regions = _regions(kind)
+    flat = amount.ravel()
+    keys = list(regions.keys)
+    rings = dict(zip(keys, _quantiles(flat, regions.ring, 0.5)))
+    darkest = _quantiles(flat, regions.own_print, 0.9)
     print_level = min(max(float(np.median(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
-    scores, around, filled = {}, {}, {}
-    per_mm2 = 1 / (PX * PX)
     floor = _noise_floor(amount, kind)
-    for (key, r), (where, inside, ring, band, printed, _) in zip(_radii(kind), geometry.values()):
-        new = np.clip((amount[where] - print_level * printed - floor) / 0.25, 0, 1)
-        ink_inside = new[inside]
-        scores[key] = float(ink_inside.sum()) * per_mm2 / r
-        filled[key] = float(ink_inside.mean())
-        around[key] = float(new[band].sum()) * per_mm2 / r
-    return scores, rings, around, filled
+
+    def new_ink(where):
+        index, label = where
+        new = np.clip((flat[index] - print_level * regions.print_ink[index] - floor) / 0.25, 0, 1)
+        return np.bincount(label, new, minlength=len(keys))
+    per_r = 1 / (PX * PX) / regions.radii
+    inside, own_disc = new_ink(regions.inside), new_ink(regions.own_disc)
+    band = new_ink(regions.band)
+    scores = dict(zip(keys, (inside * per_r).tolist()))
+    around = dict(zip(keys, (band * per_r).tolist()))
+    filled = dict(zip(keys, (inside / regions.inside_count).tolist()))
+    own = dict(zip(keys, (own_disc * per_r).tolist()))
+    return scores, rings, around, filled, own
+
+
+@dataclass(frozen=True)
+class _Regions:
+    """Every bubble's regions of the rectified card as flat pixel indices: (index, bubble number)
+    for sums, an index matrix padded with -1 (one row per bubble) for quantiles."""
+    keys: tuple
+    radii: np.ndarray
+    print_ink: np.ndarray
+    inside: tuple
+    inside_count: np.ndarray
+    band: tuple
+    ring: np.ndarray
+    own_print: np.ndarray
+    own_disc: tuple
+
+
+@lru_cache(maxsize=None)
+def _regions(kind: str) -> _Regions:
+    geometry = _geometry(kind)
+    width = _blank(kind).shape[1]
+    rows = {part: [] for part in ("inside", "ring", "band", "printed", "own_print", "own_disc")}
+    for where, *masks in geometry.values():
+        y, x = np.mgrid[where]
+        for part, mask in zip(rows, masks):
+            rows[part].append((y * width + x)[mask] if mask.dtype == bool else None)
+    print_ink = np.zeros(_blank(kind).size, np.float32)
+    for (where, _, _, _, printed, _, _) in geometry.values():
+        y, x = np.mgrid[where]
+        print_ink[(y * width + x).ravel()] = printed.ravel()
+
+    def labelled(parts):
+        return np.concatenate(parts), np.concatenate([np.full(len(p), n) for n, p in enumerate(parts)])
+
+    def padded(parts):
+        out = np.full((len(parts), max(len(p) for p in parts)), -1, np.int64)
+        for n, p in enumerate(parts):
+            out[n, :len(p)] = p
+        return out
+    return _Regions(tuple(geometry), np.array([r for _, r in _radii(kind)]), print_ink,
+                    labelled(rows["inside"]), np.array([max(1, len(p)) for p in rows["inside"]], np.float64),
+                    labelled(rows["band"]), padded(rows["ring"]), padded(rows["own_print"]), labelled(rows["own_disc"]))
+
+
+def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
+    """Per row of a padded index matrix, the q-quantile of its pixels (as np.percentile would)."""
+    values = np.where(index >= 0, flat[index], np.inf)
+    values.sort(axis=1)
+    count = (index >= 0).sum(axis=1)
+    position = q * np.maximum(count - 1, 0)
+    low = np.floor(position).astype(np.int64)
+    high = np.minimum(low + 1, np.maximum(count - 1, 0))
+    rows = np.arange(len(index))
+    a, b = values[rows, low], values[rows, high]
+    return np.where(count > 0, a + (position - low) * (b - a), 0.0).tolist()
 
 
 def _noise_floor(amount: np.ndarray, kind: str) -> float:

@@ -34,11 +34,12 @@ class Sample:
     jpeg: int | None           # JPEG quality it is stored at (None: PNG)
 
 
-def generate(n: int, tier: str, seed: int = 0, kinds: tuple[str, ...] | None = None):
-    """n samples of a tier; the same seed gives the same corpus."""
+def generate(n: int, tier: str, seed: int = 0, kinds: tuple[str, ...] | None = None, start: int = 0):
+    """n samples of a tier from index start; the same seed gives the same corpus (each card
+    depends only on seed, tier and index)."""
     if tier not in ("clean", "hard"):
         raise ValueError(f"tier must be clean or hard, not {tier!r}")
-    for index in range(n):
+    for index in range(start, start + n):
         rng = np.random.default_rng([seed, index, tier == "hard"])
         yield sample(rng, tier, index, kinds)
 
@@ -213,7 +214,7 @@ def _photo(rng, picture: np.ndarray, hard: bool):
         events["finger"] = _finger(rng, card, 2 if rng.random() < 0.3 else 1)
     corners = _project(rng, w, h, tilt, spin, extent, W, H)
     homography = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), corners)
-    background = _table(rng, W, H)
+    background = _table(rng, W, H).astype(np.float32)
     image = cv2.warpPerspective(card, homography, (W, H), flags=cv2.INTER_AREA)
     mask = cv2.warpPerspective(np.full((h, w), 255, np.uint8), homography, (W, H), flags=cv2.INTER_AREA)
     alpha = (mask.astype(np.float32) / 255)[..., None]
@@ -311,7 +312,9 @@ def _finish(rng, image, blur: float, noise: float) -> np.ndarray:
     image = np.asarray(image, np.float32)
     if blur > 0.05:
         image = cv2.GaussianBlur(image, (0, 0), blur)
-    image = image + rng.normal(0, noise, image.shape).astype(np.float32)
+    # sensor noise, the same on the three channels (luma noise): a third of the random numbers
+    grain = rng.standard_normal(image.shape[:2], dtype=np.float32) * np.float32(noise)
+    image = image + (grain[..., None] if image.ndim == 3 else grain)
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
@@ -338,6 +341,57 @@ def write(out: str | Path, n: int, tier: str, seed: int = 0, progress=None) -> l
     return paths
 
 
+# --- a cached corpus, made in parallel --------------------------------------------------------
+CORPUS_VERSION = 2      # raise when the generator changes: older cached cards are then made afresh
+
+
+def cache_dir() -> Path:
+    import os
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "companion" / "cards-corpus"
+
+
+def cached(n: int, tier: str, seed: int, folder: Path | None = None, workers: int | None = None,
+           progress=None) -> list[Path]:
+    """The first n cards of a tier and seed as files (truth JSON beside each), made only once: a card
+    depends on (seed, tier, index) alone, so --n 1000 reuses what --n 3000 made. Missing ones are
+    made in a process pool."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    folder = (folder or cache_dir()) / f"v{CORPUS_VERSION}-seed{seed}-{tier}"
+    folder.mkdir(parents=True, exist_ok=True)
+    have = {p.stem: p for p in folder.iterdir() if p.suffix in (".jpg", ".png")}
+    paths = [have.get(f"{i:05d}") for i in range(n)]
+    todo = [i for i, p in enumerate(paths) if p is None or not p.with_suffix(".json").exists()]
+    if todo:
+        workers = workers or os.cpu_count() or 1
+        with ProcessPoolExecutor(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
+            jobs = [(folder, tier, seed, i) for i in todo]
+            for done, (i, path) in enumerate(pool.map(_make, jobs, chunksize=4), 1):
+                paths[i] = path
+                if progress:
+                    progress(done, len(todo))
+    return paths
+
+
+def _make(job) -> tuple[int, Path]:
+    folder, tier, seed, index = job
+    s = next(generate(1, tier, seed, start=index))
+    data, suffix = encode(s)
+    path = folder / f"{index:05d}{suffix}"
+    path.with_suffix(".json").write_text(json.dumps(s.truth, ensure_ascii=False), encoding="utf-8")
+    temporary = path.with_suffix(suffix + ".part")      # never a half-written card in the cache
+    temporary.write_bytes(data)
+    temporary.replace(path)
+    return index, path
+
+
+def load(path: Path) -> tuple[np.ndarray, dict]:
+    """A cached card as the scanner sees it, and its truth."""
+    image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
+    return image, json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+
+
 def decoded(s: Sample) -> np.ndarray:
     """The image as the scanner will see it (after JPEG compression)."""
     if s.jpeg is None:
@@ -362,33 +416,44 @@ def _card_incomplete(truth: dict) -> bool:
     return truth["kind"] != "vote" and any(len(v) != 1 for v in truth["fields"].values())
 
 
-def bench(n: int, seed: int, watch_n: int, say=print) -> int:
+def bench(n: int, seed: int, watch_n: int, say=print, folder: Path | None = None, workers: int | None = None) -> int:
+    import shutil
     import statistics
     import tempfile
     import time
     from .cards import FolderWatcher, Scanner
+    folder = folder or cache_dir()
+    say(f"bench cards: {n} generated cards ({n // 2} per tier), seed {seed}, cached in {folder}")
+    corpus = {}
+    for tier, count, tier_seed in (("clean", n // 2, seed), ("hard", n // 2, seed), ("clean", watch_n, seed + 1)):
+        start = time.perf_counter()
+
+        def progress(done, total, tier=tier):
+            if done % 250 == 0 or done == total:
+                say(f"  making {tier} cards: {done}/{total} ({time.perf_counter() - start:.0f} s)")
+        corpus[tier, tier_seed] = cached(count, tier, tier_seed, folder, workers, progress)
     scanner = Scanner(EVENT, SECRET)
     for kind in KIND_WEIGHTS:            # warm the per-kind caches: not what an event pays per card
         scanner.scan_image(decoded(next(generate(1, "clean", 999, (kind,)))))
     worst = 0
-    say(f"bench cards: {n} generated cards ({n // 2} per tier), seed {seed}, one core")
+    say("scanning on one core")
     for tier in ("clean", "hard"):
         count, times, verdicts, reasons, wrong = n // 2, [], {}, {}, []
-        for i, s in enumerate(generate(count, tier, seed)):
-            image = decoded(s)
+        for i, path in enumerate(corpus[tier, seed]):
+            image, truth = load(path)
             result = scanner.scan_image(image, f"{tier}-{i}")
             if image.shape[:2] == (PHOTO_SIZE[1], PHOTO_SIZE[0]):
                 times.append(result.ms)
-            v = _verdict(result, s.truth)
-            if v == "review" and _card_incomplete(s.truth):
+            v = _verdict(result, truth)
+            if v == "review" and _card_incomplete(truth):
                 v = "review (card incomplete)"
             verdicts[v] = verdicts.get(v, 0) + 1
             if v in ("review", "rejected"):
                 key = re.sub(r"\d[\d.]*|'[^']*'|\(.*\)", "#", result.reason or "")[:60]
                 reasons[key] = reasons.get(key, 0) + 1
             if v == "wrong":
-                wrong.append((i, result.fields, s.truth["fields"], result.decision, result.reason))
-            if (i + 1) % 250 == 0:
+                wrong.append((i, result.fields, truth["fields"], result.decision, result.reason))
+            if (i + 1) % 500 == 0:
                 say(f"  {tier}: {i + 1}/{count}")
         doubt = verdicts.get("review", 0)
         rejected = verdicts.get("rejected", 0)
@@ -407,12 +472,10 @@ def bench(n: int, seed: int, watch_n: int, say=print) -> int:
         target = 0.01 if tier == "clean" else 0.05
         worst = max(worst, 1 if wrong else 0, 1 if doubt / count > target else 0)
     _bench_bad(scanner, say)
-    with tempfile.TemporaryDirectory() as folder:
-        samples = list(generate(watch_n, "clean", seed + 1))
-        for i, s in enumerate(samples):
-            data, suffix = encode(s)
-            (Path(folder) / f"card-{i:04d}{suffix}").write_bytes(data)
-        watcher = FolderWatcher(Scanner(EVENT, SECRET), folder)
+    with tempfile.TemporaryDirectory() as watched:
+        for i, path in enumerate(corpus["clean", seed + 1]):
+            shutil.copyfile(path, Path(watched) / f"card-{i:04d}{path.suffix}")
+        watcher = FolderWatcher(Scanner(EVENT, SECRET), watched)
         watcher.SETTLE = 0.0
         start = time.perf_counter()
         done = len(watcher.poll())

@@ -51,6 +51,8 @@ def register(sub, groups) -> None:
     p.add_argument("--n", type=int, default=3000, help="cards in all, half per tier (default 3000)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--watch-n", type=int, default=200, help="cards run through the watched-folder mode")
+    p.add_argument("--cache", help="where generated cards are kept between runs (default ~/.cache/companion/cards-corpus)")
+    p.add_argument("--workers", type=int, help="processes making the cards (default: every core); scanning uses one")
     p.set_defaults(run=bench)
 
 
@@ -237,4 +239,9 @@ def bench(args) -> int:
     cv2.setNumThreads(1)
     if args.n < 2:
         raise CommandError("--n must be at least 2 (half per tier)", 2)
-    return corpus_cards.bench(args.n, args.seed, args.watch_n, lambda text: print(text, file=sys.stderr, flush=True))
+    say = lambda text: print(text, file=sys.stderr, flush=True)     # noqa: E731
+    try:
+        return corpus_cards.bench(args.n, args.seed, args.watch_n, say, Path(args.cache) if args.cache else None,
+                                  args.workers)
+    except OSError as error:
+        raise CommandError(f"corpus cache: {error}")
