@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, fields
+from collections import deque
+from dataclasses import dataclass
 from typing import Callable
 
 from vision import acceptance
 from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
 from vision.balls import DECODERS, DEFAULT_DECODER, DEFAULT_FOV, BallDecoder
 
+from . import settings as section_settings
 from .camera import Camera, CameraError, open_source
 
 
@@ -41,21 +43,18 @@ class Settings:
     agree: int = acceptance.DEFAULT_AGREE
     gone_ms: int = acceptance.DEFAULT_GONE_MS
     ball_diameter: float = 40.0
+    workers: int = 2                 # frames decoded side by side (a Pi 4 or 5 has 4 cores)
 
     @classmethod
     def from_section(cls, section: dict) -> "Settings":
         """Raises SettingsError naming the key."""
-        known = {f.name for f in fields(cls)}
-        for key in section:
-            if key not in known:
-                raise SettingsError(f"[camera] unknown key {key!r}")
         values = dict(section)
         if "roi" in values:
             values["roi"] = _roi(values["roi"])
-        settings = cls(**values)
+        settings = section_settings.from_section(cls, values, "camera", SettingsError)
         if settings.decoder not in DECODERS:
             raise SettingsError(f"[camera] decoder {settings.decoder!r}: choose from {', '.join(DECODERS)}")
-        for key in ("width", "height", "fps", "window_ms", "agree", "gone_ms"):
+        for key in ("width", "height", "fps", "window_ms", "agree", "gone_ms", "workers"):
             if getattr(settings, key) < 1:
                 raise SettingsError(f"[camera] {key} must be at least 1")
         if not 10 <= settings.ball_diameter <= 200:
@@ -81,15 +80,20 @@ def _roi(value) -> tuple[int, int, int, int]:
 
 
 class BallReader:
-    """Takes the newest frame, reads it, feeds the acceptor; messages go to on_message."""
+    """Takes the newest frames, reads them (`workers` side by side), feeds the acceptor in the
+    order the frames were taken; messages go to on_message."""
 
     def __init__(self, camera: Camera, decoder: BallDecoder, acceptor: acceptance.Acceptor,
-                 on_message: Callable[[object], None]):
+                 on_message: Callable[[object], None], workers: int = 1):
         self.camera, self.decoder, self.acceptor = camera, decoder, acceptor
         self.on_message = on_message
+        self.workers = workers
         self.frames = 0                  # frames read (the camera counts those dropped)
         self.last = None                 # the last frame's FrameRead, for a status line
-        self._lock = threading.Lock()    # the acceptor is fed from this thread and the beam's
+        self._lock = threading.Lock()    # the acceptor and the queue below: workers and the beam
+        self._take = threading.Lock()    # frames are taken one worker at a time, so in order
+        self._taken: deque[int] = deque()          # frames being read, in the order taken
+        self._done: dict[int, tuple] = {}          # frames read, waiting for an earlier one
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -97,7 +101,8 @@ class BallReader:
     def from_settings(cls, settings: Settings, on_message: Callable[[object], None],
                       places: Callable[[], dict] | None = None, warn=print) -> "BallReader":
         source = open_source(settings.source, settings.width, settings.height, settings.fps)
-        return cls(Camera(source), settings.decoder_for(warn), settings.acceptor_for(places), on_message)
+        return cls(Camera(source), settings.decoder_for(warn), settings.acceptor_for(places), on_message,
+                   settings.workers)
 
     def start(self) -> "BallReader":
         self.camera.start()
@@ -129,8 +134,27 @@ class BallReader:
         self._send(messages)
 
     def _run(self) -> None:
+        decoders = [self.decoder] + [self.decoder.twin() for _ in range(self.workers - 1)]
+        threads = [threading.Thread(target=self._work, args=(d,), name=f"ball decoder {i}", daemon=True)
+                   for i, d in enumerate(decoders)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if not self._stop.is_set():             # the stream ended: rule on the last ball now
+            with self._lock:
+                messages = self.acceptor.tick(time.monotonic() + self.acceptor.window)
+            self._send(messages)
+        if self.camera.error:
+            self._send([Alert("camera", f"camera: {self.camera.error}", time.monotonic())])
+
+    def _work(self, decoder: BallDecoder) -> None:
         while not self._stop.is_set():
-            frame = self.camera.get(timeout=0.1)
+            with self._take:
+                frame = self.camera.get(timeout=0.1)
+                if frame is not None:
+                    with self._lock:
+                        self._taken.append(frame.seq)
             if frame is None:
                 with self._lock:
                     messages = self.acceptor.tick(time.monotonic())
@@ -138,18 +162,20 @@ class BallReader:
                 if self.camera.ended:
                     break
                 continue
-            result = self.decoder.read(frame.image)
+            result = decoder.read(frame.image)
+            with self._lock:
+                self._done[frame.seq] = (frame.t, result)
+                messages = self._feed_in_order()
+            self._send(messages)
+
+    def _feed_in_order(self) -> list:
+        messages = []
+        while self._taken and self._taken[0] in self._done:
+            t, result = self._done.pop(self._taken.popleft())
             self.frames += 1
             self.last = result
-            with self._lock:
-                messages = self.acceptor.frame(frame.t, result.found, result.ball, result.conflict)
-            self._send(messages)
-        if not self._stop.is_set():             # the stream ended: rule on the last ball now
-            with self._lock:
-                messages = self.acceptor.tick(time.monotonic() + self.acceptor.window)
-            self._send(messages)
-        if self.camera.error:
-            self._send([Alert("camera", f"camera: {self.camera.error}", time.monotonic())])
+            messages += self.acceptor.frame(t, result.found, result.ball, result.conflict)
+        return messages
 
     def _send(self, messages: list) -> None:
         for message in messages:

@@ -10,10 +10,12 @@ inject gpiozero's MockFactory as pin_factory.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 
 from gpiozero import LED, Button, Buzzer, DigitalInputDevice, DigitalOutputDevice, GPIOZeroError
+
+from . import settings
 
 NOT_FITTED = -1
 PINS = ("beam", "draw", "close", "undo", "buzzer", "motor", "led_ok", "led_fault")
@@ -48,11 +50,7 @@ class PanelConfig:
     @classmethod
     def from_section(cls, section: dict) -> "PanelConfig":
         """From the event file's [panel] section; raises PanelError naming the key."""
-        known = {f.name for f in fields(cls)}
-        for key in section:
-            if key not in known:
-                raise PanelError(f"[panel] unknown key {key!r}")
-        config = cls(**section)
+        config = settings.from_section(cls, section, "panel", PanelError)
         used: dict[int, str] = {}
         for name in PINS:
             pin = getattr(config, name)

@@ -144,30 +144,47 @@ class Replay:
 
 
 def replay(times: list[float], read: Callable[[int], tuple], acceptor: Acceptor,
-           stop: Callable[[list], bool] | None = None) -> Replay:
-    """Feed frames captured at `times` to a decoder that takes the time it takes, as the live
-    reader does: while it is busy, frames pile up and only the newest is read next.
+           stop: Callable[[list], bool] | None = None, workers: int = 1) -> Replay:
+    """Feed frames captured at `times` to decoders that take the time they take, as the live
+    reader does: `workers` decode side by side; while all are busy, frames pile up and only the
+    newest is read next. Results reach the acceptor in the order the frames were taken.
     read(i) -> (found, ball, conflict, seconds spent). `stop(messages)` may end the run early."""
     result = Replay([])
-    free = float("-inf")
+    free = [float("-inf")] * workers
+    pending: list[tuple[float, int, tuple]] = []     # (ready, frame, read) in frame order
+    delivered = float("-inf")
     i, n = 0, len(times)
     while i < n:
-        start = max(free, times[i])
+        w = min(range(workers), key=free.__getitem__)
+        start = max(free[w], times[i])
+        while pending and max(pending[0][0], delivered) <= start:
+            delivered = _deliver(pending.pop(0), delivered, times, acceptor, result)
+            if stop and stop(result.messages):
+                return result
         j = i
         while j + 1 < n and times[j + 1] <= start:
             j += 1
         result.dropped += j - i
         found, ball, conflict, seconds = read(j)
-        free = start + seconds
+        free[w] = start + seconds
         result.processed += 1
-        for message in acceptor.frame(times[j], found, ball, conflict):
-            result.messages.append((free, message))
+        pending.append((free[w], j, (found, ball, conflict)))
+        i = j + 1
+    while pending:
+        delivered = _deliver(pending.pop(0), delivered, times, acceptor, result)
         if stop and stop(result.messages):
             return result
-        i = j + 1
-    for message in acceptor.tick(max(free, times[-1]) + acceptor.window):
+    for message in acceptor.tick(max(delivered, times[-1]) + acceptor.window):
         result.messages.append((message.at, message))
     return result
+
+
+def _deliver(item, delivered: float, times, acceptor: Acceptor, result: Replay) -> float:
+    ready, j, (found, ball, conflict) = item
+    at = max(ready, delivered)
+    for message in acceptor.frame(times[j], found, ball, conflict):
+        result.messages.append((at, message))
+    return at
 
 
 def _list(balls) -> str:

@@ -7,7 +7,9 @@ centre in 3-D (sphere_fit); every point of the visible surface then maps to the 
 unroll the visible cap around the point facing the camera (keeping distances from it, as a
 sticker pressed onto the ball does), find the QR-sized patches busiest with edges in it, and
 unroll the ball again around each of them, so that label comes out flat and square for the
-decoder; nearest the camera's line of sight first, up to MAX_CANDIDATES a frame.
+decoder; nearest the camera's line of sight first, up to MAX_CANDIDATES a frame. When none
+reads, the first REPAIR_CANDIDATES are repaired and tried again: a finder square that glare
+washed out is drawn back, and motion smear is undone (Wiener deconvolution along the smear).
 
 Decoders sit behind one interface (`backend(name)`): zxing-cpp (QR Model 2 only: the whole
 QR family once returned Micro QR garbage), pyzbar, OpenCV. A text counts only if it is a
@@ -373,6 +375,10 @@ class BallDecoder:
     def name(self) -> str:
         return self.backend.name
 
+    def twin(self) -> "BallDecoder":
+        """Another decoder with the same settings, for a second decoding thread."""
+        return BallDecoder(self.name, self.design.diameter, self.fov, self.roi, self.mode, warn=lambda _: None)
+
     def read(self, image: np.ndarray) -> FrameRead:
         start = time.perf_counter()
         result = self._read(image)
@@ -401,12 +407,15 @@ class BallDecoder:
             centre = ball_centre(in_frame, view, self.design.radius)
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
-        texts = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]))
+        repairs_until = time.thread_time() + REPAIR_BUDGET_MS / 1000
+        texts = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]), repairs_until)
         return self._verdict(texts, True, in_frame)
 
-    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> list[str]:
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int,
+                        repairs_until: float) -> list[str]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
-        the one facing the camera most squarely first."""
+        the one facing the camera most squarely first; repairs only while this thread's CPU
+        clock is before `repairs_until` (the next frames matter more than this one)."""
         r = self.design.radius
         facing = -centre / np.linalg.norm(centre)
         native = view.focal / (np.linalg.norm(centre) - r)        # the camera's px per mm at the facing point
@@ -417,6 +426,7 @@ class BallDecoder:
         label_half = self.design.qr * 0.5 * math.sqrt(2) + 2 * self.design.module + self.backend.margin_mm
         texts: list[str] = []
         ppm = self.backend.px_per_mm
+        unread: list[np.ndarray] = []           # the labels as last unrolled, for repairs
         for x, y in _label_spots(overview, size / (2 * half), self.design):
             normal = point_on_ball(frame, x, y, size, half, r)
             for attempt in range(2):
@@ -425,14 +435,28 @@ class BallDecoder:
                 texts += found
                 if _any_ball(found):
                     return texts
-                # the overview is coarse: centre on the label as the patch shows it, and try again
-                spot = _label_spots(patch, patch.shape[0] / (2 * label_half), self.design, most=1)
-                if attempt or not spot:
+                if attempt:
                     break
-                shift = math.hypot(spot[0][0] - patch.shape[0] / 2, spot[0][1] - patch.shape[0] / 2) / ppm
-                if shift < 1.5 * self.design.module:
+                # the overview is coarse: centre on the label as the patch shows it (found at a
+                # third of the detail, which is plenty), and try again
+                small = cv2.resize(patch, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA)
+                spot = _label_spots(small, small.shape[0] / (2 * label_half), self.design, most=1)
+                if not spot:
                     break
-                normal = point_on_ball(patch_frame, *spot[0], patch.shape[0], label_half, r)
+                x, y = ((v + 0.5) * patch.shape[0] / small.shape[0] - 0.5 for v in spot[0])
+                if math.hypot(x - patch.shape[0] / 2, y - patch.shape[0] / 2) / ppm < 1.5 * self.design.module:
+                    break
+                normal = point_on_ball(patch_frame, x, y, patch.shape[0], label_half, r)
+            unread.append(patch)
+        module_px = self.design.module * ppm
+        for patch in unread[:REPAIR_CANDIDATES]:
+            for fixed in _repaired(patch, ppm, module_px):
+                if time.thread_time() > repairs_until:
+                    return texts
+                found = self.backend.decode(fixed)
+                texts += found
+                if _any_ball(found):
+                    return texts
         return texts
 
     def _verdict(self, texts: list[str], found: bool, circle: Circle | None) -> FrameRead:
@@ -447,6 +471,122 @@ class BallDecoder:
         if others:
             why = f"a code that is not a ball label: {others[0][:40]!r}"
         return FrameRead(None, found, why, self.name, circle=circle, others=others)
+
+
+def _repaired(patch: np.ndarray, px_per_mm: float, module_px: float):
+    """A label nothing could read, repaired the ways it is most often spoilt: glare over a
+    finder square, motion smear, both."""
+    yield from finder_restored(patch, module_px)
+    for sharp in motion_deblurred(patch, px_per_mm):
+        yield sharp
+        yield from finder_restored(sharp, module_px)
+
+
+def motion_deblurred(patch: np.ndarray, px_per_mm: float):
+    """The patch with motion blur undone, for a few blur lengths (Wiener deconvolution). A ball
+    moving or spinning during the exposure smears its label along one direction: the one along
+    which the image changes least (the structure tensor's minor axis) - a QR alone changes
+    equally along both of its axes."""
+    g = patch.astype(np.float32)
+    middle = g[g.shape[0] // 4: -g.shape[0] // 4, g.shape[1] // 4: -g.shape[1] // 4]
+    gx, gy = cv2.Sobel(middle, cv2.CV_32F, 1, 0), cv2.Sobel(middle, cv2.CV_32F, 0, 1)
+    xx, xy, yy = float((gx * gx).sum()), float((gx * gy).sum()), float((gy * gy).sum())
+    along = 0.5 * math.atan2(2 * xy, xx - yy) + math.pi / 2
+    spectrum = cv2.dft(g, flags=cv2.DFT_COMPLEX_OUTPUT)
+    for length_mm in DEBLUR_LENGTHS_MM:
+        yield _wiener(spectrum, _line_kernel(length_mm * px_per_mm, along, g.shape))
+
+
+REPAIR_CANDIDATES = 2                       # labels repaired when nothing read
+REPAIR_BUDGET_MS = 50                       # CPU time on a frame's labels after which repairs stop
+DEBLUR_LENGTHS_MM = (0.4, 0.6, 0.9, 1.1)    # smears tried (measured: the chute's blur is 0.3-1.2 mm)
+WIENER_NOISE = 0.02
+
+
+def finder_restored(patch: np.ndarray, module_px: float):
+    """The patch with a finder square drawn back where glare washed one out. With two of a
+    QR's three finders seen, the third can only be in a few places (a version-1 code's finders
+    are 14 modules apart); each is tried. A wrong guess breaks the code's error correction
+    instead of reading another ball, so guessing costs time, never a misread."""
+    finders = _finders(patch, module_px)
+    if len(finders) != 2:
+        return
+    a, b = finders
+    span = np.linalg.norm(b - a)
+    side = FINDER_SPACING * module_px
+    if abs(span - side) < 0.2 * side:             # neighbours: the third is beside one of them
+        step = b - a
+        places = [p + s * np.array([-step[1], step[0]]) for p in (a, b) for s in (1, -1)]
+        axis = step / span
+    elif abs(span - side * math.sqrt(2)) < 0.2 * side * math.sqrt(2):    # across: a corner between
+        half = (b - a) / 2
+        places = [a + half + s * np.array([-half[1], half[0]]) for s in (1, -1)]
+        axis = _turn((b - a) / span, math.pi / 4)
+    else:
+        return
+    dark, light = (float(v) for v in np.percentile(patch, (3, 97)))
+    core = float(patch[int(round(a[1])), int(round(a[0]))])
+    if core > (dark + light) / 2:                  # a light-on-dark label: its finders' cores are light
+        dark, light = light, dark
+    for place in places:
+        image = patch.copy()
+        for modules, shade in ((9, light), (7, dark), (5, light), (3, dark)):
+            _square(image, place, axis, modules * module_px, shade)
+        yield image
+
+
+FINDER_SPACING = labels.QR_MODULES - 7          # modules between finder centres
+
+
+def _finders(patch: np.ndarray, module_px: float) -> list[np.ndarray]:
+    """Centres of finder squares: a dark ring holding a light ring holding a dark core."""
+    block = int(4 * module_px) | 1
+    ink = cv2.adaptiveThreshold(patch, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 4)
+    contours, hierarchy = cv2.findContours(ink, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    tree, found = hierarchy[0], []
+    full = (7 * module_px) ** 2
+    for i, contour in enumerate(contours):
+        child = tree[i][2]
+        if child < 0 or tree[child][2] < 0 or not 0.45 * full < cv2.contourArea(contour) < 1.8 * full:
+            continue
+        m = cv2.moments(contour)
+        centre = np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]])
+        if all(np.linalg.norm(centre - f) > 3 * module_px for f in found):
+            found.append(centre)
+    return found
+
+
+def _turn(v: np.ndarray, angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def _square(image: np.ndarray, centre: np.ndarray, axis: np.ndarray, side: float, shade: float) -> None:
+    u, v = axis * side / 2, _turn(axis, math.pi / 2) * side / 2
+    corners = np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v])
+    cv2.fillConvexPoly(image, np.round(corners * 16).astype(np.int32), int(shade), cv2.LINE_AA, shift=4)
+
+
+def _line_kernel(length: float, angle: float, shape) -> np.ndarray:
+    """A straight smear `length` px long through the origin (wrapping), as the DFT wants it."""
+    kernel = np.zeros(shape, np.float32)
+    steps = np.linspace(-(length - 1) / 2, (length - 1) / 2, max(int(2 * length), 2))
+    xs = np.round(steps * math.cos(angle)).astype(int) % shape[1]
+    ys = np.round(steps * math.sin(angle)).astype(int) % shape[0]
+    np.add.at(kernel, (ys, xs), 1.0)
+    return kernel / kernel.sum()
+
+
+def _wiener(spectrum: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    h = cv2.dft(kernel, flags=cv2.DFT_COMPLEX_OUTPUT)
+    power = h[..., 0] ** 2 + h[..., 1] ** 2 + WIENER_NOISE
+    # G * conj(H) / (|H|^2 + k)
+    re = (spectrum[..., 0] * h[..., 0] + spectrum[..., 1] * h[..., 1]) / power
+    im = (spectrum[..., 1] * h[..., 0] - spectrum[..., 0] * h[..., 1]) / power
+    out = cv2.idft(np.dstack([re, im]), flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _any_ball(texts: list[str]) -> bool:

@@ -49,6 +49,8 @@ def register(sub, groups) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="worker processes rendering and reading passes "
                                                        "(decode times stay per core)")
+    p.add_argument("--workers", type=int, default=2, help="decoding threads the simulated live reader runs "
+                   "(the [camera] workers setting; default 2)")
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.set_defaults(run=bench_balls)
 
@@ -186,8 +188,8 @@ def bench_balls(args) -> int:
     cv2.setNumThreads(1)
     if args.passes < len(PASS_KINDS):
         raise CommandError(f"--passes {args.passes}: at least {len(PASS_KINDS)} (one of each kind)", 2)
-    if args.jobs < 1:
-        raise CommandError("--jobs: at least 1", 2)
+    if args.jobs < 1 or args.workers < 1:
+        raise CommandError("--jobs and --workers: at least 1", 2)
     names = args.decoder or list(balls.DECODERS)
     decoders = {}
     for name in names:
@@ -198,15 +200,15 @@ def bench_balls(args) -> int:
     names = [d.name for d in decoders.values()]        # after any fallback
     stats = {name: _Stats() for name in dict.fromkeys(names)}
     print(f"companion bench balls: {args.passes} passes ({', '.join(f'{k} {f} fps' for k, f in PASS_KINDS)}), "
-          f"decoders {', '.join(stats)}, {args.jobs} job(s); decode times are the decoding thread's CPU time "
-          "on one core (cv2.setNumThreads(1))", flush=True)
+          f"decoders {', '.join(stats)}, {args.workers} decoding thread(s) live, {args.jobs} job(s); decode times "
+          "are the decoding thread's CPU time on one core (cv2.setNumThreads(1))", flush=True)
     started = time.monotonic()
     renderer = ball_render.Renderer()
     for name, ok, ball in _label_checks(renderer, decoders, args.seed):
         stats[name].label(ok, ball)
     print(f"  every sticker of every ball: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
     started = time.monotonic()
-    chunks = [(args.seed, list(range(i, min(i + CHUNK, args.passes))), list(stats))
+    chunks = [(args.seed, list(range(i, min(i + CHUNK, args.passes))), list(stats), args.workers)
               for i in range(0, args.passes, CHUNK)]
     done = 0
     for records in _map(_bench_chunk, chunks, args.jobs):
@@ -242,7 +244,7 @@ def _bench_chunk(job) -> list[dict]:
     """Render passes and run each decoder over them: one record per pass and decoder."""
     import cv2
     from vision import ball_render, balls
-    seed, indices, names = job
+    seed, indices, names, workers = job
     if not _WORKER:
         cv2.setNumThreads(1)
         _WORKER["renderer"] = ball_render.Renderer()
@@ -253,7 +255,7 @@ def _bench_chunk(job) -> list[dict]:
         ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
         p = ball_render.render_pass(_WORKER["renderer"], kind, fps, ball, _seed(seed, f"pass{k}"))
         for name, decoder in _WORKER["decoders"].items():
-            records.append({"decoder": name, **_bench_pass(p, decoder)})
+            records.append({"decoder": name, **_bench_pass(p, decoder, workers)})
     return records
 
 
@@ -335,7 +337,7 @@ def _label_checks(renderer, decoders: dict, seed: int):
                 yield decoder.name, decoder.read(image).ball == ball, ball
 
 
-def _bench_pass(p, decoder) -> dict:
+def _bench_pass(p, decoder, workers: int = 1) -> dict:
     """One pass through a decoder in simulated real time (it reads the newest frame whenever it
     is free, as the live reader does): what happened, and each frame's decode time."""
     from vision import acceptance
@@ -362,7 +364,7 @@ def _bench_pass(p, decoder) -> dict:
             verdict_at.append(count[0])
         return bool(verdict_at) and count[0] - verdict_at[0] >= hold
 
-    run = acceptance.replay(p.times, read, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), stop)
+    run = acceptance.replay(p.times, read, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), stop, workers)
     reads = [(ready, m) for ready, m in run.messages if isinstance(m, acceptance.BallRead)]
     alerts = [m for _, m in run.messages if isinstance(m, acceptance.Alert)]
     latency = None

@@ -101,6 +101,22 @@ def test_a_slow_decoder_reads_the_newest_frame_and_skips_the_rest():
     assert message.ball == 3 and ready == pytest.approx(times[3] + 0.05)
 
 
+def test_two_decoding_workers_keep_up_and_hand_results_on_in_frame_order():
+    times = [i * FRAME for i in range(10)]
+    seen, order = [], []
+
+    def read(i):
+        seen.append(i)
+        return True, None, (), 0.05 if i % 2 else 0.02    # odd frames are slow: they finish late
+
+    acceptor = Acceptor(agree=3)
+    fed = acceptor.frame
+    acceptor.frame = lambda t, *rest: order.append(t) or fed(t, *rest)
+    run = replay(times, read, acceptor, workers=2)
+    assert seen == list(range(10)) and run.dropped == 0
+    assert order == times                                   # never out of order
+
+
 def test_an_accepted_read_is_a_draw_the_referee_takes():
     session = Session(Journal(None))
     session.submit({"do": "setup", "event": "Test", "players": [

@@ -131,3 +131,35 @@ def test_rendered_passes_are_the_same_frame_for_frame_whatever_the_order():
     assert a.first_visible is not None and not a.visible[-1]            # it enters and leaves the view
     cradle = br.render_pass(RENDERER, "cradle", 30, 5, seed=11)
     assert cradle.visible[-1] and 20 <= len(cradle) <= 28               # it stays, for 0.7-0.9 s
+
+
+def test_a_label_smeared_by_motion_is_read_once_the_smear_is_undone():
+    ppm = balls.Zxing.px_per_mm
+    sticker = bl.raster(21, bl.Design(), ppm)
+    label = cv2.copyMakeBorder(sticker, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255).astype(np.float32)
+    smear = balls._line_kernel(1.2 * ppm, math.radians(30), label.shape)   # a fast spinning ball
+    blurred = cv2.idft(cv2.mulSpectrums(cv2.dft(label, flags=cv2.DFT_COMPLEX_OUTPUT),
+                                        cv2.dft(smear, flags=cv2.DFT_COMPLEX_OUTPUT), 0),
+                       flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
+    noisy = np.clip(blurred + np.random.default_rng(3).normal(0, 2, blurred.shape), 0, 255).astype(np.uint8)
+    zxing = balls.Zxing()
+    assert zxing.decode(noisy) == []
+    read = [zxing.decode(sharp) for sharp in balls.motion_deblurred(noisy, ppm)]
+    assert [bl.payload(21)] in read
+
+
+@pytest.mark.parametrize("inverted", [False, True])
+def test_a_finder_square_lost_to_glare_is_drawn_back_and_the_label_read(inverted):
+    ppm = balls.Zxing.px_per_mm
+    design = bl.Design()
+    label = cv2.copyMakeBorder(bl.raster(5, design, ppm, inverted), 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+    turned = cv2.warpAffine(label, cv2.getRotationMatrix2D((label.shape[1] / 2, label.shape[0] / 2), 25, 1.0),
+                            label.shape[::-1], borderValue=255)
+    glare = turned.copy()
+    corner = np.array(turned.shape[::-1]) / 2 + balls._turn(np.array([-1.0, 1.0]), math.radians(-25)) * \
+        (design.qr / 2 - 3.5 * design.module) * ppm                       # the bottom-left finder's centre
+    cv2.circle(glare, tuple(int(v) for v in corner), int(4.5 * design.module * ppm), 250, -1)
+    zxing = balls.Zxing()
+    assert zxing.decode(turned) == [bl.payload(5)] and zxing.decode(glare) == []
+    read = [zxing.decode(image) for image in balls.finder_restored(glare, design.module * ppm)]
+    assert [bl.payload(5)] in read and all(texts in ([], [bl.payload(5)]) for texts in read)
