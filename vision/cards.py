@@ -4,6 +4,9 @@ Per image: find the four ArUco fiducials and fit a homography (or, with a marker
 the printed outline), rectify the card, read and verify its QR code, then score every
 bubble as new ink against the blank card rendered from the same layout. Scores below
 *marginal* are blank, above *definite* marks, anything between goes to review with a crop.
+Before deciding: the ink of long straight strokes (a stray pen line) is taken out of the bubbles
+they cross, ink that only a neighbour's big circle put into a bubble is that neighbour's, and a
+bubble under glare is looked at again with its contrast restored.
 A confident wrong answer is the worst failure: whenever a check is unsure, review.
 """
 from __future__ import annotations
@@ -21,6 +24,10 @@ from . import layouts as L
 from .render import render
 
 PX = 6.0                 # pixels per mm of the rectified card
+CLEAR_RING = 0.25        # how dark the printed rings look in a clear picture (ink() units)
+ALIGNED = 0.75           # an outline fit refined on the print must match the blank this well (correlation)
+FADING, FADED = 0.7, 0.2  # a bubble's ring at under FADING of the others' strength is under glare; under FADED, lost
+BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line through it shows: beyond a big circle
 QR_PX = 10.0             # pixels per mm when reading the code
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp")
 
@@ -31,8 +38,10 @@ class Settings:
     # circle scores about 3, a small tick about 1, a blank bubble under 0.2 (see the bench).
     marginal: float = 0.3       # a bubble scoring below this is blank
     definite: float = 0.6       # at or above this it is marked; between the two: review
-    heavy: float = 0.4          # share of a bubble filled: beside a lighter mark, maybe a correction
-    stray: float = 0.35         # ink in the band around a bubble (a line running through it): a person looks
+    heavy: float = 0.4          # share of a bubble filled (a dot, a scribble); on a special card beside a
+                                # lighter mark, maybe a correction (a vote card: two marks, D18)
+    stray: float = 0.35         # ink in the band around a bubble (a line through it, not found as a long
+                                # straight stroke): a person looks
     sharp: float = 0.55         # printed outline contrast / marker contrast below this: too blurred
     glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
     trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
@@ -119,15 +128,25 @@ class Scanner:
         if not layout.fields:
             result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
             return
-        scores, rings, around, filled, own = _score(amount, code.kind)
+        levels = _levels(amount, code.kind)
+        s = self.settings
+        scores, around, filled, own, band = _score(amount, code.kind, levels, s.definite, s.stray)
+        under = None
+        if any(scores[k] >= s.trace and band[k] >= s.trace for k in scores):
+            (scores, around, filled, own, band), under = self._unstroked(amount, layout, levels,
+                                                                         scores, around, filled, own, band)
+        # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
+        spilt = [(name, b.value) for name, b in layout.bubbles()
+                 if scores[name, b.value] >= s.trace and _spilt(layout, (name, b.value), b, scores, own, s)]
+        scores = {**scores, **{key: own[key] for key in spilt}}
         result.scores = {f.name: {b.value: round(scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
-        s = self.settings
         result.fields = {f.name: [b.value for b in f.bubbles if scores[f.name, b.value] >= s.definite]
                          for f in layout.fields}
         best = command_for(code, result.fields, result.scores)
-        doubt = ("too blurred to read the marks safely" if blurred else None) or self._glare(rings, scores) \
-            or self._doubt(layout, scores, around, filled) or self._trace(layout, scores, rings, own)
+        doubt = ("too blurred to read the marks safely" if blurred else None) \
+            or self._glare(amount, code.kind, levels, scores) or under \
+            or self._doubt(layout, scores, around, filled) or self._trace(layout, scores, levels.rings)
         if doubt:
             self._review(result, image, card, best, doubt)
             return
@@ -165,18 +184,49 @@ class Scanner:
         except L.CodeError as error:
             raise Rejection(str(error))
 
+    def _unstroked(self, amount: np.ndarray, layout: L.Layout, levels: _Levels, *numbers):
+        """The numbers again without the ink of long straight strokes running right through a bubble
+        (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
+        drawn along it?). Only run where some bubble is not clearly blank."""
+        strokes = _strokes(amount, layout.kind, levels)
+        if not strokes:
+            return numbers, None
+        covered, crossed, touched, expected = _stroke_cut(strokes, layout, amount.shape)
+        s = self.settings
+        again = _score(amount, layout.kind, levels, s.definite, s.stray, (covered, crossed)) if crossed.any() \
+            else numbers
+        for n, (name, b) in enumerate(layout.bubbles()):
+            key = name, b.value
+            if touched[n] and again[0][key] >= s.marginal:
+                return again, f"a line touches {b.value} ({name}): mark or stray stroke?"
+            removed = numbers[0][key] - again[0][key]
+            if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
+                return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
+        return again, None
+
     def _blur(self, amount: np.ndarray) -> bool:
         frame, marker = sharpness(amount)
         return marker < 0.2 or frame / marker < self.settings.sharp
 
-    def _glare(self, rings: dict, scores: dict) -> str | None:
-        """A bubble whose printed ring has faded against the others' is under glare (or washed out)."""
-        typical = _typical_ring(rings, scores, self.settings.marginal)
-        if typical < 0.12:
-            return "cannot see the printed bubbles (washed out or misaligned)"
-        for (name, value), ring in rings.items():
-            if ring < self.settings.glare * typical:
-                return f"glare over bubble {value} ({name})"
+    def _glare(self, amount: np.ndarray, kind: str, levels: _Levels, scores: dict) -> str | None:
+        """A bubble whose printed ring has faded against the others' is under glare (or washed
+        out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
+        read as blank is scored again with its contrast restored, and must hold no ink even then;
+        one whose ring is almost gone (under FADED of the others') cannot be read at all."""
+        s = self.settings
+        typical = _typical_ring(levels.rings, scores, s.marginal)
+        if typical < 0.12:      # washed out or blurred: thin lines (the rings, a pencil mark) lose contrast
+            if typical < FADED * CLEAR_RING or any(
+                    scores[key] < s.marginal and _restored(amount, kind, levels, key, CLEAR_RING / typical) >= s.trace
+                    for key in levels.rings):
+                return "cannot see the printed bubbles (washed out or misaligned)"
+        for key, ring in levels.rings.items():
+            if ring >= FADING * typical:
+                continue
+            if ring < s.glare * typical and (ring < FADED * typical or scores[key] >= s.marginal):
+                return f"glare over bubble {key[1]} ({key[0]})"
+            if scores[key] < s.marginal and _restored(amount, kind, levels, key, typical / ring) >= s.trace:
+                return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
         return None
 
     def _doubt(self, layout: L.Layout, scores: dict, around: dict, filled: dict) -> str | None:
@@ -189,11 +239,11 @@ class Scanner:
                 if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray:
                     return f"a line runs through {b.value} ({f.name}): mark or stray stroke?"
             marked = [filled[f.name, b.value] for b in f.bubbles if scores[f.name, b.value] >= s.definite]
-            if len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
+            if layout.kind != "vote" and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
                 return f"{len(marked)} marks in {f.name}, one filled in: maybe a correction"
         return None
 
-    def _trace(self, layout: L.Layout, scores: dict, rings: dict, own: dict) -> str | None:
+    def _trace(self, layout: L.Layout, scores: dict, rings: dict) -> str | None:
         """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
         pen circle drawn right over the printed ring, which the print model hides): reading that
         card as blank or as one mark fewer would be a silent error, so a person looks."""
@@ -203,8 +253,7 @@ class Scanner:
             key = name, b.value
             if scores[key] >= s.definite:
                 continue
-            spill = own[key] < s.trace and _spill_from_neighbour(layout, b, scores, s.definite)
-            if scores[key] >= s.trace and not spill:
+            if scores[key] >= s.trace:
                 return f"faint ink at {b.value} ({name}, score {scores[key]:.2f}): a light mark?"
             if rings[key] > s.ring_dark * typical:
                 return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
@@ -221,7 +270,9 @@ class Scanner:
             marks = result.fields["mark"]
             result.command = best
             result.decision = "counted" if len(marks) == 1 else "invalid"
+            # D18: a bubble scribbled out beside another mark is still a mark: both are definite here
             result.reason = None if len(marks) == 1 else ("blank: nothing marked (R6)" if not marks
+                                                          else "two marks (R6)" if len(marks) == 2
                                                           else "more than one mark (R6)")
             return
         wrong = [f"{name}: {'no mark' if not values else f'{len(values)} marks'}"
@@ -242,9 +293,16 @@ class Scanner:
         return str(path)
 
 
-def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, definite: float) -> bool:
-    """A marked bubble close by (a big circle drawn round it reaches into this one)."""
-    return any(o is not b and scores[name, o.value] >= definite and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r)
+def _spilt(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, own: dict, s: Settings) -> bool:
+    """The ink in this bubble lies where a neighbour's mark reaches (a big circle drawn round it),
+    none in its own part of the disc, and that neighbour is marked with at least twice the ink:
+    it is that mark's ink, not a mark of its own."""
+    return own[key] < s.trace and _spill_from_neighbour(layout, b, scores, max(s.definite, 2 * scores[key]))
+
+
+def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least: float) -> bool:
+    """A bubble close by scoring at least this (a big circle drawn round it reaches into this one)."""
+    return any(o is not b and scores[name, o.value] >= at_least and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r)
                for name, o in layout.bubbles())
 
 
@@ -351,7 +409,8 @@ def _fit(found: dict, ids: list[int]) -> np.ndarray | None:
 
 
 def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:
-    """The printed outline as the card's corners; markers still seen (or the code) say which way up."""
+    """The card's outline (its printed frame or the paper's edge) as the card's corners; markers
+    still seen (or the code) say which way up."""
     scale = 0.5 if min(grey.shape) >= 900 else 1.0
     small = cv2.pyrDown(grey) if scale < 1 else grey
     binary = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 31, 10)
@@ -367,16 +426,25 @@ def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:
     outer = L.FRAME_LINE / 2
     a, bx, by = L.FRAME_INSET - outer, L.CARD_W - L.FRAME_INSET + outer, L.CARD_H - L.FRAME_INSET + outer
     frame_mm = np.array([(a, a), (bx, a), (bx, by), (a, by)], np.float64)
+    edge_mm = np.array([(0, 0), (L.CARD_W, 0), (L.CARD_W, L.CARD_H), (0, L.CARD_H)], np.float64)
+    seen = [i for i in found if i in L.MARKER_IDS]
+    fits = []
     for _, quad in sorted(quads, key=lambda q: -q[0]):
         quad = _clockwise(quad)
         sides = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
         ratio = (sides[0] + sides[2]) / (sides[1] + sides[3])
         if not 0.6 < ratio < 1.7:        # a card seen at a slant; either way round
             continue
-        best = _orient(grey, quad, frame_mm, found)
-        if best is not None:
-            return best
-    return None
+        if not seen:
+            best = _orient_by_code(grey, quad, frame_mm)
+            if best is not None:
+                return _refine_on_print(grey, best, seen)
+            continue
+        fits += [fit for outline_mm in (frame_mm, edge_mm)
+                 if (fit := _orient_by_markers(quad, outline_mm, found, seen)) is not None]
+    if not fits:
+        return None
+    return _refine_on_print(grey, min(fits, key=lambda f: f[0])[1], seen)
 
 
 def _quad(contour: np.ndarray) -> np.ndarray | None:
@@ -414,37 +482,53 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
     return np.roll(quad, -start, axis=0)
 
 
-def _orient(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray, found: dict) -> np.ndarray | None:
-    """Of the four ways the outline can map to the card, the one the visible markers agree with,
-    else the one whose code reads; refined on the blank card's print."""
-    centres = {m.id: (m.x + m.size / 2, m.y + m.size / 2) for m in L.markers()}
+def _orient_by_markers(quad: np.ndarray, outline_mm: np.ndarray, found: dict, seen: list):
+    """(error, homography) of the way round the outline fits the markers seen best, fitted to
+    their corners and the outline's together; None if no way round agrees with them."""
+    corners = L.marker_corners_mm()
+    src = np.array([p for i in seen for p in corners[i]], np.float64)
+    dst = np.concatenate([found[i] for i in seen])
+    size = np.linalg.norm(dst[0] - dst[2])
+    best = None
+    for turn in range(4):
+        outline = np.roll(quad, -turn, 0)
+        joint, _ = cv2.findHomography(np.concatenate([src, outline_mm]), np.concatenate([dst, outline]), 0)
+        if joint is None:
+            continue
+        error = np.linalg.norm(cv2.perspectiveTransform(src[None], joint)[0] - dst, axis=1).max()
+        if error < 0.25 * size and (best is None or error < best[0]):
+            best = error, joint
+    return best
+
+
+def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) -> np.ndarray | None:
+    """With no marker seen: the one way round the outline whose code reads."""
     candidates = []
     for turn in range(4):
-        homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), np.roll(quad, -turn, 0).astype(np.float32))
-        seen = [i for i in found if i in centres]
-        if seen:
-            error = max(np.linalg.norm(cv2.perspectiveTransform(np.array([[centres[i]]], np.float64), homography)[0, 0]
-                                       - found[i].mean(axis=0)) for i in seen)
-            size = np.linalg.norm(found[seen[0]][0] - found[seen[0]][2])
-            if error < 0.5 * size:
-                candidates.append(homography)
-        else:
-            x, y, side = L.QR_BOX
-            if _decode(_warp(grey, homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))):
-                candidates.append(homography)
-    return _refine_on_print(grey, candidates[0]) if len(candidates) == 1 else None
+        outline = np.roll(quad, -turn, 0).astype(np.float32)
+        homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), outline)
+        x, y, side = L.QR_BOX
+        if _decode(_warp(grey, homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))):
+            candidates.append(homography)
+    return candidates[0] if len(candidates) == 1 else None
 
 
-def _refine_on_print(grey: np.ndarray, homography: np.ndarray) -> np.ndarray | None:
-    """An outline fit is only as good as the paper's edge: align the rectified card to the blank's print."""
+def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np.ndarray | None:
+    """An outline fit is only as good as the paper's edge: align the rectified card to the blank's
+    print around the outline and the markers seen (a finger over a marker is no print)."""
     blank = _blank("vote").astype(np.float32) / 255
     warped = _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
-    warp = np.eye(3, dtype=np.float32)
-    mask = _fiducial_region()
+    mask = _fiducial_region().copy()
+    for m in L.markers():
+        if seen and m.id not in seen:
+            x0, y0, x1, y1 = (round(v * PX) for v in (m.x - 3, m.y - 3, m.x + m.size + 3, m.y + m.size + 3))
+            mask[max(0, y0):y1, max(0, x0):x1] = 0
     try:
-        _, warp = cv2.findTransformECC(blank, warped, warp, cv2.MOTION_HOMOGRAPHY,
-                                       (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5), mask, 5)
+        fit, warp = cv2.findTransformECC(blank, warped, np.eye(3, dtype=np.float32), cv2.MOTION_HOMOGRAPHY,
+                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), mask, 5)
     except cv2.error:
+        return None
+    if fit < ALIGNED:
         return None
     scale = np.diag([PX, PX, 1.0])
     return homography @ np.linalg.inv(scale) @ warp.astype(np.float64) @ scale
@@ -533,7 +617,7 @@ def ink(grey: np.ndarray) -> np.ndarray:
 def _geometry(kind: str):
     """Per bubble: its patch, the disc scored, its printed ring, the band around it, the blank's
     print there (1 = the bubbles' grey; spread a little so a slight misfit is not ink), its own
-    print, and the part of its disc outside the other bubbles' spill zones."""
+    print, the part of its disc outside the other bubbles' spill zones, and those zones."""
     blank = _blank(kind)
     print_ink = cv2.dilate((255 - blank).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
     core = cv2.erode((blank < 190).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
@@ -554,8 +638,8 @@ def _geometry(kind: str):
         ok = clear[y0:y1, x0:x1]
         zone = _zones(b, bubbles, xx[y0:y1, x0:x1], yy[y0:y1, x0:x1])
         out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= 1.2 * r) & ok, ring,
-                              (d >= 1.5 * r) & (d <= 2.0 * r) & ok, print_ink[y0:y1, x0:x1], own_print,
-                              (d <= 1.2 * r) & ok & (zone < 0))
+                              (d >= BAND[0] * r) & (d <= BAND[1] * r) & ok, print_ink[y0:y1, x0:x1], own_print,
+                              (d <= 1.2 * r) & ok & (zone < 0), zone)
     return out
 
 
@@ -570,32 +654,222 @@ def _zones(b: L.Bubble, bubbles, xx, yy) -> np.ndarray:
     return zone
 
 
-def _score(amount: np.ndarray, kind: str):
-    """Per bubble: its new ink, how visible its printed ring is, the ink in the band around it,
-    and the share of it filled. New ink is darkness beyond the blank's own print (scaled to how
-    dark the print looks on this card); it is counted in mm² of full-strength stroke per mm of
-    radius, so a 0.5 mm pen circle scores about 3 whatever the bubble's size. `own` is the new
-    ink in the disc away from the other bubbles' spill zones."""
+@dataclass(frozen=True)
+class _Levels:
+    """How the card's print and paper look in this picture."""
+    rings: dict         # bubble -> how dark its printed ring looks
+    print_level: float  # how dark the bubbles' grey print looks
+    floor: float        # ink weaker than this is noise
+
+
+def _levels(amount: np.ndarray, kind: str) -> _Levels:
     regions = _regions(kind)
     flat = amount.ravel()
-    keys = list(regions.keys)
-    rings = dict(zip(keys, _quantiles(flat, regions.ring, 0.5)))
+    rings = dict(zip(regions.keys, _quantiles(flat, regions.ring, 0.5)))
     darkest = _quantiles(flat, regions.own_print, 0.9)
     print_level = min(max(float(np.median(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
-    floor = _noise_floor(amount, kind)
+    return _Levels(rings, print_level, _noise_floor(amount, kind))
+
+
+def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stray: float, cut=None):
+    """Per bubble: its new ink, the ink in the band around it, the share of it filled, and `own`,
+    the new ink in the disc away from the other bubbles' spill zones. New ink is darkness beyond
+    the blank's own print (scaled to how dark the print looks on this card); it is counted in mm²
+    of full-strength stroke per mm of radius, so a 0.5 mm pen circle scores about 3 whatever the
+    bubble's size. `around` leaves out the spill zones of marked bubbles (`definite`) with
+    little ink in their own band (`stray`: no line runs through them): a big circle drawn round
+    such a bubble reaches there. `band` is all the band's ink. `cut` (pixels, bubbles): the
+    pixels (flat, True) left out of those bubbles (True): a stray stroke's ink."""
+    regions = _regions(kind)
+    flat = amount.ravel()
+    keys = regions.keys
 
     def new_ink(where):
         index, label = where
-        new = np.clip((flat[index] - print_level * regions.print_ink[index] - floor) / 0.25, 0, 1)
-        return np.bincount(label, new, minlength=len(keys))
+        new = np.clip((flat[index] - levels.print_level * regions.print_ink[index] - levels.floor) / 0.25, 0, 1)
+        if cut is not None:
+            new = np.where(cut[0][index] & cut[1][label], 0.0, new)
+        return new
     per_r = 1 / (PX * PX) / regions.radii
-    inside, own_disc = new_ink(regions.inside), new_ink(regions.own_disc)
-    band = new_ink(regions.band)
+    n = len(keys)
+    inside = np.bincount(regions.inside[1], new_ink(regions.inside), minlength=n)
+    own_disc = np.bincount(regions.own_disc[1], new_ink(regions.own_disc), minlength=n)
+    band_ink = new_ink(regions.band)
+    band_all = np.bincount(regions.band[1], band_ink, minlength=n) * per_r
+    # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands
+    spilling = np.append((inside * per_r >= definite) & (band_all < stray), False)     # zone -1 (none): last
+    band = np.bincount(regions.band[1], band_ink * ~spilling[regions.band_zone], minlength=n)
+    count = regions.inside_count if cut is None else np.maximum(1, np.bincount(
+        regions.inside[1], ~(cut[0][regions.inside[0]] & cut[1][regions.inside[1]]), minlength=len(keys)))
     scores = dict(zip(keys, (inside * per_r).tolist()))
     around = dict(zip(keys, (band * per_r).tolist()))
-    filled = dict(zip(keys, (inside / regions.inside_count).tolist()))
+    filled = dict(zip(keys, (inside / count).tolist()))
     own = dict(zip(keys, (own_disc * per_r).tolist()))
-    return scores, rings, around, filled, own
+    return scores, around, filled, own, dict(zip(keys, band_all.tolist()))
+
+
+# --- stray strokes ----------------------------------------------------------------------------
+STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
+STROKE_WIDTH_MM = 1.5   # wider than this (as measured: blur included) it is no pen line
+STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
+
+
+@dataclass(frozen=True)
+class _Stroke:
+    """A long straight stroke on the rectified card (pixels): through p along unit u, from t0 to t1,
+    `width` pixels of full-strength ink across it."""
+    p: np.ndarray
+    u: np.ndarray
+    t0: float
+    t1: float
+    width: float
+
+    def offset(self, x: float, y: float) -> tuple[float, float]:
+        """(distance across the stroke's line, position along it) of a point."""
+        dx, dy = x - self.p[0], y - self.p[1]
+        return abs(self.u[0] * dy - self.u[1] * dx), self.u[0] * dx + self.u[1] * dy
+
+
+@lru_cache(maxsize=None)
+def _print_everywhere(kind: str) -> np.ndarray:
+    """The whole card's print, measured as the bubbles' print_ink is; the card's own data, its code
+    and its edge count as black print (never a stroke's ink)."""
+    blank = _blank(kind)
+    out = cv2.dilate((255 - blank).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
+    out[_card_data(kind)] = 9.0
+    x, y, side = (round(v * PX) for v in L.QR_BOX)
+    out[y:y + side, x:x + side] = 9.0
+    edge = round((L.FRAME_INSET + 1.0) * PX)
+    out[:edge], out[-edge:], out[:, :edge], out[:, -edge:] = 9.0, 9.0, 9.0, 9.0
+    return out
+
+
+def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
+    """Long straight strokes of new ink (a pen line across the card, a crease): found as line
+    segments, collinear ones merged, each refitted to its ink and its width measured."""
+    new = np.clip((amount - levels.print_level * _print_everywhere(kind) - levels.floor) / 0.25, 0, 1)
+    binary = (new > 0.5).astype(np.uint8)
+    half = cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)      # a quarter of the votes
+    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(STROKE_MM * PX / 2),
+                            maxLineGap=round(2.5 * PX))
+    if found is None:
+        return []
+    found = found * 2 + 0.5
+    groups = []         # [(p, u, t0, t1)]
+    for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
+        a, b = np.array([x0, y0], float), np.array([x1, y1], float)
+        for n, (p, u, t0, t1) in enumerate(groups):
+            line = _Stroke(p, u, t0, t1, 0)
+            (da, ta), (db, tb) = line.offset(*a), line.offset(*b)
+            if da < 4 and db < 4:
+                groups[n] = (p, u, min(t0, ta, tb), max(t1, ta, tb))
+                break
+        else:
+            u = (b - a) / np.linalg.norm(b - a)
+            groups.append((a, u, 0.0, float(np.linalg.norm(b - a))))
+    ys, xs = np.nonzero(binary)
+    points = np.stack([xs, ys], 1).astype(np.float32)
+    hidden = _print_everywhere(kind) >= 0.5
+    strokes = []
+    for group in groups:
+        stroke = _refit(group, points, new, binary, hidden)
+        if stroke is None or stroke.width > STROKE_WIDTH_MM * PX:
+            continue
+        same = [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
+                                                        for t in (stroke.t0, stroke.t1)) < 4]
+        if not same:
+            strokes.append(stroke)
+            continue
+        o = strokes[same[0]]
+        ends = [o.offset(*(stroke.p + t * stroke.u))[1] for t in (stroke.t0, stroke.t1)]
+        strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
+    return strokes
+
+
+def _refit(group, points: np.ndarray, new: np.ndarray, binary: np.ndarray, hidden: np.ndarray) -> _Stroke | None:
+    """The stroke fitted to the ink near a group of segments, followed to its true ends."""
+    p, u, t0, t1 = group
+    d = points - p
+    along, across = d @ u, np.abs(d @ np.array([-u[1], u[0]]))
+    near = points[(across < 4) & (along > t0 - 2) & (along < t1 + 2)]
+    if len(near) < 10:
+        return None
+    vx, vy, x, y = cv2.fitLine(near, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+    q, v = np.array([x, y], float), np.array([vx, vy], float)
+    t0, t1 = sorted(((p + t * u - q) @ v for t in (t0, t1)))
+    t0, t1 = _follow(binary, hidden, q, -v, -t0), _follow(binary, hidden, q, v, t1)
+    return _Stroke(q, v, -t0, t1, _width(new, q, v, -t0, t1))
+
+
+def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray, t: float) -> float:
+    """How far the stroke through p along u goes on beyond t: while its ink does, with gaps of at
+    most STROKE_GAP_MM (print it crosses hides it there: no gap)."""
+    h, w = binary.shape
+    steps = t + np.arange(1.0, h + w)
+    xs, ys = np.rint(p[0] + steps * u[0]).astype(int), np.rint(p[1] + steps * u[1]).astype(int)
+    inside = (xs >= 1) & (xs < w - 1) & (ys >= 1) & (ys < h - 1)
+    stop = int(np.argmin(inside)) if not inside.all() else len(steps)
+    xs, ys, steps = xs[:stop], ys[:stop], steps[:stop]
+    nx, ny = int(round(-u[1])), int(round(u[0]))
+    ink = (binary[ys, xs] | binary[ys + ny, xs + nx] | binary[ys - ny, xs - nx]) > 0
+    miss = np.cumsum(~ink & ~hidden[ys, xs])
+    at = np.nonzero(ink)[0]
+    if not len(at):
+        return t
+    gaps = np.diff(np.concatenate([[0], miss[at]]))
+    far = np.nonzero(gaps > STROKE_GAP_MM * PX)[0]
+    last = at[far[0] - 1] if len(far) and far[0] > 0 else (None if len(far) else at[-1])
+    return t if last is None else float(steps[last])
+
+
+def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) -> float:
+    """Full-strength ink across the stroke in pixels, the median along it (marks and print it
+    crosses count for little in a median)."""
+    h, w = new.shape
+    t = np.arange(t0, t1, 2.0)
+    k = np.arange(-6, 7)
+    xs = np.rint(p[0] + t[:, None] * u[0] - k[None] * u[1]).astype(int)
+    ys = np.rint(p[1] + t[:, None] * u[1] + k[None] * u[0]).astype(int)
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    across = np.where(inside, new[ys.clip(0, h - 1), xs.clip(0, w - 1)], 0).sum(axis=1)
+    return float(np.median(across)) if len(across) else 0.0
+
+
+def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
+    """Which pixels the strokes cover (flat); which bubbles a stroke enters from well outside
+    (it runs through, or ends inside: either way a long straight line is no mark, and its ink is
+    taken out); which a stroke only touches, not coming from well outside (they keep their ink:
+    a person looks if it matters); and the ink the strokes bring into each bubble's score."""
+    cut = np.zeros(shape, np.uint8)
+    for s in strokes:
+        a, b = s.p + s.t0 * s.u, s.p + s.t1 * s.u
+        cv2.line(cut, tuple(np.rint(a).astype(int)), tuple(np.rint(b).astype(int)), 1, 2 * round(s.width / 2 + 2) + 1)
+    crossed, touched, expected = [], [], []
+    for _, b in layout.bubbles():
+        cx, cy, r = b.x * PX, b.y * PX, 1.2 * b.r * PX
+        verdicts, ink_px = [], 0.0
+        for s in strokes:
+            off, at = s.offset(cx, cy)
+            if off >= BAND[1] * b.r * PX + s.width / 2 + 2:        # not even in the band around it
+                continue
+            chord = np.sqrt(max(r * r - off * off, 0.0))
+            outside = max(at - chord - s.t0, s.t1 - at - chord)      # how far it reaches beyond the disc
+            verdicts.append(outside >= max(b.r, 3.0) * PX)
+            ink_px += max(0.0, min(s.t1, at + chord) - max(s.t0, at - chord)) * s.width
+        crossed.append(bool(verdicts) and all(verdicts))
+        touched.append(not all(verdicts))
+        expected.append(ink_px / (PX * PX) / b.r)
+    return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected)
+
+
+def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: float) -> float:
+    """A bubble's score with its contrast raised by gain (glare over it lowered it)."""
+    regions = _regions(kind)
+    n = regions.keys.index(key)
+    index = regions.inside[0][regions.inside[1] == n]
+    new = np.clip((gain * amount.ravel()[index] - levels.print_level * regions.print_ink[index] - levels.floor) / 0.25,
+                  0, 1)
+    return float(new.sum() / (PX * PX) / regions.radii[n])
 
 
 @dataclass(frozen=True)
@@ -608,6 +882,7 @@ class _Regions:
     inside: tuple
     inside_count: np.ndarray
     band: tuple
+    band_zone: np.ndarray       # per band pixel, the bubble whose spill zone it is in (-1: none)
     ring: np.ndarray
     own_print: np.ndarray
     own_disc: tuple
@@ -618,12 +893,14 @@ def _regions(kind: str) -> _Regions:
     geometry = _geometry(kind)
     width = _blank(kind).shape[1]
     rows = {part: [] for part in ("inside", "ring", "band", "printed", "own_print", "own_disc")}
+    band_zone = []
     for where, *masks in geometry.values():
         y, x = np.mgrid[where]
         for part, mask in zip(rows, masks):
             rows[part].append((y * width + x)[mask] if mask.dtype == bool else None)
+        band_zone.append(masks[-1][masks[2]])
     print_ink = np.zeros(_blank(kind).size, np.float32)
-    for (where, _, _, _, printed, _, _) in geometry.values():
+    for (where, _, _, _, printed, _, _, _) in geometry.values():
         y, x = np.mgrid[where]
         print_ink[(y * width + x).ravel()] = printed.ravel()
 
@@ -637,7 +914,8 @@ def _regions(kind: str) -> _Regions:
         return out
     return _Regions(tuple(geometry), np.array([r for _, r in _radii(kind)]), print_ink,
                     labelled(rows["inside"]), np.array([max(1, len(p)) for p in rows["inside"]], np.float64),
-                    labelled(rows["band"]), padded(rows["ring"]), padded(rows["own_print"]), labelled(rows["own_disc"]))
+                    labelled(rows["band"]), np.concatenate(band_zone), padded(rows["ring"]), padded(rows["own_print"]),
+                    labelled(rows["own_disc"]))
 
 
 def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
