@@ -191,7 +191,7 @@ class Panel:
             self.time_up() if signal == "time_up" else self.warn()
 
     def show_link(self, ok: bool) -> None:
-        """Reader ok: green steady; fault: red blinking (pass LinkHealth.ok)."""
+        """All well: green steady; a fault (the console passes the other hardware's health): red blinking."""
         if ok == self._link_ok:
             return
         self._link_ok = ok

@@ -390,17 +390,29 @@ class ConsoleApp(App):
             hardware = self.query_one("#hardware", Static)
         except NoMatches:                    # the interval can fire while the app shuts down
             return
-        text = Text()
+        text, healths = Text(), {}
         for slot, name in SLOTS.items():
             source = self.sources.get(slot)
             try:
                 health = source.health() if source else NOT_CONNECTED
             except Exception as error:      # a broken driver must not take the console down
                 health = Health("down", f"health check failed: {error}")
+            healths[slot] = health
             text.append(f"{name:<13}", style="bold")
             text.append(f"● {health.state}", style=HEALTH_STYLE.get(health.state, ""))
             text.append(f"  {health.detail}\n" if health.detail else "\n")
         hardware.update(text)
+        self.signal_panel(healths)
+
+    def signal_panel(self, healths: dict[str, Health]) -> None:
+        """The staff panel's buzzer follows the turn clock; its LEDs, the other hardware's health."""
+        panel = self.sources.get("panel")
+        if panel is None:
+            return
+        deadline = self.query_one(Countdown).deadline
+        remaining = None if deadline is None else deadline - self.clock()
+        panel.signal(remaining, all(h.state == "ok" for slot, h in healths.items()
+                                    if slot != "panel" and slot in self.sources))
 
     # ---- actions: every one builds a command and queues it
 

@@ -196,6 +196,12 @@ class PanelSource:
     def health(self) -> Health:
         return Health("ok", f"{self.panel.balls} balls through the beam")
 
+    def signal(self, remaining: float | None, hardware_ok: bool) -> None:
+        """Called by the console once a second: seconds left in the turn (None: no turn
+        running) for the buzzer, and whether the other hardware is healthy for the LEDs."""
+        self.panel.update_turn(remaining)
+        self.panel.show_link(hardware_ok)
+
     def stop(self) -> None:
         self.panel.close()
 

@@ -23,12 +23,12 @@ def rig(tmp_path):
         image, _, truth = ball_render.single_frame(renderer, seed, ball=1)
         if truth["kind"] == "cradle" and decoder.read(image).ball == 1:
             break
-    for i in range(16):
+    for i in range(40):                      # 10 s of camera: every decoder looks at each frame, slowly
         cv2.imwrite(str(frames / f"{i:03d}.png"), image)
     event = tmp_path / "event.toml"
     assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
     with event.open("a") as out:
-        out.write(f'\n[camera]  # the ball camera\nsource = "{frames}"\nfps = 8\n')
+        out.write(f'\n[camera]  # the ball camera\nsource = "{frames}"\nfps = 4\n')
     return event
 
 

@@ -114,3 +114,22 @@ def test_card_scanner_folder_counts_a_vote(tmp_path):
         assert "card scanner ● ok" in text_of(pilot.app)
 
     drive(app, body, (120, 36))
+
+
+def test_the_panel_buzzer_follows_the_turn_clock_and_its_led_the_hardware(tmp_path):
+    session, _ = game(tmp_path / "g.db", "turn1_voting")
+    sources, problems = from_event(event_with(panel={"pin_factory": "mock", "bounce_ms": 0}),
+                                   lambda: session.state.place)
+    panel, warned = sources["panel"].panel, []
+    panel.warn = lambda: warned.append(True)
+    now = {"t": 0.0}
+    app = ConsoleApp(session, sources=sources, clock=lambda: now["t"])
+
+    async def body(pilot):
+        from tui.widgets import Countdown
+        await settle(pilot, lambda app: app.query_one(Countdown).deadline is not None)
+        now["t"] = pilot.app.query_one(Countdown).deadline - 10            # 10 s left: under warn_seconds
+        await settle(pilot, lambda app: warned, timeout=5)
+        assert warned == [True] and panel.led_ok.value == 1              # no other hardware to fault
+
+    drive(app, body, (120, 36))
