@@ -348,9 +348,10 @@ class ConsoleApp(App):
         if held is None:
             return
         detail = Text()
-        detail.append(f"{held['serial']}: {summary(held['card'])}\n", style="bold")
-        detail.append(f"why held: {held['reason']}\n")
-        detail.append("1/2/3 rule vote X/Y/Z · a as read · 0 invalid · R rule as… · w void", style="#c8c8c8")
+        detail.append(f"{held['serial']}: {summary(held['card'])}", style="bold")
+        for name, by_value in held.get("scores", {}).items():          # the scanner's bubble scores
+            detail.append(f"  {name}: " + "  ".join(f"{value} {score:.2f}" for value, score in by_value.items()))
+        detail.append(f"\nwhy held: {held['reason']}")      # the keys to rule are in the footer
         self.query_one("#review-detail", Static).update(detail)
         self.load_crop(held["serial"], held.get("crop", ""))
 

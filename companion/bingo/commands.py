@@ -5,7 +5,7 @@ a well-formed command is allowed by the rules is for decide() to say.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import get_type_hints
 
 from .rules import LINES, OPTIONS, PRICES
@@ -127,6 +127,7 @@ class Hold:
     card: dict          # the card's command as best read
     reason: str
     crop: str = ""
+    scores: dict = field(default_factory=dict)   # the scanner's bubble scores: {field: {value: score}}
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ NAMES = {cls: name for name, cls in COMMANDS.items()}
 ENUMS = {("Vote", "marks"): OPTIONS, ("Buy", "item"): tuple(PRICES), ("InOut", "dir"): ("in", "out"),
          ("OrderLines", "lines"): tuple(LINES)}
 OPTIONAL = {("Setup", "rules"): {}, ("InOut", "serial"): "", ("Change", "serial"): "",
-            ("Exclude", "serial"): "", ("Hold", "crop"): "", ("Rule", "card"): None, ("Rule", "invalid"): None}
+            ("Exclude", "serial"): "", ("Hold", "crop"): "", ("Hold", "scores"): {}, ("Rule", "card"): None, ("Rule", "invalid"): None}
 PLAYER_KEYS = {"no": int, "name": str, "account": str, "card": list}
 
 
@@ -185,11 +186,18 @@ def parse(data) -> object:
         _check_players(values["players"])
     if cls is Hold:
         _card_of(values["card"], "hold")
+        _check_scores(values["scores"])
     if cls is Rule and (values["card"] is None) == (values["invalid"] is None):
         raise Malformed("rule: give either card (the command as ruled) or invalid (a reason)")
     if cls is Rule and values["card"] is not None:
         _card_of(values["card"], "rule", values["serial"])
     return cls(**values)
+
+
+def _check_scores(scores: dict) -> None:
+    for name, by_value in scores.items():
+        if not (isinstance(by_value, dict) and all(_is(v, int) or _is(v, float) for v in by_value.values())):
+            raise Malformed(f"hold: scores: {name!r} must map each bubble to a number, not {by_value!r}")
 
 
 def _card_of(data: dict, where: str, serial: str | None = None):

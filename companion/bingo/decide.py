@@ -371,7 +371,7 @@ def hold(s: State, cmd: c.Hold) -> list:
     card = c.parse(cmd.card)
     _phase(s, *(("voting",) if not isinstance(card, c.Rob) else (*TURN_PHASES, "final")))
     return _duplicate(s, _card_kind(card), card.serial) or [
-        e.CardHeld(card.serial, c.to_dict(card), cmd.reason, cmd.crop)]
+        e.CardHeld(card.serial, c.to_dict(card), cmd.reason, cmd.crop, cmd.scores)]
 
 
 def rule(s: State, cmd: c.Rule) -> list:

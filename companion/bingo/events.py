@@ -1,7 +1,7 @@
 """Events: the facts the journal keeps. Only JSON-friendly fields, so replay == live."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 
 @dataclass
@@ -137,6 +137,7 @@ class CardHeld:
     card: dict               # the command as best read
     reason: str
     crop: str
+    scores: dict = field(default_factory=dict)   # the scanner's bubble scores (older journals: none)
 
 
 @dataclass

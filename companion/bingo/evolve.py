@@ -136,7 +136,7 @@ def card_voided(s: State, ev: e.CardVoided) -> None:
 
 def card_held(s: State, ev: e.CardHeld) -> None:
     _card_seen(s, ev.serial)
-    s.held[ev.serial] = Held(dict(ev.card), ev.reason, ev.crop)
+    s.held[ev.serial] = Held(dict(ev.card), ev.reason, ev.crop, ev.scores)
 
 
 def card_ruled(s: State, ev: e.CardRuled) -> None:

@@ -54,6 +54,7 @@ class Held:
     card: dict
     reason: str
     crop: str
+    scores: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -73,6 +73,8 @@ def test_strict_stops_at_the_first_rejection(tmp_path, capsys):
     ('{"do":"draw","balls":"1,2,3"}', "balls must be a list of whole numbers"),
     ('{"do":"vote","serial":"V1","turn":1,"marks":["W"]}', "marks value 'W' is not one of X, Y, Z"),
     ('{"do":"draw","balls":[1,2,3],"colour":"red"}', "unknown key 'colour'"),
+    ('{"do":"hold","card":{"do":"vote","serial":"V1","turn":1,"marks":["X"]},"reason":"r","scores":{"mark":"high"}}',
+     "hold: scores: 'mark' must map each bubble to a number"),
     ('{"do":"cash","player":1}', "missing key 'amount'"),
 ])
 def test_malformed_line_exits_2_naming_file_and_line(tmp_path, capsys, line, message):

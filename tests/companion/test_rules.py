@@ -75,7 +75,8 @@ def test_D1_D5_two_balls_left_are_drawn_alone_and_a_tie_makes_both_valid():
 def test_D2_unclear_card_waits_for_the_operator_and_the_ruling_is_kept():
     s = play(setup(), {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}, *votes(1, "X", "X", "X"))
     s = play(s, {"do": "hold", "card": {"do": "vote", "serial": "H1", "turn": 1, "marks": ["Y"]},
-                 "reason": "faint mark on Y", "crop": "crops/H1.png"})
+                 "reason": "faint mark on Y", "crop": "crops/H1.png", "scores": {"mark": {"X": 0.0, "Y": 0.41}}})
+    assert s.held["H1"].scores == {"mark": {"X": 0.0, "Y": 0.41}}          # what the operator is shown
     assert "H1" in s.held and "rule on the held card first: H1" in rejected(s, {"do": "close_voting"})
     assert "duplicate" in invalid(s, {"do": "vote", "serial": "H1", "turn": 1, "marks": ["Y"]})
     ruling = attempt(s, {"do": "rule", "serial": "H1", "card": {"do": "vote", "serial": "H1", "turn": 1, "marks": ["X"]}})

@@ -132,11 +132,13 @@ def test_review_queue_rules_held_cards(tmp_path):
     session, app, _ = console_on(tmp_path, "turn1_voting")
     for serial in ("V0110", "V0111", "V0112", "V0113"):
         session.submit({"do": "hold", "card": {"do": "vote", "serial": serial, "turn": 1, "marks": ["X", "Y"]},
-                        "reason": "mark between marginal and definite", "crop": str(tmp_path / "crop.png")})
+                        "reason": "mark between marginal and definite", "crop": str(tmp_path / "crop.png"),
+                        "scores": {"mark": {"X": 2.91, "Y": 0.45, "Z": 0.02}}})
 
     async def body(pilot):
         await settle(pilot, lambda app: app.ready)
         assert "Review queue (4)" in text_of(pilot.app) and "marginal" in text_of(pilot.app)
+        assert "mark: X 2.91  Y 0.45  Z 0.02" in text_of(pilot.app)          # the scanner's scores
         await settle(pilot, lambda app: "▀" in text_of(app))        # the crop, in half blocks
         assert "#ff0000" in pilot.app.export_screenshot()
         await do(pilot, "2")
