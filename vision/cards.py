@@ -6,7 +6,10 @@ bubble as new ink against the blank card rendered from the same layout. Scores b
 *marginal* are blank, above *definite* marks, anything between goes to review with a crop.
 Before deciding: the ink of long straight strokes (a stray pen line) is taken out of the bubbles
 they cross, ink that only a neighbour's big circle put into a bubble is that neighbour's, and a
-bubble under glare is looked at again with its contrast restored.
+bubble under glare is looked at again with its contrast restored. A light mark (between the two
+thresholds) counts when its shape is a mark's (one connected stroke, not a dash, nothing reaching
+in from outside) and it is the only ink in its field; ink just outside a bubble read blank (a
+circle drawn round it) is a doubt.
 A confident wrong answer is the worst failure: whenever a check is unsure, review.
 """
 from __future__ import annotations
@@ -46,6 +49,13 @@ class Settings:
     glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
     trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
     ring_dark: float = 1.3      # a printed ring this much darker than the card's others: inked over, review
+    # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
+    # and nothing outside the bubble could have put it there; else review.
+    coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
+    span: float = 0.4           # that piece's length in radii (a speck is no mark)
+    flat: float = 0.25          # the ink's narrow side under this share of its long side: a dash, no mark
+    quiet: float = 0.05         # ink in the band around it at most this (a finger, shadow or line reaching in)
+    outside: float = 2.5        # ink just outside a bubble read blank, most of a pen circle's (drawn round it): review
 
 
 @dataclass
@@ -141,12 +151,14 @@ class Scanner:
         scores = {**scores, **{key: own[key] for key in spilt}}
         result.scores = {f.name: {b.value: round(scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
-        result.fields = {f.name: [b.value for b in f.bubbles if scores[f.name, b.value] >= s.definite]
-                         for f in layout.fields}
+        light = self._light(amount, layout, levels, scores, band)
+        result.fields = {f.name: [b.value for b in f.bubbles if scores[f.name, b.value] >= s.definite
+                                  or (f.name, b.value) in light] for f in layout.fields}
         best = command_for(code, result.fields, result.scores)
         doubt = ("too blurred to read the marks safely" if blurred else None) \
             or self._glare(amount, code.kind, levels, scores) or under \
-            or self._doubt(layout, scores, around, filled) or self._trace(layout, scores, levels.rings)
+            or self._doubt(layout, scores, around, filled, light) or self._trace(layout, scores, levels.rings, light) \
+            or self._circled(layout, _halo_ink(amount, code.kind, levels), result.fields)
         if doubt:
             self._review(result, image, card, best, doubt)
             return
@@ -204,6 +216,19 @@ class Scanner:
                 return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
         return again, None
 
+    def _light(self, amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: dict, band: dict) -> set:
+        """Light marks (between marginal and definite) read as marked: each the only bubble of its field
+        at marginal or above, one mark's shape (_one_stroke), nothing in the band around it. Beside another mark it stays a doubt
+        (a correction? which one is meant?)."""
+        s = self.settings
+        light = set()
+        for f in layout.fields:
+            inked = [(f.name, b.value) for b in f.bubbles if scores[f.name, b.value] >= s.marginal]
+            if len(inked) == 1 and scores[inked[0]] < s.definite and band[inked[0]] <= s.quiet \
+                    and _one_stroke(amount, layout.kind, levels, inked[0], s):
+                light.add(inked[0])
+        return light
+
     def _blur(self, amount: np.ndarray) -> bool:
         frame, marker = sharpness(amount)
         return marker < 0.2 or frame / marker < self.settings.sharp
@@ -229,21 +254,22 @@ class Scanner:
                 return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
         return None
 
-    def _doubt(self, layout: L.Layout, scores: dict, around: dict, filled: dict) -> str | None:
+    def _doubt(self, layout: L.Layout, scores: dict, around: dict, filled: dict, light: set) -> str | None:
         s = self.settings
         for f in layout.fields:
             for b in f.bubbles:
                 key = f.name, b.value
-                if s.marginal <= scores[key] < s.definite:
+                if s.marginal <= scores[key] < s.definite and key not in light:
                     return f"unclear mark at {b.value} ({f.name}, score {scores[key]:.2f})"
                 if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray:
                     return f"a line runs through {b.value} ({f.name}): mark or stray stroke?"
-            marked = [filled[f.name, b.value] for b in f.bubbles if scores[f.name, b.value] >= s.definite]
+            marked = [filled[f.name, b.value] for b in f.bubbles
+                      if scores[f.name, b.value] >= s.definite or (f.name, b.value) in light]
             if layout.kind != "vote" and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
                 return f"{len(marked)} marks in {f.name}, one filled in: maybe a correction"
         return None
 
-    def _trace(self, layout: L.Layout, scores: dict, rings: dict) -> str | None:
+    def _trace(self, layout: L.Layout, scores: dict, rings: dict, light: set = frozenset()) -> str | None:
         """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
         pen circle drawn right over the printed ring, which the print model hides): reading that
         card as blank or as one mark fewer would be a silent error, so a person looks."""
@@ -251,12 +277,20 @@ class Scanner:
         typical = _typical_ring(rings, scores, s.marginal)
         for name, b in layout.bubbles():
             key = name, b.value
-            if scores[key] >= s.definite:
+            if scores[key] >= s.definite or key in light:
                 continue
             if scores[key] >= s.trace:
                 return f"faint ink at {b.value} ({name}, score {scores[key]:.2f}): a light mark?"
             if rings[key] > s.ring_dark * typical:
                 return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
+        return None
+
+    def _circled(self, layout: L.Layout, halo: dict, fields: dict) -> str | None:
+        """A circle drawn round a bubble, wider than the disc scored, puts its ink just outside it: a
+        bubble read blank with that much ink there may be marked."""
+        for name, b in layout.bubbles():
+            if b.value not in fields[name] and halo[name, b.value] >= self.settings.outside:
+                return f"ink round {b.value} ({name}), outside the bubble: a big circle drawn round it?"
         return None
 
     def _review(self, result: Result, image: np.ndarray, card: _Card, best: dict, reason: str) -> None:
@@ -621,9 +655,7 @@ def _geometry(kind: str):
     blank = _blank(kind)
     print_ink = cv2.dilate((255 - blank).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
     core = cv2.erode((blank < 190).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
-    # near black print (markers, titles, outline) blur spreads ink that is no mark: leave it out
-    clear = cv2.dilate((blank < 100).astype(np.uint8), np.ones((round(1.5 * PX) | 1,) * 2, np.uint8)) == 0
-    clear &= ~_card_data(kind)
+    clear = _clear(kind)
     h, w = blank.shape
     yy, xx = np.mgrid[0:h, 0:w]
     out = {}
@@ -641,6 +673,15 @@ def _geometry(kind: str):
                               (d >= BAND[0] * r) & (d <= BAND[1] * r) & ok, print_ink[y0:y1, x0:x1], own_print,
                               (d <= 1.2 * r) & ok & (zone < 0), zone)
     return out
+
+
+@lru_cache(maxsize=None)
+def _clear(kind: str) -> np.ndarray:
+    """Away from near black print (markers, titles, outline: blur spreads ink from it that is no
+    mark) and from the card's own data."""
+    blank = _blank(kind)
+    clear = cv2.dilate((blank < 100).astype(np.uint8), np.ones((round(1.5 * PX) | 1,) * 2, np.uint8)) == 0
+    return clear & ~_card_data(kind)
 
 
 def _zones(b: L.Bubble, bubbles, xx, yy) -> np.ndarray:
@@ -860,6 +901,59 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
         touched.append(not all(verdicts))
         expected.append(ink_px / (PX * PX) / b.r)
     return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected)
+
+
+def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
+    """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
+    s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash. A
+    ring, tick, cross or dot is; noise, JPEG and uneven light scatter. Print the stroke crosses
+    (the ring, the letter) hides its ink there, so print right beside the ink joins it up."""
+    where, inside, *_ = _geometry(kind)[key]
+    printed = _regions(kind).print_ink.reshape(amount.shape)[where]
+    new = np.clip((amount[where] - levels.print_level * printed - levels.floor) / 0.25, 0, 1) * inside
+    ink = (new >= 0.3).astype(np.uint8)
+    joined = (ink | ((printed >= 0.5) & (cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0))) & inside
+    count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return False
+    pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
+    biggest = labels == 1 + int(np.argmax(pieces))
+    if pieces.max() < s.coherent * pieces.sum() or _extent(biggest)[0] < s.span * dict(_radii(kind))[key] * PX:
+        return False
+    long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= 0.1 * pieces.sum())[0]))
+    return short >= s.flat * long
+
+
+def _extent(mask: np.ndarray) -> tuple[float, float]:
+    """The long and short side of the smallest box around a mask's pixels."""
+    ys, xs = np.nonzero(mask)
+    _, size, _ = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    return max(size), min(size)
+
+
+@lru_cache(maxsize=None)
+def _halo(kind: str) -> tuple:
+    """Per bubble, the paper between the disc scored (1.2 radii) and the band around it, outside
+    the other bubbles' spill zones and clear of black print: (flat pixel index, bubble number)."""
+    width = _blank(kind).shape[1]
+    clear = _clear(kind)
+    index, label = [], []
+    for n, ((where, *_, zone), (_, b)) in enumerate(zip(_geometry(kind).values(), L.layout(kind).bubbles())):
+        y, x = np.mgrid[where]
+        d = np.hypot(x - b.x * PX, y - b.y * PX) / (b.r * PX)
+        mask = (d > 1.2) & (d < BAND[0]) & clear[where] & (zone < 0)
+        index.append((y * width + x)[mask])
+        label.append(np.full(int(mask.sum()), n))
+    return np.concatenate(index), np.concatenate(label)
+
+
+def _halo_ink(amount: np.ndarray, kind: str, levels: _Levels) -> dict:
+    """Per bubble, the new ink just outside it, in the units of its score."""
+    index, label = _halo(kind)
+    regions = _regions(kind)
+    new = np.clip((amount.ravel()[index] - levels.print_level * regions.print_ink[index] - levels.floor) / 0.25, 0, 1)
+    per_r = 1 / (PX * PX) / regions.radii
+    return dict(zip(regions.keys, (np.bincount(label, new, minlength=len(regions.keys)) * per_r).tolist()))
 
 
 def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: float) -> float:
