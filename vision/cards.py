@@ -294,10 +294,11 @@ class Scanner:
         return None
 
     def _review(self, result: Result, image: np.ndarray, card: _Card, best: dict, reason: str) -> None:
-        """The operator rules on it (D2): held with the best reading and the crop."""
+        """The operator rules on it (D2): held with the best reading, the crop and the scores."""
         result.decision, result.reason = "review", reason
         result.crop = self._save_crop(image, card, result)
-        result.command = {"do": "hold", "card": best, "reason": reason, "crop": result.crop or ""}
+        result.command = {"do": "hold", "card": best, "reason": reason, "crop": result.crop or "",
+                          "scores": result.scores}
 
     def _decide(self, result: Result, image: np.ndarray, card: _Card, code: L.Card, best: dict) -> None:
         if code.kind == "vote":      # blank or several marks: the referee journals it invalid (R6)

@@ -159,6 +159,7 @@ def test_a_doubtful_card_is_held_for_the_operator_with_its_crop(game, tmp_path):
     assert result.command["do"] == "hold" and result.command["card"]["serial"] == "V0101"
     assert result.crop and cv2.imread(result.crop) is not None
     assert "V0101" in session.state.held
+    assert session.state.held["V0101"].scores == result.scores and result.scores["mark"]["X"] > 0   # shown to the operator
     assert session.submit({"do": "rule", "serial": "V0101", "card": {"do": "vote", "serial": "V0101", "turn": 1,
                                                                      "marks": ["X"]}}).status == "ok"
 
