@@ -96,7 +96,7 @@ class Countdown(Vertical):
             yield Label("--:--", classes="clock")
 
     def on_mount(self) -> None:
-        self.tick()
+        self.call_later(self.tick)           # is_mounted turns True only once on_mount has returned
         self.set_interval(0.5, self.tick)
 
     def watch_deadline(self) -> None:
