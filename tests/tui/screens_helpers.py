@@ -53,3 +53,23 @@ def assert_snapshot(name: str, app) -> None:
         pytest.fail(f"{name}: the screen's text changed (UPDATE_SNAPSHOTS=1 to accept):\n{diff}")
     assert svg == svg_path.read_text(encoding="utf-8"), \
         f"{name}: same text, different colours or layout (UPDATE_SNAPSHOTS=1 to accept)"
+
+
+def ball_frames(folder: Path, ball: int, count: int) -> tuple:
+    """`count` copies of one rendered still of `ball` resting in the cradle that the default
+    decoder reads without repairs (whose CPU budget a busy machine may use up), written to
+    `folder` as a camera's frames; returns the image."""
+    pytest.importorskip("zxingcpp")
+    import cv2
+    from vision import ball_labels, ball_render, balls
+    renderer, decoder = ball_render.Renderer(ball_labels.Design(40.0)), balls.BallDecoder()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(balls, "REPAIR_CANDIDATES", 0)
+        for seed in range(50):
+            image, _, truth = ball_render.single_frame(renderer, seed, ball=ball)
+            if truth["kind"] == "cradle" and decoder.read(image).ball == ball:
+                break
+    folder.mkdir()
+    for i in range(count):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), image)
+    return image

@@ -7,24 +7,13 @@ from companion import event_file
 from companion.cli import main
 from tui.calibrate import CalibrateApp, save_camera
 
-from screens_helpers import drive, settle, text_of
+from screens_helpers import ball_frames, drive, settle, text_of
 
 
 @pytest.fixture
 def rig(tmp_path):
-    pytest.importorskip("zxingcpp")
-    import cv2
-    from vision import ball_labels, ball_render
-    from vision.balls import BallDecoder
-    renderer, decoder = ball_render.Renderer(ball_labels.Design(40.0)), BallDecoder()
     frames = tmp_path / "frames"
-    frames.mkdir()
-    for seed in range(50):                   # a still of ball 1 in the cradle that reads
-        image, _, truth = ball_render.single_frame(renderer, seed, ball=1)
-        if truth["kind"] == "cradle" and decoder.read(image).ball == 1:
-            break
-    for i in range(40):                      # 10 s of camera: every decoder looks at each frame, slowly
-        cv2.imwrite(str(frames / f"{i:03d}.png"), image)
+    ball_frames(frames, 1, 40)               # 10 s of camera: every decoder looks at each frame, slowly
     event = tmp_path / "event.toml"
     assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
     with event.open("a") as out:

@@ -11,7 +11,7 @@ from tui.console import ConsoleApp
 from tui.sources import from_event
 
 from screens_game import game
-from screens_helpers import drive, settle, text_of
+from screens_helpers import ball_frames, drive, settle, text_of
 
 
 def event_with(**sections):
@@ -58,19 +58,8 @@ def test_cage_link_and_panel_drive_the_session(tmp_path):
 
 
 def test_ball_camera_reads_a_ball_into_the_draw(tmp_path):
-    pytest.importorskip("zxingcpp")
-    import cv2
-    from vision import ball_labels, ball_render
-    from vision.balls import BallDecoder
-    renderer, decoder = ball_render.Renderer(ball_labels.Design(40.0)), BallDecoder()
     frames = tmp_path / "frames"
-    frames.mkdir()
-    for seed in range(50):                   # a still of ball 13 in the cradle that reads
-        image, _, truth = ball_render.single_frame(renderer, seed, ball=13)
-        if truth["kind"] == "cradle" and decoder.read(image).ball == 13:
-            break
-    for i in range(4):
-        cv2.imwrite(str(frames / f"{i}.png"), image)
+    image = ball_frames(frames, 13, 4)
     session = in_draw_phase(tmp_path)
     sources, problems = from_event(event_with(camera={"source": str(frames), "width": image.shape[1],
                                                       "height": image.shape[0], "fps": 10}),
