@@ -13,7 +13,7 @@ from screens_helpers import ball_frames, drive, settle, text_of
 @pytest.fixture
 def rig(tmp_path):
     frames = tmp_path / "frames"
-    ball_frames(frames, 1, 40)               # 10 s of camera: every decoder looks at each frame, slowly
+    ball_frames(frames, 1, 100)              # 25 s of camera, paced slowly: every decoder reads each frame
     event = tmp_path / "event.toml"
     assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
     with event.open("a") as out:
