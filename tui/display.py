@@ -26,6 +26,8 @@ from .feed import Feed
 from .widgets import Accounts, BallBoard, Countdown, DrawPanel, Ranking
 from .theme import THEME
 
+SERVER_PID = "COMPANION_SERVER_PID"   # set by tui.serve: the server a served display belongs to
+
 PHASES = {
     "new": "Waiting for the game", "ready": "Get ready", "draw": "Drawing the balls",
     "voting": "Vote now!", "resolve": "Votes counted", "turn_over": "Turn over",
@@ -82,7 +84,8 @@ class DisplayApp(App):
         self.theme = THEME.name
         self.follow()
         if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):     # served by textual-serve
-            self.server = os.getppid()
+            self.server = int(os.environ.get(SERVER_PID) or os.getppid())
+            self.exit_if_orphaned()
             self.set_interval(1.0, self.exit_if_orphaned)
 
     def exit_if_orphaned(self) -> None:

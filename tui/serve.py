@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shlex
 import string
 import sys
@@ -18,6 +19,8 @@ from pathlib import Path
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
+
+from .display import SERVER_PID
 
 log = logging.getLogger("companion.serve")
 
@@ -66,8 +69,10 @@ PAGE = string.Template("""<!DOCTYPE html>
 
 def display_command(journal: Path) -> str:
     """The one command the server runs per browser: the read-only display. `exec`, so the
-    display's parent is the server itself and it can tell when the server is gone."""
-    return f"exec {shlex.quote(sys.executable)} -m companion display --journal {shlex.quote(str(journal.resolve()))}"
+    display's parent is the server itself, whose pid it is given (were the server gone before
+    the display had started, its parent would already be another process)."""
+    return (f"exec env {SERVER_PID}={os.getpid()} {shlex.quote(sys.executable)} -m companion display "
+            f"--journal {shlex.quote(str(journal.resolve()))}")
 
 
 class DisplaySession(AppService):

@@ -123,3 +123,18 @@ def test_screenshot_command_writes_an_svg(tmp_path, capsys):
     assert main(["screenshot", "display", "--journal", str(tmp_path / "none.db"), "--out", str(out)]) == 1
     assert main(["screenshot", "display", "--journal", str(tmp_path / "g.db"), "--out", str(out), "--size", "big"]) == 2
     assert "WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def test_a_served_display_whose_server_is_already_gone_ends_at_once(tmp_path, monkeypatch):
+    """The server may die while its display is still starting: the display is told the
+    server's pid, so it does not mistake whoever adopted it for its server."""
+    from tui.display import SERVER_PID
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual_serve.web_driver:WebDriver")   # as textual-serve runs it
+    monkeypatch.setenv(SERVER_PID, "999999999")                                   # no such process
+    session, clock = game(tmp_path / "g.db", "turn1_voting")
+    app = DisplayApp(tmp_path / "g.db", poll=0.02, clock=clock.now)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app._exit, timeout=5)
+
+    drive(app, body, (80, 24))
