@@ -649,12 +649,18 @@ def ink(grey: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
+def _spread_print(kind: str) -> np.ndarray:
+    """The blank card's print, 1 = the bubbles' grey, spread a little so a slight misfit is not ink."""
+    return cv2.dilate((255 - _blank(kind)).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
+
+
+@lru_cache(maxsize=None)
 def _geometry(kind: str):
     """Per bubble: its patch, the disc scored, its printed ring, the band around it, the blank's
     print there (1 = the bubbles' grey; spread a little so a slight misfit is not ink), its own
     print, the part of its disc outside the other bubbles' spill zones, and those zones."""
     blank = _blank(kind)
-    print_ink = cv2.dilate((255 - blank).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
+    print_ink = _spread_print(kind)
     core = cv2.erode((blank < 190).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
     clear = _clear(kind)
     h, w = blank.shape
@@ -704,6 +710,12 @@ class _Levels:
     floor: float        # ink weaker than this is noise
 
 
+def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarray:
+    """Darkness beyond the blank's own print (scaled to how dark the print looks on this card)
+    and the noise, as a share of a full-strength stroke (0-1)."""
+    return np.clip((seen - levels.print_level * printed - levels.floor) / 0.25, 0, 1)
+
+
 def _levels(amount: np.ndarray, kind: str) -> _Levels:
     regions = _regions(kind)
     flat = amount.ravel()
@@ -728,7 +740,7 @@ def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stra
 
     def new_ink(where):
         index, label = where
-        new = np.clip((flat[index] - levels.print_level * regions.print_ink[index] - levels.floor) / 0.25, 0, 1)
+        new = _new_ink(flat[index], regions.print_ink[index], levels)
         if cut is not None:
             new = np.where(cut[0][index] & cut[1][label], 0.0, new)
         return new
@@ -776,8 +788,7 @@ class _Stroke:
 def _print_everywhere(kind: str) -> np.ndarray:
     """The whole card's print, measured as the bubbles' print_ink is; the card's own data, its code
     and its edge count as black print (never a stroke's ink)."""
-    blank = _blank(kind)
-    out = cv2.dilate((255 - blank).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
+    out = _spread_print(kind).copy()
     out[_card_data(kind)] = 9.0
     x, y, side = (round(v * PX) for v in L.QR_BOX)
     out[y:y + side, x:x + side] = 9.0
@@ -789,7 +800,7 @@ def _print_everywhere(kind: str) -> np.ndarray:
 def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
     """Long straight strokes of new ink (a pen line across the card, a crease): found as line
     segments, collinear ones merged, each refitted to its ink and its width measured."""
-    new = np.clip((amount - levels.print_level * _print_everywhere(kind) - levels.floor) / 0.25, 0, 1)
+    new = _new_ink(amount, _print_everywhere(kind), levels)
     binary = (new > 0.5).astype(np.uint8)
     half = cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)      # a quarter of the votes
     found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(STROKE_MM * PX / 2),
@@ -911,7 +922,7 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
     (the ring, the letter) hides its ink there, so print right beside the ink joins it up."""
     where, inside, *_ = _geometry(kind)[key]
     printed = _regions(kind).print_ink.reshape(amount.shape)[where]
-    new = np.clip((amount[where] - levels.print_level * printed - levels.floor) / 0.25, 0, 1) * inside
+    new = _new_ink(amount[where], printed, levels) * inside
     ink = (new >= 0.3).astype(np.uint8)
     joined = (ink | ((printed >= 0.5) & (cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0))) & inside
     count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
@@ -952,7 +963,7 @@ def _halo_ink(amount: np.ndarray, kind: str, levels: _Levels) -> dict:
     """Per bubble, the new ink just outside it, in the units of its score."""
     index, label = _halo(kind)
     regions = _regions(kind)
-    new = np.clip((amount.ravel()[index] - levels.print_level * regions.print_ink[index] - levels.floor) / 0.25, 0, 1)
+    new = _new_ink(amount.ravel()[index], regions.print_ink[index], levels)
     per_r = 1 / (PX * PX) / regions.radii
     return dict(zip(regions.keys, (np.bincount(label, new, minlength=len(regions.keys)) * per_r).tolist()))
 
@@ -962,8 +973,7 @@ def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: 
     regions = _regions(kind)
     n = regions.keys.index(key)
     index = regions.inside[0][regions.inside[1] == n]
-    new = np.clip((gain * amount.ravel()[index] - levels.print_level * regions.print_ink[index] - levels.floor) / 0.25,
-                  0, 1)
+    new = _new_ink(gain * amount.ravel()[index], regions.print_ink[index], levels)
     return float(new.sum() / (PX * PX) / regions.radii[n])
 
 
