@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Digits, Label, Static
+from textual.widgets import DataTable, Digits, Label, Static
 
 PLACES = ("machine", "drawn", "valid", "pool", "trash", "excluded")
 LETTERS = ("X", "Y", "Z")
@@ -265,3 +265,13 @@ class HalfBlockImage(Static):
             if y + 2 < height:
                 text.append("\n")
         return text
+
+
+class Table(DataTable):
+    """A DataTable whose header follows its columns. Textual 8.2.8 keeps the header row's
+    rendering cached when the columns widen after rows are added (on idle), so a table filled
+    anew could show a narrow, misaligned header until its next change."""
+
+    def _update_dimensions(self, new_rows) -> None:
+        super()._update_dimensions(new_rows)
+        self._row_render_cache.clear()
