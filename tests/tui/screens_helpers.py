@@ -26,6 +26,16 @@ async def settle(pilot, ready, timeout: float = 10.0) -> None:
     await wait_until(pilot, ready, timeout)
 
 
+async def steady(pilot, timeout: float = 10.0) -> None:
+    """Until the screen stops changing (a table still scrolling to its last row, a style not yet
+    applied): a snapshot is of the settled screen, however busy the machine."""
+    last, deadline = None, asyncio.get_running_loop().time() + timeout
+    while (now := pilot.app.export_screenshot()) != last:
+        assert asyncio.get_running_loop().time() < deadline, "the screen never settled"
+        last = now
+        await pilot.pause(0.1)
+
+
 def text_of(app) -> str:
     return screen_text(app)
 

@@ -10,7 +10,7 @@ from tui.console import ConsoleApp
 from tui.sources import Health
 
 from screens_game import game, play
-from screens_helpers import assert_snapshot, drive, settle, text_of
+from screens_helpers import assert_snapshot, drive, settle, steady, text_of
 
 
 def console_on(tmp_path, upto, **kwargs):
@@ -201,7 +201,7 @@ def test_snapshot(tmp_path, size):
 
     async def body(pilot):
         await settle(pilot, lambda app: app.ready)
-        await pilot.pause(0.1)
+        await steady(pilot)
         assert_snapshot(f"console-turn2-{size[0]}x{size[1]}", pilot.app)
 
     drive(app, body, size)

@@ -12,7 +12,7 @@ from tui.display import DisplayApp
 from tui.widgets import Ball
 
 from screens_game import LETTERS, NAMES, ROBBERY_SERIALS, STEPS, game, play
-from screens_helpers import assert_snapshot, drive, settle, text_of
+from screens_helpers import assert_snapshot, drive, settle, steady, text_of
 
 
 def caught_up(session):
@@ -108,7 +108,7 @@ def test_snapshot(tmp_path, step, size):
 
     async def body(pilot):
         await settle(pilot, caught_up(session))
-        await pilot.pause(0.1)
+        await steady(pilot)
         assert_snapshot(f"display-{step}-{size[0]}x{size[1]}", pilot.app)
 
     drive(DisplayApp(tmp_path / "g.db", poll=0.02, clock=clock.now), body, size)
