@@ -34,7 +34,7 @@ from .feed import Feed
 from .forms import CommandForm, Confirm
 from .sources import NOT_CONNECTED, SLOTS, Health, Source
 from .theme import THEME
-from .widgets import BallBoard, Countdown, HalfBlockImage, Table, TallyLine, money
+from .widgets import AlignedTable, BallBoard, Countdown, HalfBlockImage, TallyLine, money
 
 PHASES = {"new": "NOT SET UP", "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
           "turn_over": "TURN OVER", "final": "FINAL ROBBERIES", "counting": "CASH COUNT", "finished": "FINISHED"}
@@ -165,9 +165,9 @@ class ConsoleApp(App):
                     yield Static("", id="review-detail")
                     yield HalfBlockImage("", id="crop")
             with Vertical(id="middle"):
-                yield Table(id="players", cursor_type="row", zebra_stripes=True)
+                yield AlignedTable(id="players", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="robbery")
-                yield Table(id="journal", cursor_type="row")
+                yield AlignedTable(id="journal", cursor_type="row")
         yield Label("", id="outcome")
         yield KeyBar(self.BINDINGS, id="keys")
 

@@ -267,7 +267,7 @@ class HalfBlockImage(Static):
         return text
 
 
-class Table(DataTable):
+class AlignedTable(DataTable):
     """A DataTable whose header follows its columns. Textual 8.2.8 keeps the header row's
     rendering cached when the columns widen after rows are added (on idle), so a table filled
     anew could show a narrow, misaligned header until its next change."""
