@@ -8,8 +8,9 @@ unroll the visible cap around the point facing the camera (keeping distances fro
 sticker pressed onto the ball does), find the QR-sized patches busiest with edges in it, and
 unroll the ball again around each of them, so that label comes out flat and square for the
 decoder; nearest the camera's line of sight first, up to MAX_CANDIDATES a frame. When none
-reads, the first REPAIR_CANDIDATES are repaired and tried again: a finder square that glare
-washed out is drawn back, and motion smear is undone (Wiener deconvolution along the smear).
+reads, the first REPAIR_CANDIDATES are matched against the 27 printed labels (vision.label_match:
+it names a label blurred past decoding), then repaired and tried again: a finder square that
+glare washed out is drawn back, and motion smear is undone (Wiener deconvolution along the smear).
 
 Decoders sit behind one interface (`backend(name)`): zxing-cpp (QR Model 2 only: the whole
 QR family once returned Micro QR garbage), pyzbar, OpenCV. A text counts only if it is a
@@ -26,6 +27,7 @@ import cv2
 import numpy as np
 
 from . import ball_labels as labels
+from .label_match import codebook, match_label
 
 DECODERS = ("zxing", "pyzbar", "opencv")
 DEFAULT_DECODER = "zxing"          # fastest and most accurate in `companion bench balls`
@@ -352,12 +354,14 @@ class FrameRead:
     circle: Circle | None = None
     others: list[str] = field(default_factory=list)    # texts that were not ball labels
     conflict: tuple[int, ...] = ()                       # several different balls in one frame
+    matched: bool = False          # named by vision.label_match, not decoded
 
     def to_json(self) -> dict:
         return {"ball": self.ball, "found": self.found, "why": self.why, "decoder": self.decoder,
                 "ms": round(self.ms, 2), "circle": None if self.circle is None else
                 [round(self.circle.x, 1), round(self.circle.y, 1), round(self.circle.r, 1)],
-                "others": self.others, "conflict": list(self.conflict)}
+                "others": self.others, "conflict": list(self.conflict),
+                "matched": self.matched}
 
 
 class BallDecoder:
@@ -368,6 +372,7 @@ class BallDecoder:
         self.backend = backend(decoder, warn=warn)
         self.design = labels.Design(diameter)
         self.fov, self.roi, self.mode = fov, roi, mode
+        codebook()              # built once (a quarter second), not while the first ball goes by
         if mode not in ("flatten", "raw"):
             raise ValueError(f"unknown mode {mode!r}")
 
@@ -408,11 +413,11 @@ class BallDecoder:
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
         repairs_until = time.thread_time() + REPAIR_BUDGET_MS / 1000
-        texts = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]), repairs_until)
-        return self._verdict(texts, True, in_frame)
+        texts, matched = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]), repairs_until)
+        return self._verdict(texts, True, in_frame, matched)
 
     def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int,
-                        repairs_until: float) -> list[str]:
+                        repairs_until: float) -> tuple[list[str], bool]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
         the one facing the camera most squarely first; repairs only while this thread's CPU
         clock is before `repairs_until` (the next frames matter more than this one)."""
@@ -434,7 +439,7 @@ class BallDecoder:
                 found = self.backend.decode(patch)
                 texts += found
                 if _any_ball(found):
-                    return texts
+                    return texts, False
                 if attempt:
                     break
                 # the overview is coarse: centre on the label as the patch shows it (found at a
@@ -450,23 +455,28 @@ class BallDecoder:
             unread.append(patch)
         module_px = self.design.module * ppm
         for patch in unread[:REPAIR_CANDIDATES]:
+            ball = match_label(patch, module_px)
+            if ball is not None:
+                return texts + [labels.payload(ball)], True
+        for patch in unread[:REPAIR_CANDIDATES]:
             for fixed in _repaired(patch, ppm, module_px):
                 if time.thread_time() > repairs_until:
-                    return texts
+                    return texts, False
                 found = self.backend.decode(fixed)
                 texts += found
                 if _any_ball(found):
-                    return texts
-        return texts
+                    return texts, False
+        return texts, False
 
-    def _verdict(self, texts: list[str], found: bool, circle: Circle | None) -> FrameRead:
+    def _verdict(self, texts: list[str], found: bool, circle: Circle | None, matched: bool = False) -> FrameRead:
         balls = sorted({b for b in map(labels.parse_payload, texts) if b is not None})
         others = [t for t in texts if labels.parse_payload(t) is None]
         if len(balls) > 1:
             return FrameRead(None, found, f"conflicting labels {balls}", self.name, circle=circle,
                              others=others, conflict=tuple(balls))
         if balls:
-            return FrameRead(balls[0], True, "read", self.name, circle=circle, others=others)
+            how = "read by matching (too blurred to decode)" if matched else "read"
+            return FrameRead(balls[0], True, how, self.name, circle=circle, others=others, matched=matched)
         why = "ball found, no label readable" if found else "no ball in view"
         if others:
             why = f"a code that is not a ball label: {others[0][:40]!r}"

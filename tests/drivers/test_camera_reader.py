@@ -137,7 +137,7 @@ def test_read_balls_says_the_ball_or_why_not(tmp_path, capsys):
     assert code == 0 and "ball 23" in lines[0] and "zxing" in lines[0] and "none: no ball in view" in lines[1]
     code, out, _ = run(capsys, "read", "balls", tmp_path / "ball.jpg", "--json", "--decoder", "pyzbar")
     record = json.loads(out)
-    assert record["ball"] == 23 and record["decoder"] == "pyzbar" and record["ms"] > 0
+    assert record["ball"] == 23 and record["decoder"] == "pyzbar" and record["ms"] > 0 and not record["matched"]
     code, _, err = run(capsys, "read", "balls", tmp_path / "missing.jpg")
     assert code == 1 and "missing.jpg: no such file" in err
 

@@ -1,0 +1,127 @@
+"""Naming a ball label no decoder can read, by matching it against the 27 labels we print.
+
+A QR decoder must call every module dark or light before its error correction can help, and
+motion blur of a module or two (a ball falling past a 30 fps camera) defeats that. But a ball
+label can only be one of 27 known codes, so we ask which of them the blurred picture is
+closest to: turn the flattened label square to the image's axes (edges of a QR run along two
+perpendicular directions), find its three finder squares (seven modules across, they outlast
+the blur), lay the 21x21 module grid through them, sample it, and correlate the samples with
+each label's modules (leaving out the finders, which all labels share). A ball is named only
+when its correlation is high and well clear of every other label's (measured in the README:
+wrong labels never came near these thresholds).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from . import ball_labels as labels
+
+MATCH_MIN = 0.5          # correlation the named label must reach
+MATCH_MARGIN = 0.2       # and by which it must beat every other label
+FINDER_MIN = 0.3         # normalised correlation of a finder square with the pattern
+FINDER_SPACING = labels.QR_MODULES - 7          # modules between finder centres
+MOST_FINDERS = 8
+
+
+def match_label(patch: np.ndarray, module_px: float) -> int | None:
+    """The ball whose label `patch` (a flattened label, any turn, either polarity) shows, or None."""
+    image = _square_to_axes(patch.astype(np.float32))
+    best: dict[int, float] = {}
+    for samples in _grids(image, module_px):
+        for ball, score in zip(labels.BALLS, codebook() @ samples):
+            best[ball] = max(best.get(ball, -1.0), float(score))
+    if not best:
+        return None
+    ranked = sorted(best.items(), key=lambda item: -item[1])
+    (ball, top), (_, runner_up) = ranked[0], ranked[1]
+    return ball if top >= MATCH_MIN and top - runner_up >= MATCH_MARGIN else None
+
+
+def _square_to_axes(image: np.ndarray) -> np.ndarray:
+    """The patch turned so the QR's edges run along the image's axes: gradient directions
+    taken four times over (a QR looks the same every quarter turn) average to its turn."""
+    gx, gy = cv2.Sobel(image, cv2.CV_32F, 1, 0), cv2.Sobel(image, cv2.CV_32F, 0, 1)
+    z = ((gx * gx + gy * gy) * np.exp(4j * np.arctan2(gy, gx))).sum()
+    h, w = image.shape
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), math.degrees(np.angle(z) / 4), 1.0)
+    return cv2.warpAffine(image, turn, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _grids(image: np.ndarray, module_px: float):
+    """For each way three finder squares found in `image` make a QR's corner: its modules
+    sampled outside the finders, zero mean and unit length, dark modules negative."""
+    pattern = _finder_pattern(round(module_px, 2))
+    match = cv2.matchTemplate(image, pattern, cv2.TM_CCOEFF_NORMED)
+    offset = (pattern.shape[0] - 1) / 2
+    spacing = FINDER_SPACING * module_px
+    for sign in (1, -1):                     # dark-on-light labels, then light-on-dark
+        finders = [p + offset for p in _peaks(sign * match, 4 * module_px)]
+        for corner in finders:
+            for a in finders:
+                for b in finders:
+                    u, v = a - corner, b - corner
+                    if not (_about(u, spacing) and _about(v, spacing)) or abs(u @ v) > 0.2 * spacing ** 2:
+                        continue
+                    if u[0] * v[1] - u[1] * v[0] <= 0:       # along the top, then down: never mirrored
+                        continue
+                    yield _sample(image, corner, u / FINDER_SPACING, v / FINDER_SPACING) * sign
+
+
+def _about(step: np.ndarray, length: float) -> bool:
+    return 0.85 < np.linalg.norm(step) / length < 1.15
+
+
+def _sample(image: np.ndarray, corner: np.ndarray, across: np.ndarray, down: np.ndarray) -> np.ndarray:
+    rows, cols = np.mgrid[0:labels.QR_MODULES, 0:labels.QR_MODULES].astype(np.float32) - 3
+    xs = corner[0] + cols * across[0] + rows * down[0]
+    ys = corner[1] + cols * across[1] + rows * down[1]
+    values = cv2.remap(image, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR)[_data_mask()]
+    values -= values.mean()
+    return values / (np.linalg.norm(values) + 1e-9)
+
+
+def _peaks(score: np.ndarray, apart: float) -> list[np.ndarray]:
+    score, found = score.copy(), []
+    for _ in range(MOST_FINDERS):
+        _, value, _, at = cv2.minMaxLoc(score)
+        if value < FINDER_MIN:
+            break
+        found.append(np.array(at, float))
+        cv2.circle(score, at, int(apart), -1.0, -1)
+    return found
+
+
+@lru_cache(maxsize=8)
+def _finder_pattern(module_px: float) -> np.ndarray:
+    """A finder square with its light border: 9 modules across."""
+    n = int(round(9 * module_px)) | 1
+    pattern = np.ones((n, n), np.float32)
+    middle = (n - 1) / 2
+    for modules, shade in ((7, 0.0), (5, 1.0), (3, 0.0)):
+        lo, hi = (int(round(middle + s * modules * module_px / 2)) for s in (-1, 1))
+        cv2.rectangle(pattern, (lo, lo), (hi, hi), shade, -1)
+    return pattern
+
+
+@lru_cache(maxsize=1)
+def _data_mask() -> np.ndarray:
+    """The modules that tell labels apart: all but the three finders and their separators."""
+    n = labels.QR_MODULES
+    mask = np.ones((n, n), bool)
+    mask[:8, :8] = mask[:8, n - 8:] = mask[n - 8:, :8] = False
+    return mask
+
+
+@lru_cache(maxsize=1)
+def codebook() -> np.ndarray:
+    """Each label's modules where the mask keeps them (light +, dark -), zero mean, unit length."""
+    rows = []
+    for ball in labels.BALLS:
+        signs = np.where(labels.modules(ball), -1.0, 1.0)[_data_mask()]
+        signs -= signs.mean()
+        rows.append(signs / np.linalg.norm(signs))
+    return np.array(rows, np.float32)
