@@ -79,7 +79,9 @@ def as_text(value) -> str:
 class CommandForm(ModalScreen[dict | None]):
     """Fields for one command; Enter moves on and submits from the last field, Esc cancels."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    # Enter is taken before the field sees it: the next field gets focus before the next key is
+    # dispatched, so a fast typist's (or a scanner's) "12<Enter>in<Enter>" fills both fields
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("enter", "next", show=False, priority=True)]
 
     def __init__(self, command: str, values: dict | None = None, extra: dict | None = None):
         super().__init__(classes="form")
@@ -87,6 +89,7 @@ class CommandForm(ModalScreen[dict | None]):
         self.title_text, self.fields = FORMS[command]
         self.values = values or {}
         self.extra = extra or {}           # keys sent as they are (e.g. rule's serial)
+        self._sending = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -97,15 +100,28 @@ class CommandForm(ModalScreen[dict | None]):
             yield Label("", id="error")
             yield Label("Enter: next / send   Esc: cancel", classes="hint")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    def action_next(self) -> None:
         inputs = list(self.query(Input))
-        at = inputs.index(event.input)
+        at = inputs.index(self.focused) if self.focused in inputs else len(inputs) - 1
         if at + 1 < len(inputs):
-            inputs[at + 1].focus()
-            return
+            self.set_focus(inputs[at + 1])
+        elif not self._sending:              # a second Enter while the first is on its way
+            self._sending = True
+            self._when_typed(inputs, self._send)
+
+    def _when_typed(self, inputs: list[Input], then) -> None:
+        """Run `then` once every field has taken the keys already sent to it (each field takes
+        its keys in its own time)."""
+        if inputs:
+            inputs[0].call_later(self._when_typed, inputs[1:], then)
+        else:
+            then()
+
+    def _send(self) -> None:
         try:
             self.dismiss(self.command_dict())
         except (FormError, c.Malformed) as error:
+            self._sending = False
             self.query_one("#error", Label).update(str(error))
 
     def command_dict(self) -> dict:

@@ -87,6 +87,29 @@ def test_turn_actions_from_the_keyboard(tmp_path):
     drive(app, body, (120, 36))
 
 
+def test_keys_typed_faster_than_the_screen_redraws_land_in_their_fields(tmp_path):
+    """A staff member (or a keyboard-wedge scanner) typing a whole form in one burst: each
+    Enter moves on before the next key arrives, and the form sends what was typed."""
+    from textual import events
+    session, app, _ = console_on(tmp_path, "ready")
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await do(pilot, "b")
+        await do(pilot, "d", "1 2 3", "enter")
+        await pilot.press("v")
+        await settle(pilot, lambda app: app.screen.focused is not None and app.screen.focused.id == "field-serial")
+        before = app.handled
+        for char in "V0101\r\rX\r":              # serial, turn left as filled in, the mark
+            key = events.Key("enter" if char == "\r" else char, char)
+            key.set_sender(app)
+            app._driver.send_message(key)          # all at once, as Pilot's press (which waits) cannot
+        await settle(pilot, lambda app: app.handled > before)
+        assert last_command(session) == {"do": "vote", "serial": "V0101", "turn": 1, "marks": ["X"]}
+
+    drive(app, body, (120, 36))
+
+
 def test_undo_asks_first(tmp_path):
     session, app, _ = console_on(tmp_path, "turn1_voting")
     votes = len(session.state.ballots)
