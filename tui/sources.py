@@ -13,10 +13,13 @@ sections, and the scanner folder given to `companion console --scan`.
 """
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
+
+from companion.event_file import write_atomic
 
 SLOTS = {"reader": "ball reader", "link": "cage link", "scanner": "card scanner", "panel": "staff panel"}
 
@@ -36,6 +39,10 @@ class Source(Protocol):
     def stop(self) -> None: ...
 
 
+NO_ANSWER = "the console did not answer in time"
+JOURNAL_WAIT_S = 5.0        # how long the cage link waits for the journal before acknowledging a ball
+
+
 def ask(send: Callable, command: dict, timeout: float = 10.0) -> tuple[str, str | None]:
     """Send a command and wait for its outcome (for drivers that must know, e.g. where to
     file a scanned card). Call it from a driver's thread, never from the UI thread."""
@@ -47,7 +54,7 @@ def ask(send: Callable, command: dict, timeout: float = 10.0) -> tuple[str, str 
 
     send(command, reply)
     if not answered.wait(timeout):
-        return "rejected", "the console did not answer in time"
+        return "rejected", NO_ANSWER
     return box["outcome"].status, box["outcome"].reason
 
 
@@ -98,20 +105,50 @@ class ReaderSource:
 
 
 class LinkSource:
-    """[serial]: drivers.serial_link, the cage's reader (or a barcode scanner) on a serial port."""
+    """[serial]: drivers.serial_link, the cage's reader (or a barcode scanner) on a serial port.
 
-    def __init__(self, section: dict, places: Callable[[], dict]):
+    With the game's `journal`, a ball is acknowledged to the cage only once the journal has the
+    draw (the cage resends what it has no ACK for: a power cut loses nothing), and the cage's
+    sequence marks are kept beside the journal (`<journal>.cage-marks`), so a ball the cage
+    resends after the Pi restarts is known as already delivered instead of drawn twice."""
+
+    def __init__(self, section: dict, places: Callable[[], dict] | None, journal: Path | None = None):
         from drivers.serial_link import SerialLink
-        self.link = SerialLink.from_config(section, self._read, machine=places)   # checks the URL now
+        self.marks_file = None if journal is None else Path(f"{journal}.cage-marks")
+        self.problem = ""
+        marks = self._load_marks()
+        self.link = SerialLink.from_config(section, self._read, machine=places, marks=marks)   # checks the URL now
         self.send = self.note = None
+
+    def _load_marks(self) -> dict:
+        if self.marks_file is None or not self.marks_file.exists():
+            return {}
+        try:
+            marks = json.loads(self.marks_file.read_text(encoding="utf-8"))
+            if isinstance(marks, dict) and all(isinstance(v, int) for v in marks.values()):
+                return marks
+        except (OSError, ValueError):
+            pass
+        self.problem = (f"{self.marks_file.name} is unreadable: starting without it (a ball the cage "
+                        "resends after a restart may be refused as already drawn)")
+        return {}
 
     def _read(self, read) -> None:
         if read.alert:
             self.note(f"cage link: {read.alert}", "warning")
-        self.send({"do": "draw_ball", "ball": read.ball})
+        command = {"do": "draw_ball", "ball": read.ball}
+        if self.marks_file is None:
+            self.send(command)
+            return
+        _, reason = ask(self.send, command, JOURNAL_WAIT_S)
+        if reason == NO_ANSWER:
+            self.note(f"cage link: ball {read.ball} queued, but the journal has not answered yet", "warning")
+        write_atomic(self.marks_file, json.dumps(self.link.marks()))
 
     def start(self, send, note) -> None:
         self.send, self.note = send, note
+        if self.problem:
+            note(f"cage link: {self.problem}", "warning")
         self.link.start()
 
     def health(self) -> Health:
@@ -206,15 +243,16 @@ class PanelSource:
         self.panel.close()
 
 
-def from_event(event, places: Callable[[], dict], scan_folder: str | None = None
+def from_event(event, places: Callable[[], dict], scan_folder: str | None = None, journal: Path | None = None
                ) -> tuple[dict[str, Source], list[str]]:
     """The sources an event file configures: ({slot: source}, [problems]). A slot whose
-    section is absent stays "not connected"; one that cannot be built says why, once."""
+    section is absent stays "not connected"; one that cannot be built says why, once.
+    `journal`: the game's journal file, for the cage link (see LinkSource)."""
     sections = event.sections if event is not None else {}
     sources, problems = {}, []
     makers = {
         "reader": ("camera" in sections, lambda: ReaderSource(sections["camera"], places)),
-        "link": ("serial" in sections, lambda: LinkSource(sections["serial"], places)),
+        "link": ("serial" in sections, lambda: LinkSource(sections["serial"], places, journal)),
         "scanner": (scan_folder is not None, lambda: ScannerSource(Path(scan_folder), event)),
         "panel": ("panel" in sections, lambda: PanelSource(sections["panel"])),
     }

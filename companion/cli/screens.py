@@ -102,7 +102,7 @@ def console(args) -> int:
         app = ConsoleApp.for_journal(path)
     except JournalError as error:
         raise CommandError(str(error))
-    app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan)
+    app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan, path)
     app.run()
     return 0
 

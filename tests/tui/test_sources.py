@@ -2,7 +2,10 @@
 the staff panel on gpiozero's MockFactory, the ball camera on a folder of rendered frames."""
 from __future__ import annotations
 
+import json
+import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -38,7 +41,7 @@ def test_cage_link_and_panel_drive_the_session(tmp_path):
     with SimCage(SocketPort()) as cage:
         sources, problems = from_event(event_with(serial={"url": cage.url},
                                                   panel={"pin_factory": "mock", "bounce_ms": 0}),
-                                       lambda: session.state.place)
+                                       lambda: session.state.place, journal=tmp_path / "g.db")
         assert problems == [] and set(sources) == {"link", "panel"}
         app = ConsoleApp(session, sources=sources)
 
@@ -48,6 +51,7 @@ def test_cage_link_and_panel_drive_the_session(tmp_path):
                 cage.read(ball)
                 await settle(pilot, lambda app: ball in session.state.drawn, timeout=15)
             assert session.state.phase == "voting"
+            assert len(json.loads((tmp_path / "g.db.cage-marks").read_text()).values()) == 1   # one cage boot
             button = sources["panel"].panel.buttons["close"].pin
             button.drive_low()
             button.drive_high()
@@ -55,6 +59,56 @@ def test_cage_link_and_panel_drive_the_session(tmp_path):
             assert "staff panel  ● ok" in text_of(pilot.app)
 
         drive(app, body, (120, 36))
+
+
+def cage_frame(seq: int, ball: int) -> bytes:
+    from drivers import protocol
+    return protocol.encode(protocol.BALL, "0badcafe", seq, str(ball))[:-1]
+
+
+def test_the_cage_hears_its_ack_only_once_the_journal_has_the_ball_and_a_restart_draws_nothing_twice(tmp_path):
+    from companion.session import Outcome
+    from tui.sources import LinkSource
+    journal = tmp_path / "g.db"
+    asked, notes = [], []
+    source = LinkSource({"url": "loop://"}, None, journal)
+    source.start(lambda command, reply=None: asked.append((command, reply)), lambda *a: notes.append(a))
+    try:
+        acks = []
+        handling = threading.Thread(target=lambda: acks.extend(source.link.handle(cage_frame(7, 9))))
+        handling.start()
+        until(lambda: asked)
+        time.sleep(0.2)
+        assert acks == [] and handling.is_alive()             # no ACK while the draw is not journaled
+        command, reply = asked[0]
+        reply(Outcome("ok"))
+        handling.join(5)
+        assert command == {"do": "draw_ball", "ball": 9} and len(acks) == 1
+        assert json.loads(Path(f"{journal}.cage-marks").read_text()) == {"0badcafe": 7}
+    finally:
+        source.stop()
+    restarted = LinkSource({"url": "loop://"}, None, journal)     # the Pi came back up; the cage resends 7
+    restarted.send = restarted.note = lambda *a, **k: pytest.fail("a resent ball was drawn again")
+    assert len(restarted.link.handle(cage_frame(7, 9))) == 1 and restarted.link.health().duplicates == 1
+
+
+def test_an_unreadable_cage_marks_file_is_said_and_the_link_still_works(tmp_path):
+    from tui.sources import LinkSource
+    journal = tmp_path / "g.db"
+    Path(f"{journal}.cage-marks").write_text("{not json")
+    notes = []
+    source = LinkSource({"url": "loop://"}, None, journal)
+    source.start(lambda command, reply=None: None, lambda text, level="info": notes.append((text, level)))
+    source.stop()
+    assert notes and "g.db.cage-marks is unreadable" in notes[0][0] and notes[0][1] == "warning"
+    assert source.link.marks() == {}
+
+
+def until(condition, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
 
 
 def test_ball_camera_reads_a_ball_into_the_draw(tmp_path):
