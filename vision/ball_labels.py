@@ -20,6 +20,7 @@ BALLS = range(1, 28)          # the game's balls (companion.bingo.rules.BALLS)
 PREFIX = "PB"                 # Plunder Bingo ball label; anything else is not one of ours
 COPIES = 12
 QR_MODULES = 21               # version 1
+FINDER_SPACING = QR_MODULES - 7   # modules between the centres of two finder squares
 # Fractions of the ball diameter, chosen by measurement (README, `companion bench balls`):
 STICKER_FRACTION = 0.53       # sticker diameter: the icosahedral cell allows 0.55 D; keep a gap between stickers
 QR_FRACTION = 0.3             # QR symbol side (without quiet zone): 12 mm on a 40 mm ball, 0.57 mm modules

@@ -8,9 +8,9 @@ unroll the visible cap around the point facing the camera (keeping distances fro
 sticker pressed onto the ball does), find the QR-sized patches busiest with edges in it, and
 unroll the ball again around each of them, so that label comes out flat and square for the
 decoder; nearest the camera's line of sight first, up to MAX_CANDIDATES a frame. When none
-reads, the first REPAIR_CANDIDATES are matched against the 27 printed labels (vision.label_match:
-it names a label blurred past decoding), then repaired and tried again: a finder square that
-glare washed out is drawn back, and motion smear is undone (Wiener deconvolution along the smear).
+reads, the first REPAIR_CANDIDATES get second chances: they are matched against the 27 printed
+labels (vision.label_match: it names a label blurred past decoding), then a finder square that
+glare washed out is drawn back and they are decoded again.
 
 Decoders sit behind one interface (`backend(name)`): zxing-cpp (QR Model 2 only: the whole
 QR family once returned Micro QR garbage), pyzbar, OpenCV. A text counts only if it is a
@@ -412,15 +412,13 @@ class BallDecoder:
             centre = ball_centre(in_frame, view, self.design.radius)
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
-        repairs_until = time.thread_time() + REPAIR_BUDGET_MS / 1000
-        texts, matched = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]), repairs_until)
+        texts, matched = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]))
         return self._verdict(texts, True, in_frame, matched)
 
-    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int,
-                        repairs_until: float) -> tuple[list[str], bool]:
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
-        the one facing the camera most squarely first; repairs only while this thread's CPU
-        clock is before `repairs_until` (the next frames matter more than this one)."""
+        the one facing the camera most squarely first; then second chances for the first
+        REPAIR_CANDIDATES. Returns the texts read and whether the ball was matched, not decoded."""
         r = self.design.radius
         facing = -centre / np.linalg.norm(centre)
         native = view.focal / (np.linalg.norm(centre) - r)        # the camera's px per mm at the facing point
@@ -431,7 +429,7 @@ class BallDecoder:
         label_half = self.design.qr * 0.5 * math.sqrt(2) + 2 * self.design.module + self.backend.margin_mm
         texts: list[str] = []
         ppm = self.backend.px_per_mm
-        unread: list[np.ndarray] = []           # the labels as last unrolled, for repairs
+        unread: list[np.ndarray] = []           # the labels as last unrolled, for second chances
         for x, y in _label_spots(overview, size / (2 * half), self.design):
             normal = point_on_ball(frame, x, y, size, half, r)
             for attempt in range(2):
@@ -459,9 +457,7 @@ class BallDecoder:
             if ball is not None:
                 return texts + [labels.payload(ball)], True
         for patch in unread[:REPAIR_CANDIDATES]:
-            for fixed in _repaired(patch, ppm, module_px):
-                if time.thread_time() > repairs_until:
-                    return texts, False
+            for fixed in finder_restored(patch, module_px):
                 found = self.backend.decode(fixed)
                 texts += found
                 if _any_ball(found):
@@ -483,34 +479,7 @@ class BallDecoder:
         return FrameRead(None, found, why, self.name, circle=circle, others=others)
 
 
-def _repaired(patch: np.ndarray, px_per_mm: float, module_px: float):
-    """A label nothing could read, repaired the ways it is most often spoilt: glare over a
-    finder square, motion smear, both."""
-    yield from finder_restored(patch, module_px)
-    for sharp in motion_deblurred(patch, px_per_mm):
-        yield sharp
-        yield from finder_restored(sharp, module_px)
-
-
-def motion_deblurred(patch: np.ndarray, px_per_mm: float):
-    """The patch with motion blur undone, for a few blur lengths (Wiener deconvolution). A ball
-    moving or spinning during the exposure smears its label along one direction: the one along
-    which the image changes least (the structure tensor's minor axis) - a QR alone changes
-    equally along both of its axes."""
-    g = patch.astype(np.float32)
-    middle = g[g.shape[0] // 4: -g.shape[0] // 4, g.shape[1] // 4: -g.shape[1] // 4]
-    gx, gy = cv2.Sobel(middle, cv2.CV_32F, 1, 0), cv2.Sobel(middle, cv2.CV_32F, 0, 1)
-    xx, xy, yy = float((gx * gx).sum()), float((gx * gy).sum()), float((gy * gy).sum())
-    along = 0.5 * math.atan2(2 * xy, xx - yy) + math.pi / 2
-    spectrum = cv2.dft(g, flags=cv2.DFT_COMPLEX_OUTPUT)
-    for length_mm in DEBLUR_LENGTHS_MM:
-        yield _wiener(spectrum, _line_kernel(length_mm * px_per_mm, along, g.shape))
-
-
-REPAIR_CANDIDATES = 2                       # labels repaired when nothing read
-REPAIR_BUDGET_MS = 50                       # CPU time on a frame's labels after which repairs stop
-DEBLUR_LENGTHS_MM = (0.4, 0.6, 0.9, 1.1)    # smears tried (measured: the chute's blur is 0.3-1.2 mm)
-WIENER_NOISE = 0.02
+REPAIR_CANDIDATES = 2          # labels given second chances when nothing read
 
 
 def finder_restored(patch: np.ndarray, module_px: float):
@@ -523,7 +492,7 @@ def finder_restored(patch: np.ndarray, module_px: float):
         return
     a, b = finders
     span = np.linalg.norm(b - a)
-    side = FINDER_SPACING * module_px
+    side = labels.FINDER_SPACING * module_px
     if abs(span - side) < 0.2 * side:             # neighbours: the third is beside one of them
         step = b - a
         places = [p + s * np.array([-step[1], step[0]]) for p in (a, b) for s in (1, -1)]
@@ -543,9 +512,6 @@ def finder_restored(patch: np.ndarray, module_px: float):
         for modules, shade in ((9, light), (7, dark), (5, light), (3, dark)):
             _square(image, place, axis, modules * module_px, shade)
         yield image
-
-
-FINDER_SPACING = labels.QR_MODULES - 7          # modules between finder centres
 
 
 def _finders(patch: np.ndarray, module_px: float) -> list[np.ndarray]:
@@ -577,26 +543,6 @@ def _square(image: np.ndarray, centre: np.ndarray, axis: np.ndarray, side: float
     u, v = axis * side / 2, _turn(axis, math.pi / 2) * side / 2
     corners = np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v])
     cv2.fillConvexPoly(image, np.round(corners * 16).astype(np.int32), int(shade), cv2.LINE_AA, shift=4)
-
-
-def _line_kernel(length: float, angle: float, shape) -> np.ndarray:
-    """A straight smear `length` px long through the origin (wrapping), as the DFT wants it."""
-    kernel = np.zeros(shape, np.float32)
-    steps = np.linspace(-(length - 1) / 2, (length - 1) / 2, max(int(2 * length), 2))
-    xs = np.round(steps * math.cos(angle)).astype(int) % shape[1]
-    ys = np.round(steps * math.sin(angle)).astype(int) % shape[0]
-    np.add.at(kernel, (ys, xs), 1.0)
-    return kernel / kernel.sum()
-
-
-def _wiener(spectrum: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    h = cv2.dft(kernel, flags=cv2.DFT_COMPLEX_OUTPUT)
-    power = h[..., 0] ** 2 + h[..., 1] ** 2 + WIENER_NOISE
-    # G * conj(H) / (|H|^2 + k)
-    re = (spectrum[..., 0] * h[..., 0] + spectrum[..., 1] * h[..., 1]) / power
-    im = (spectrum[..., 1] * h[..., 0] - spectrum[..., 0] * h[..., 1]) / power
-    out = cv2.idft(np.dstack([re, im]), flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
-    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _any_ball(texts: list[str]) -> bool:

@@ -23,7 +23,6 @@ from . import ball_labels as labels
 MATCH_MIN = 0.5          # correlation the named label must reach
 MATCH_MARGIN = 0.2       # and by which it must beat every other label
 FINDER_MIN = 0.3         # normalised correlation of a finder square with the pattern
-FINDER_SPACING = labels.QR_MODULES - 7          # modules between finder centres
 MOST_FINDERS = 8
 
 
@@ -57,7 +56,7 @@ def _grids(image: np.ndarray, module_px: float):
     pattern = _finder_pattern(round(module_px, 2))
     match = cv2.matchTemplate(image, pattern, cv2.TM_CCOEFF_NORMED)
     offset = (pattern.shape[0] - 1) / 2
-    spacing = FINDER_SPACING * module_px
+    spacing = labels.FINDER_SPACING * module_px
     for sign in (1, -1):                     # dark-on-light labels, then light-on-dark
         finders = [p + offset for p in _peaks(sign * match, 4 * module_px)]
         for corner in finders:
@@ -68,7 +67,7 @@ def _grids(image: np.ndarray, module_px: float):
                         continue
                     if u[0] * v[1] - u[1] * v[0] <= 0:       # along the top, then down: never mirrored
                         continue
-                    yield _sample(image, corner, u / FINDER_SPACING, v / FINDER_SPACING) * sign
+                    yield _sample(image, corner, u / labels.FINDER_SPACING, v / labels.FINDER_SPACING) * sign
 
 
 def _about(step: np.ndarray, length: float) -> bool:
@@ -76,6 +75,7 @@ def _about(step: np.ndarray, length: float) -> bool:
 
 
 def _sample(image: np.ndarray, corner: np.ndarray, across: np.ndarray, down: np.ndarray) -> np.ndarray:
+    # module centres, counted from the corner finder's centre (module 3, 3); one step across/down each
     rows, cols = np.mgrid[0:labels.QR_MODULES, 0:labels.QR_MODULES].astype(np.float32) - 3
     xs = corner[0] + cols * across[0] + rows * down[0]
     ys = corner[1] + cols * across[1] + rows * down[1]

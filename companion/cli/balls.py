@@ -135,7 +135,6 @@ def _camera_section(path: str) -> dict:
 # --- corpus ---
 
 def corpus_balls(args) -> int:
-    import cv2
     from vision import ball_labels, ball_render
 
     if args.n < 0 or (args.passes is not None and args.passes < 0):

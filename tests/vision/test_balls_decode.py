@@ -133,21 +133,6 @@ def test_rendered_passes_are_the_same_frame_for_frame_whatever_the_order():
     assert cradle.visible[-1] and 20 <= len(cradle) <= 28               # it stays, for 0.7-0.9 s
 
 
-def test_a_label_smeared_by_motion_is_read_once_the_smear_is_undone():
-    ppm = balls.Zxing.px_per_mm
-    sticker = bl.raster(21, bl.Design(), ppm)
-    label = cv2.copyMakeBorder(sticker, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255).astype(np.float32)
-    smear = balls._line_kernel(1.2 * ppm, math.radians(30), label.shape)   # a fast spinning ball
-    blurred = cv2.idft(cv2.mulSpectrums(cv2.dft(label, flags=cv2.DFT_COMPLEX_OUTPUT),
-                                        cv2.dft(smear, flags=cv2.DFT_COMPLEX_OUTPUT), 0),
-                       flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
-    noisy = np.clip(blurred + np.random.default_rng(3).normal(0, 2, blurred.shape), 0, 255).astype(np.uint8)
-    zxing = balls.Zxing()
-    assert zxing.decode(noisy) == []
-    read = [zxing.decode(sharp) for sharp in balls.motion_deblurred(noisy, ppm)]
-    assert [bl.payload(21)] in read
-
-
 @pytest.mark.parametrize("inverted", [False, True])
 def test_a_finder_square_lost_to_glare_is_drawn_back_and_the_label_read(inverted):
     ppm = balls.Zxing.px_per_mm
