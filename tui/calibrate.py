@@ -296,8 +296,12 @@ class CalibrateApp(App):
             table.add_column(column)
         for name, stats in self.stats.items():
             read = reads.get(name)
-            now = "-" if read is None else (f"ball {read.ball}" + (" (matched)" if read.matched else "")
-                                            if read.ball else read.why)
+            if read is None:
+                now = "-"
+            elif read.ball:
+                now = f"ball {read.ball}" + (" (matched)" if read.matched else "")
+            else:
+                now = read.why
             rate, ms = stats.line()
             style = "bold #ffd400" if name == self.decoder else ""
             table.add_row(("▶ " if name == self.decoder else "  ") + name, now, rate, ms, style=style)

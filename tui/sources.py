@@ -143,7 +143,8 @@ class LinkSource:
         _, reason = ask(self.send, command, JOURNAL_WAIT_S)
         if reason == NO_ANSWER:
             self.note(f"cage link: ball {read.ball} queued, but the journal has not answered yet", "warning")
-        write_atomic(self.marks_file, json.dumps(self.link.marks()))
+        if self.link.mode == "framed":          # a plain scanner has no sequence to keep
+            write_atomic(self.marks_file, json.dumps(self.link.marks()))
 
     def start(self, send, note) -> None:
         self.send, self.note = send, note

@@ -52,13 +52,18 @@ def parse_payload(text: str) -> int | None:
 
 @lru_cache(maxsize=None)
 def modules(ball: int) -> np.ndarray:
-    """The QR's dark modules (21x21 bool), version 1, error correction H."""
+    """The ball label's QR: its dark modules (21x21 bool)."""
+    return qr_modules(payload(ball))
+
+
+def qr_modules(text: str) -> np.ndarray:
+    """The dark modules (21x21 bool) of `text` as a QR of version 1, error correction H."""
     from reportlab.graphics.barcode import qrencoder
     code = qrencoder.QRCode(1, qrencoder.QRErrorCorrectLevel.H)
-    code.addData(payload(ball))
+    code.addData(text)
     code.make()
     n = code.getModuleCount()
-    assert n == QR_MODULES, f"payload {payload(ball)!r} did not fit a version-1 QR"
+    assert n == QR_MODULES, f"{text!r} did not fit a version-1 QR"
     return np.array([[code.isDark(r, c) for c in range(n)] for r in range(n)], dtype=bool)
 
 

@@ -70,14 +70,18 @@ def test_the_cage_hears_its_ack_only_once_the_journal_has_the_ball_and_a_restart
     from companion.session import Outcome
     from tui.sources import LinkSource
     journal = tmp_path / "g.db"
-    asked, notes = [], []
+    asked, sent = [], threading.Event()
+
+    def send(command, reply=None):
+        asked.append((command, reply))
+        sent.set()
     source = LinkSource({"url": "loop://"}, None, journal)
-    source.start(lambda command, reply=None: asked.append((command, reply)), lambda *a: notes.append(a))
+    source.start(send, lambda *a: None)
     try:
         acks = []
         handling = threading.Thread(target=lambda: acks.extend(source.link.handle(cage_frame(7, 9))))
         handling.start()
-        until(lambda: asked)
+        assert sent.wait(5)
         time.sleep(0.2)
         assert acks == [] and handling.is_alive()             # no ACK while the draw is not journaled
         command, reply = asked[0]
@@ -102,13 +106,6 @@ def test_an_unreadable_cage_marks_file_is_said_and_the_link_still_works(tmp_path
     source.stop()
     assert notes and "g.db.cage-marks is unreadable" in notes[0][0] and notes[0][1] == "warning"
     assert source.link.marks() == {}
-
-
-def until(condition, seconds=5.0):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 def test_ball_camera_reads_a_ball_into_the_draw(tmp_path):

@@ -42,11 +42,7 @@ def _smear(length: float, angle: float) -> np.ndarray:
 
 def qr_sticker(text: str) -> np.ndarray:
     """A version-1 H QR of any text, drawn the size of our labels' QR."""
-    from reportlab.graphics.barcode import qrencoder
-    code = qrencoder.QRCode(1, qrencoder.QRErrorCorrectLevel.H)
-    code.addData(text)
-    code.make()
-    dark = np.array([[code.isDark(r, c) for c in range(21)] for r in range(21)])
+    dark = bl.qr_modules(text)
     side = int(round(DESIGN.qr * PPM))
     qr = cv2.resize(np.where(dark, 0, 255).astype(np.uint8), (side, side), interpolation=cv2.INTER_NEAREST)
     return cv2.copyMakeBorder(qr, 30, 30, 30, 30, cv2.BORDER_CONSTANT, value=255)
