@@ -7,7 +7,7 @@ Sources, chosen by configuration (the event file's [camera] source):
 - "shots/*.jpg", "shots/" a folder or glob of images, in name order, at `fps`
 - "pi"                    the Raspberry Pi camera through Picamera2
 - "auto"                  Picamera2 when it is installed (a Pi), else device 0
-- "sim", "sim:chute"      rendered balls passing a simulated cradle or chute (vision.ball_render)
+- "sim", "sim:chute"      rendered balls passing a simulated cradle or chute (vision.sim.balls)
 
 Capture never waits for the consumer: the thread keeps only the newest frame, and a frame
 replaced before anyone took it is counted in `dropped`. A slow decoder therefore always
@@ -187,7 +187,8 @@ class SimSource(Source):
         self.passes: list[int] = []          # the balls sent, in order: the truth
 
     def open(self) -> None:
-        from vision import ball_labels, ball_render
+        from vision import ball_labels
+        from vision.sim import balls as ball_render
         self._render = ball_render
         self._renderer = ball_render.Renderer(ball_labels.Design(self._diameter))
 

@@ -180,34 +180,62 @@ PAGE_MARGIN = 10.0     # mm
 GAP = 2.0              # mm between stickers
 
 
-def write_pdf(path, design: Design = Design(), balls=BALLS, inverted: bool = False) -> int:
-    """Sticker sheets: for each ball a block of its 12 stickers (6 x 2) with cut circles.
-    Returns the number of pages."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.lib.units import mm
-    from reportlab.pdfgen import canvas as pdf
+@dataclass(frozen=True)
+class Place:
+    """Where one sticker sits on the printed sheets: page (from 0) and centre, mm from the
+    page's top-left corner."""
+    ball: int
+    copy: int
+    page: int
+    x: float
+    y: float
 
-    page_w, page_h = A4[0] / mm, A4[1] / mm
+
+def sheet_places(design: Design = Design(), balls=BALLS) -> list[Place]:
+    """Each sticker's place on the sheets: for each ball a block of its 12 stickers (6 x 2)."""
+    page_w, page_h = PAGE_MM
     pitch = design.sticker + GAP
     block_w, block_h = 6 * pitch, 2 * pitch + 6.0
     per_row = max(1, int((page_w - 2 * PAGE_MARGIN + GAP) // block_w))
     rows = max(1, int((page_h - 2 * PAGE_MARGIN - 22.0) // block_h))
-    per_page = per_row * rows
-    doc = pdf.Canvas(str(path), pagesize=A4)
+    places = []
+    for i, ball in enumerate(balls):
+        page, slot = divmod(i, per_row * rows)
+        x = PAGE_MARGIN + (slot % per_row) * block_w
+        y = PAGE_MARGIN + 22.0 + (slot // per_row) * block_h
+        places += [Place(ball, k, page, x + (k % 6) * pitch + pitch / 2, y + 6.0 + (k // 6) * pitch + pitch / 2)
+                   for k in range(COPIES)]
+    return places
+
+
+PAGE_MM = (210.0, 297.0)     # A4
+
+
+def write_pdf(path, design: Design = Design(), balls=BALLS, inverted: bool = False,
+              forged: dict[int, str] | None = None) -> int:
+    """Sticker sheets with cut circles; the same design always gives the same bytes (the test
+    world caches its rasters by the file's hash). `forged` (for the bench only): ball -> another
+    text its stickers' QR holds instead of its label. Returns the number of pages."""
+    from reportlab.lib.units import mm
+    from reportlab.pdfgen import canvas as pdf
+
+    places = sheet_places(design, list(balls))
+    doc = pdf.Canvas(str(path), pagesize=(PAGE_MM[0] * mm, PAGE_MM[1] * mm), invariant=1)
     doc.setTitle(f"Plunder Bingo ball labels, {design.diameter:g} mm balls")
-    balls = list(balls)
-    pages = 0
-    for first in range(0, len(balls), per_page):
-        pages += 1
+    pages = places[-1].page + 1 if places else 0
+    for page in range(pages):
         doc.saveState()
         doc.scale(mm, mm)
-        doc.translate(0, page_h)
+        doc.translate(0, PAGE_MM[1])
         doc.scale(1, -1)                       # mm, y down, like the design
-        _header(doc, design, pages)
-        for i, ball in enumerate(balls[first:first + per_page]):
-            x = PAGE_MARGIN + (i % per_row) * block_w
-            y = PAGE_MARGIN + 22.0 + (i // per_row) * block_h
-            _block(doc, ball, design, x, y, inverted)
+        _header(doc, design, page + 1)
+        for place in (p for p in places if p.page == page):
+            if place.copy == 0:
+                _text(doc, place.x - (design.sticker + GAP) / 2, place.y - (design.sticker + GAP) / 2 - 2.5,
+                      3.5, f"Ball {place.ball}", bold=True)
+            text = (forged or {}).get(place.ball)
+            mods = modules(place.ball) if text is None else qr_modules(text)
+            _sticker(doc, place.ball, mods, design, place.x, place.y, inverted)
         doc.restoreState()
         doc.showPage()
     doc.save()
@@ -242,16 +270,7 @@ def _header(doc, design: Design, page: int) -> None:
         _text(doc, PAGE_MARGIN, PAGE_MARGIN + 9.5 + 4.2 * i, 2.9, line)
 
 
-def _block(doc, ball: int, design: Design, x: float, y: float, inverted: bool) -> None:
-    _text(doc, x, y + 3.5, 3.5, f"Ball {ball}", bold=True)
-    pitch = design.sticker + GAP
-    for k in range(COPIES):
-        cx = x + (k % 6) * pitch + pitch / 2
-        cy = y + 6.0 + (k // 6) * pitch + pitch / 2
-        _sticker(doc, ball, design, cx, cy, inverted)
-
-
-def _sticker(doc, ball: int, design: Design, cx: float, cy: float, inverted: bool) -> None:
+def _sticker(doc, ball: int, mods: np.ndarray, design: Design, cx: float, cy: float, inverted: bool) -> None:
     r = design.sticker / 2
     paper, ink = (0, 1) if inverted else (1, 0)
     doc.setFillGray(paper)
@@ -261,7 +280,7 @@ def _sticker(doc, ball: int, design: Design, cx: float, cy: float, inverted: boo
     doc.circle(cx, cy, r, stroke=1, fill=1)
     doc.setDash()
     doc.setFillGray(ink)
-    mods, m = modules(ball), design.module
+    m = design.module
     x0, y0 = cx - design.qr / 2, cy - design.qr / 2
     for row, col in zip(*np.nonzero(mods)):
         # a hair of overlap so neighbouring modules print as one solid area

@@ -290,10 +290,12 @@ def sphere_fit(rim: np.ndarray, view: View, radius: float, origin=(0, 0)) -> np.
 
 
 def _basis(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Axes (x, then y down) of the flat image around outward `normal`. e1 x e2 points into the
+    ball, as a camera's x x y points away from it: the label comes out as printed, not mirrored."""
     helper = np.array([0.0, 1.0, 0.0]) if abs(normal[1]) < 0.9 else np.array([1.0, 0.0, 0.0])
     e1 = np.cross(helper, normal)
     e1 /= np.linalg.norm(e1)
-    return e1, np.cross(normal, e1)
+    return e1, np.cross(e1, normal)
 
 
 @lru_cache(maxsize=64)

@@ -135,7 +135,8 @@ def _camera_section(path: str) -> dict:
 # --- corpus ---
 
 def corpus_balls(args) -> int:
-    from vision import ball_labels, ball_render
+    from vision import ball_labels
+    from vision.sim import balls as ball_render
 
     if args.n < 0 or (args.passes is not None and args.passes < 0):
         raise CommandError("--n and --passes count frames and passes: 0 or more", 2)
@@ -183,7 +184,8 @@ def _seed(seed: int, name: str) -> int:
 
 def bench_balls(args) -> int:
     import cv2
-    from vision import ball_render, balls
+    from vision import balls
+    from vision.sim import balls as ball_render
 
     cv2.setNumThreads(1)
     if args.passes < len(PASS_KINDS):
@@ -243,7 +245,8 @@ _WORKER: dict = {}
 def _bench_chunk(job) -> list[dict]:
     """Render passes and run each decoder over them: one record per pass and decoder."""
     import cv2
-    from vision import ball_render, balls
+    from vision import balls
+    from vision.sim import balls as ball_render
     seed, indices, names, workers = job
     if not _WORKER:
         cv2.setNumThreads(1)
@@ -329,7 +332,8 @@ def _label_checks(renderer, decoders: dict, seed: int):
     """Every sticker of every ball, turned up to 15 degrees from the camera, evenly lit:
     yields (decoder, decoded right (not only matched), ball)."""
     import numpy as np
-    from vision import ball_labels, ball_render
+    from vision import ball_labels
+    from vision.sim import balls as ball_render
     rng = np.random.default_rng(seed)
     for ball in ball_labels.BALLS:
         look = ball_render.plain_look(renderer, ball, seed + ball)

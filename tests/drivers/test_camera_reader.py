@@ -11,7 +11,7 @@ from companion import event_file
 from companion.cli import main
 from drivers.ball_reader import BallReader, Settings, SettingsError
 from drivers.camera import Camera, FolderSource, Source
-from vision import ball_render as br
+from vision.sim import balls as br
 from vision import balls
 from vision.acceptance import Alert, BallRead
 

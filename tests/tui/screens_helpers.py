@@ -71,7 +71,8 @@ def ball_frames(folder: Path, ball: int, count: int) -> tuple:
     `folder` as a camera's frames; returns the image."""
     pytest.importorskip("zxingcpp")
     import cv2
-    from vision import ball_labels, ball_render, balls
+    from vision import ball_labels, balls
+    from vision.sim import balls as ball_render
     renderer, decoder = ball_render.Renderer(ball_labels.Design(40.0)), balls.BallDecoder()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(balls, "REPAIR_CANDIDATES", 0)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import ball_labels as bl
-from vision import ball_render as br
+from vision.sim import balls as br
 from vision import balls
 from vision.label_match import match_label
 

@@ -1,8 +1,9 @@
 """Synthetic camera frames of labelled balls, with ground truth: the corpus and the bench.
 
 A real sphere rendering: a pinhole camera (640x480, 62 degrees wide like the Pi camera v2),
-rays cast onto a ball of the stated diameter carrying the printed stickers of
-vision.ball_labels (each sticker wrapped on the sphere keeping distances from its centre),
+rays cast onto a ball of the stated diameter carrying the stickers as printed (vision.sim.ball_sheet:
+cut from the rasterised PDF of `companion print balls`; each wrapped on the sphere keeping
+distances from its centre, seen from outside the right way round),
 diffuse and specular light (glare), then what a camera adds: motion blur (sub-frames
 across the exposure, so a spinning, falling ball smears as it really does), defocus,
 exposure, gamma, shot and read noise, JPEG. Frames with no ball come from the same passes.
@@ -25,7 +26,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from . import ball_labels as labels
+from .. import ball_labels as labels
+from . import ball_sheet
 
 WIDTH, HEIGHT, FOV = 640, 480, 62.2
 # The rig the corpus assumes (README): a matte black cradle and chute, lit brightly from beside
@@ -37,7 +39,7 @@ CHUTE_DEPTH = (110, 125)           # the ball 170-195 px across; the frame's lon
 CHUTE_EXPOSURE = (0.00015, 0.0005) # a bright light: blur up to ~7 px
 CHUTE_SPEED = (600, 1300)          # entering the view
 CHUTE_ACCEL = 3500                 # rolling down a 30 degree chute: 5/7 g sin 30
-TEXTURE_PX_PER_MM = 16.0
+TEXTURE_PX_PER_MM = ball_sheet.PX_PER_MM
 PLATES = 2                         # noisy versions of the empty scene made per pass
 PAPER, INK = 0.82, 0.05            # sticker albedo (white paper, black toner)
 
@@ -162,12 +164,14 @@ class Renderer:
         helper = np.where(np.abs(centres[:, 2:3]) > 0.9, [[1.0, 0, 0]], [[0, 0, 1.0]])
         e1 = np.cross(helper, centres)
         e1 /= np.linalg.norm(e1, axis=1, keepdims=True)
-        self.centres, self.e1, self.e2 = centres.astype(np.float32), e1, np.cross(centres, e1)
+        # e1 x e2 points into the ball: seen from outside, the sticker's x runs along e1 and its
+        # y (down) along e2 the way a camera's image axes do, so it reads the right way round
+        self.centres, self.e1, self.e2 = centres.astype(np.float32), e1, np.cross(e1, centres)
 
     def texture(self, ball: int, inverted: bool) -> np.ndarray:
         key = (ball, inverted)
         if key not in self._textures:
-            image = labels.raster(ball, self.design, TEXTURE_PX_PER_MM, inverted).astype(np.float32) / 255
+            image = ball_sheet.sticker(ball, self.design, inverted).astype(np.float32) / 255
             # a little pre-blur stands in for mip-mapping when the texture is minified
             self._textures[key] = cv2.GaussianBlur(INK + (PAPER - INK) * image, (0, 0), 1.2)
         return self._textures[key]
