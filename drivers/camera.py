@@ -27,6 +27,7 @@ import numpy as np
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+NO_FRAME_SECONDS = 3.0      # a started camera with no new frame for this long is not working
 
 
 class CameraError(RuntimeError):
@@ -243,6 +244,9 @@ class Camera:
         self.captured = 0
         self.dropped = 0
         self.error: str | None = None
+        self.no_frame_seconds = NO_FRAME_SECONDS
+        self._started_at: float | None = None
+        self._last_frame_at: float | None = None
         self._slot: Frame | None = None
         self._ended = False
         self._stop = threading.Event()
@@ -250,7 +254,12 @@ class Camera:
         self._thread: threading.Thread | None = None
 
     def start(self) -> "Camera":
-        self.source.open()
+        try:
+            self.source.open()
+        except CameraError as error:
+            self.error = str(error)
+            raise
+        self._started_at = time.monotonic()
         self._thread = threading.Thread(target=self._run, name=f"camera: {self.source.name}", daemon=True)
         self._thread.start()
         return self
@@ -275,6 +284,21 @@ class Camera:
         """The source has no more frames (or failed: see `error`) and the last one was taken."""
         with self._ready:
             return self._ended and self._slot is None
+
+    def problem(self) -> str | None:
+        """Why this camera is not delivering frames (None: it is): it could not open, failed,
+        ended, was never started, or sent no frame for `no_frame_seconds`. The one health check
+        for every screen (cheap: no locks, no I/O)."""
+        if self.error:
+            return self.error
+        if self._started_at is None:
+            return f"{self.source.name}: not started"
+        if self._ended:
+            return f"{self.source.name}: the stream ended"
+        silent = time.monotonic() - (self._last_frame_at or self._started_at)
+        if silent > self.no_frame_seconds:
+            return f"{self.source.name}: no frame for {silent:.0f} s"
+        return None
 
     def get(self, timeout: float | None = None) -> Frame | None:
         """The newest frame not yet taken; None on timeout or once the stream has ended."""
@@ -310,5 +334,6 @@ class Camera:
             if self._slot is not None:
                 self.dropped += 1
             self._slot = frame
+            self._last_frame_at = frame.t
             self.captured += 1
             self._ready.notify_all()

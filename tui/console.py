@@ -3,13 +3,16 @@
 The console holds no rules: each key builds a command dict and queues it; one worker
 thread submits the queue through the Session (so commands keep their order and the UI
 never waits on the disk) and posts the Outcome back. Rejections stay visible in the
-message bar until the next command.
+message bar until the next command. What the hardware sends and says (a ball read while
+voting is open, a camera warning) is an alert in the hardware pane instead, so the bar
+keeps the answer to the operator's own keys.
 """
 from __future__ import annotations
 
 import queue
 import sqlite3
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +43,8 @@ PHASES = {"new": "NOT SET UP", "ready": "READY", "draw": "DRAW", "voting": "VOTI
           "turn_over": "TURN OVER", "final": "FINAL ROBBERIES", "counting": "CASH COUNT", "finished": "FINISHED"}
 HEALTH_STYLE = {"ok": "bold #00d455", "degraded": "bold #ffd400", "down": "bold #ff4d4d",
                 "not connected": "#909090"}
+ALERT_STYLE = {"warning": "#ffd400", "error": "#ff4d4d"}
+ALERTS_SHOWN = 3            # the newest hardware alerts under the health lines
 
 
 def summary(command: dict) -> str:
@@ -117,12 +122,15 @@ class ConsoleApp(App):
         outcome: Outcome
         batches: list
         deadline: float | None
+        origin: str | None = None       # the hardware slot that sent it; None: the operator
+        answered: bool = False          # the sender had the outcome itself (and says what matters)
 
     @dataclass
     class Note(Message):
         """A line from a hardware source or the session thread."""
         text: str
         level: str = "info"     # info | warning | error
+        hardware: bool = False  # from a hardware source: an alert in the hardware pane
 
     @dataclass
     class CropLoaded(Message):
@@ -143,6 +151,7 @@ class ConsoleApp(App):
         self.last_outcome: Outcome | None = None
         self.batches: dict[int, dict] = {}
         self.held: list[dict] = []
+        self.alerts: deque[tuple[str, str, str]] = deque(maxlen=ALERTS_SHOWN)   # (time, text, level)
 
     @classmethod
     def for_journal(cls, path: str | Path, readonly: bool = False, **kwargs) -> "ConsoleApp":
@@ -190,11 +199,11 @@ class ConsoleApp(App):
         self.run_session()
         for slot, source in self.sources.items():
             try:
-                source.start(self.send, self.note)
+                source.start(self.sender(slot), self.hardware_note)
             except Exception as error:     # one broken device must not keep the console from starting
-                self.show_outcome(f"{SLOTS[slot]}: {error}", "error")
+                self.alert(f"{SLOTS[slot]}: {error}", "error")
         for problem in self.problems:
-            self.show_outcome(problem, "warning")
+            self.alert(problem, "warning")
         self.set_interval(1.0, self.show_health)
         self.show_health()
         players.focus()
@@ -205,14 +214,23 @@ class ConsoleApp(App):
 
     # ---- the session thread: the only place that touches the journal
 
-    def send(self, command: dict, reply=None) -> None:
+    def send(self, command: dict, reply=None, origin: str | None = None) -> None:
         """Queue a command (any thread): keys, forms and hardware sources all come here.
-        reply(outcome), if given, is called from the session thread."""
-        self.commands.put((command, reply))
+        reply(outcome), if given, is called from the session thread. `origin`: the hardware
+        slot it came from; a source that gives no reply has a refusal shown as an alert."""
+        self.commands.put((command, reply, origin))
+
+    def sender(self, slot: str):
+        """The send() a hardware source gets: its commands carry where they came from."""
+        return lambda command, reply=None: self.send(command, reply, slot)
 
     def note(self, text: str, level: str = "info") -> None:
         """Any thread: show a line in the message bar."""
         self.post_message(self.Note(text, level))
+
+    def hardware_note(self, text: str, level: str = "info") -> None:
+        """Any thread: the note() a hardware source gets (its warnings and errors are alerts)."""
+        self.post_message(self.Note(text, level, hardware=True))
 
     @work(thread=True, exclusive=True, name="session")
     def run_session(self) -> None:
@@ -223,7 +241,7 @@ class ConsoleApp(App):
         self.post_message(self.Note(f"journal {Path(self.session.journal.path).name}: {len(loaded)} commands"))
         while not worker.is_cancelled:
             try:
-                command, reply = self.commands.get(timeout=0.1)
+                command, reply, origin = self.commands.get(timeout=0.1)
             except queue.Empty:
                 continue
             try:
@@ -234,7 +252,8 @@ class ConsoleApp(App):
                 outcome = Outcome("rejected", f"the journal refused the write: {error}")
             if reply is not None:
                 reply(outcome)
-            self.post_message(self.Submitted(command, outcome, feed.poll(), feed.deadline()))
+            self.post_message(self.Submitted(command, outcome, feed.poll(), feed.deadline(),
+                                             origin, reply is not None))
 
     def on_console_app_submitted(self, message: Submitted) -> None:
         outcome = message.outcome
@@ -248,13 +267,28 @@ class ConsoleApp(App):
             words = {"ok": f"✔ {name}", "invalid": f"⚠ {name}: card invalid", "rejected": f"✖ {name} rejected"}
             detail = f": {outcome.reason}" if outcome.reason else ""
             level = {"ok": "info", "invalid": "warning", "rejected": "error"}[outcome.status]
-            self.show_outcome(words[outcome.status] + detail, level)
+            if message.origin is None:
+                self.show_outcome(words[outcome.status] + detail, level)
+            elif outcome.status != "ok" and not message.answered:
+                mark = "✖" if outcome.status == "rejected" else "⚠"
+                self.alert(f"{SLOTS[message.origin]}: {mark} {summary(message.command)} {outcome.status}{detail}",
+                           level)
             self.handled += 1
             self.last_outcome = outcome
         self.ready = True
 
     def on_console_app_note(self, message: Note) -> None:
-        self.show_outcome(message.text, message.level)
+        if message.hardware:
+            self.alert(message.text, message.level)
+        else:
+            self.show_outcome(message.text, message.level)
+
+    def alert(self, text: str, level: str) -> None:
+        """A hardware warning or error, newest first under the health lines (info is not kept:
+        the board and the review queue already show what a working device did)."""
+        if level in ALERT_STYLE:
+            self.alerts.appendleft((time.strftime("%H:%M:%S", time.localtime(self.clock())), text, level))
+            self.show_health()
 
     def show_outcome(self, text: str, level: str) -> None:
         label = self.query_one("#outcome", Label)
@@ -402,6 +436,8 @@ class ConsoleApp(App):
             text.append(f"{name:<13}", style="bold")
             text.append(f"● {health.state}", style=HEALTH_STYLE.get(health.state, ""))
             text.append(f"  {health.detail}\n" if health.detail else "\n")
+        for at, line, level in self.alerts:
+            text.append(f"{at} {line}\n", style=ALERT_STYLE[level])
         hardware.update(text)
         self.signal_panel(healths)
 

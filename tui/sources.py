@@ -4,9 +4,12 @@ optional; an absent one shows as "not connected".
 
 A source runs its own threads (law 4) and talks back only through two callables:
 `send(command, reply=None)` queues a command for the session exactly as a key press
-would (reply, if given, is called with the Outcome from the session's thread), and
-`note(text, level="info")` puts a line in the console's message bar. `health()` must be
-a cheap snapshot: the console calls it on the UI thread once a second.
+would (reply, if given, is called with the Outcome from the session's thread, and the
+source then says itself what went wrong; without one, the console shows a refusal), and
+`note(text, level="info")`: a warning or error is an alert in the console's hardware
+pane. `health()` must be a cheap snapshot: the console calls it on the UI thread once a
+second; "ok" only while the device is delivering (a camera that cannot open or sends no
+frames, a cage with no heartbeat, is "down": red on screen and on the panel's LEDs).
 
 Hardware is chosen by configuration: the event file's [camera], [serial] and [panel]
 sections, and the scanner folder given to `companion console --scan`.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
@@ -92,9 +96,10 @@ class ReaderSource:
         if self.reader is None:
             return Health("down", self.problem)
         camera, last = self.reader.camera, self.reader.last
-        if camera.error:
-            return Health("down", camera.error)
         detail = f"{self.reader.frames} frames read, {camera.dropped} dropped"
+        problem = camera.problem()
+        if problem:
+            return Health("down", f"{problem}; {detail}")
         if last is not None:
             detail += f"; last {last.ms:.0f} ms: {last.why}"
         return Health("ok", detail)
@@ -140,9 +145,11 @@ class LinkSource:
         if self.marks_file is None:
             self.send(command)
             return
-        _, reason = ask(self.send, command, JOURNAL_WAIT_S)
+        status, reason = ask(self.send, command, JOURNAL_WAIT_S)
         if reason == NO_ANSWER:
             self.note(f"cage link: ball {read.ball} queued, but the journal has not answered yet", "warning")
+        elif status != "ok":
+            self.note(f"cage link: ball {read.ball} not drawn: {reason}", "warning")
         if self.link.mode == "framed":          # a plain scanner has no sequence to keep
             write_atomic(self.marks_file, json.dumps(self.link.marks()))
 
@@ -154,12 +161,30 @@ class LinkSource:
 
     def health(self) -> Health:
         h = self.link.health()
-        state = "ok" if h.ok else "degraded" if h.connected else "down"
         beat = "" if h.heartbeat_age is None else f", heard {h.heartbeat_age:.1f} s ago"
         detail = f"{h.reads} balls, {h.crc_errors} damaged, {h.reconnects} reconnects{beat}"
-        if not h.ok and h.last_error:
-            detail = f"{h.last_error}; {detail}"
-        return Health(state, detail)
+        if h.ok:
+            return Health("ok", detail)
+        state, why = self._not_ok(h)
+        return Health(state, f"{why}; {detail}")
+
+    @staticmethod
+    def _not_ok(h) -> tuple[str, str]:
+        """The link's own verdict (LinkHealth.ok) said no: why, and whether it is still within
+        its timeout (degraded: opening, or waiting for the first heartbeat) or down."""
+        from drivers.serial_link import STALE_SECONDS
+        if not h.connected:
+            if h.connected_at is None and h.last_error is None:
+                return "degraded", f"opening {h.url}"
+            return "down", h.last_error or f"{h.url}: not connected"
+        if h.heartbeat_age is None:
+            waited = time.monotonic() - h.connected_at
+            if waited < STALE_SECONDS:
+                return "degraded", "waiting for the cage's first heartbeat"
+            return "down", f"no heartbeat from the cage in {waited:.0f} s"
+        if h.heartbeat_age >= STALE_SECONDS:
+            return "down", f"no heartbeat for {h.heartbeat_age:.0f} s"
+        return "down", f"the cage's reader reports a fault ({h.reader})"
 
     def stop(self) -> None:
         self.link.stop()
