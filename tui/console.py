@@ -375,7 +375,7 @@ class ConsoleApp(App):
             review.highlighted = min(highlighted or 0, len(held) - 1)
         else:
             self.query_one("#review-detail", Static).update("Nothing waiting for review")
-            self.query_one("#crop", HalfBlockImage).update("")
+            self.show_crop(None)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         held = self.current_held()
@@ -400,18 +400,31 @@ class ConsoleApp(App):
         except ImportError:
             self.post_message(self.CropLoaded(serial, None, f"crop {path} (OpenCV not installed)"))
             return
-        image = cv2.imread(path)
+        image = cv2.imread(str(self.crop_file(path)))
         self.post_message(self.CropLoaded(serial, image, "" if image is not None else f"cannot read crop {path}"))
+
+    def crop_file(self, path: str) -> Path:
+        """A crop as the journal has it: absolute, or relative to the journal's folder (or, as
+        older journals stored it, to the folder the console ran in)."""
+        stored = Path(path)
+        beside = Path(self.session.journal.path).parent / stored
+        return beside if not stored.is_absolute() and beside.exists() else stored
 
     def on_console_app_crop_loaded(self, message: CropLoaded) -> None:
         held = self.current_held()
         if held is None or held["serial"] != message.serial:
             return
+        self.show_crop(message.image, message.problem)
+
+    def show_crop(self, image, problem: str = "") -> None:
+        """The held card's picture, or why there is none; None and no problem: nothing at all
+        (the widget forgets the old picture, or a resize would draw it again)."""
         crop = self.query_one("#crop", HalfBlockImage)
-        if message.image is None:
-            crop.update(Text(message.problem, style="italic"))
+        if image is None:
+            crop.image = None
+            crop.update(Text(problem, style="italic"))
         else:
-            crop.show(message.image)
+            crop.show(image)
 
     def add_journal_row(self, batch) -> None:
         table = self.query_one("#journal", DataTable)
