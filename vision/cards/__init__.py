@@ -1,0 +1,20 @@
+"""Card scanner: one image in, one decision out — counted, invalid, review or rejected.
+
+Per image: find the four ArUco fiducials and fit a homography (or, with a marker hidden,
+the printed outline), rectify the card, read and verify its QR code (locate), then score every
+bubble as new ink against the blank card rendered from the same layout (blank, measure). Before
+deciding, the ink of long straight strokes (a stray pen line) is taken out of the bubbles they
+cross (strokes), and ink that only a neighbour's big circle put into a bubble is that
+neighbour's. One table (decide) turns the measurements into blank / mark / review with the
+reason. A confident wrong answer is the worst failure: whenever a check is unsure, review.
+The watched scanner folder and the way into the referee are in watch.
+"""
+from .blank import PX
+from .decide import Settings, command_for
+from .measure import ink, sharpness
+from .result import Rejection, Result
+from .scanner import Scanner, load_image
+from .watch import IMAGE_SUFFIXES, FolderWatcher, referee
+
+__all__ = ["PX", "Settings", "command_for", "ink", "sharpness", "Rejection", "Result", "Scanner", "load_image",
+           "IMAGE_SUFFIXES", "FolderWatcher", "referee"]

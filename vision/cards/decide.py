@@ -1,0 +1,233 @@
+"""The decision table: from what was measured on a card to blank / mark / review, with the reason.
+
+Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius):
+
+    score < marginal                                   blank
+    marginal <= score < definite, a light mark's shape  mark (alone in its field, nothing reaching in)
+    marginal <= score < definite, otherwise             review: unclear mark
+    score >= definite                                  mark
+
+Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
+
+    the picture is too blurred to read the marks safely
+    glare over a bubble, or the printed bubbles cannot be seen
+    a long stray line touches a bubble, or covers more ink than its own
+    an unclear mark; a line through a marked bubble; two marks in a field, one filled in
+    faint ink in a bubble read blank; a printed ring inked over
+    ink just outside a bubble read blank (a circle drawn round it?)
+
+With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
+a scribbled-out bubble beside a mark is two marks). Any other card counts with one mark in every
+field; a field with none or several goes to review.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import layouts as L
+from .measure import _Levels, _restored, _typical_ring
+
+CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
+FADING, FADED = 0.7, 0.2  # a bubble's ring at under FADING of the others' strength is under glare; under FADED, lost
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Scores are new ink in mm² of full-strength stroke per mm of bubble radius: a 0.5 mm pen
+    # circle scores about 3, a small tick about 1, a blank bubble under 0.2 (see the bench).
+    marginal: float = 0.3       # a bubble scoring below this is blank
+    definite: float = 0.6       # at or above this it is marked; between the two: review
+    heavy: float = 0.4          # share of a bubble filled (a dot, a scribble); on a special card beside a
+                                # lighter mark, maybe a correction (a vote card: two marks, D18)
+    stray: float = 0.35         # ink in the band around a bubble (a line through it, not found as a long
+                                # straight stroke): a person looks
+    sharp: float = 0.55         # printed outline contrast / marker contrast below this: too blurred
+    glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
+    trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
+    ring_dark: float = 1.3      # a printed ring this much darker than the card's others: inked over, review
+    # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
+    # and nothing outside the bubble could have put it there; else review.
+    coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
+    span: float = 0.4           # that piece's length in radii (a speck is no mark)
+    flat: float = 0.25          # the ink's narrow side under this share of its long side: a dash, no mark
+    quiet: float = 0.05         # ink in the band around it at most this (a finger, shadow or line reaching in)
+    outside: float = 2.5        # ink just outside a bubble read blank, most of a pen circle's (drawn round it): review
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What was measured on one card: everything the table decides on."""
+    layout: L.Layout
+    amount: np.ndarray          # ink() of the rectified card
+    levels: _Levels
+    scores: dict                # (field, value) -> new ink in the disc
+    around: dict                # ink in the band round it, less a marked neighbour's reach
+    filled: dict                # share of the disc inked
+    halo: dict                  # ink just outside the disc
+    light: frozenset            # light marks read as marks
+    blurred: bool
+    stroke_doubt: str | None    # what a long stray line left in doubt
+
+    def marked(self, s: Settings) -> dict:
+        """Field -> the values read as marked."""
+        return {f.name: [b.value for b in f.bubbles if self.scores[f.name, b.value] >= s.definite
+                         or (f.name, b.value) in self.light] for f in self.layout.fields}
+
+
+def doubt(r: Reading, s: Settings) -> str | None:
+    """The first reason the card must go to a person, or None."""
+    for check in DOUBTS:
+        reason = check(r, s)
+        if reason:
+            return reason
+    return None
+
+
+def verdict(kind: str, fields: dict) -> tuple[str, str | None]:
+    """(decision, reason) of a card read without doubt."""
+    if kind == "vote":      # blank or several marks: the referee journals it invalid (R6)
+        marks = fields["mark"]
+        if len(marks) == 1:
+            return "counted", None
+        # D18: a bubble scribbled out beside another mark is still a mark: both are definite here
+        return "invalid", ("blank: nothing marked (R6)" if not marks else "two marks (R6)" if len(marks) == 2
+                           else "more than one mark (R6)")
+    wrong = [f"{name}: {'no mark' if not values else f'{len(values)} marks'}"
+             for name, values in fields.items() if len(values) != 1]
+    return ("review", "; ".join(wrong)) if wrong else ("counted", None)
+
+
+def light_marks(amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: dict, band: dict, s: Settings,
+                one_stroke) -> frozenset:
+    """Light marks (between marginal and definite) read as marked: each the only bubble of its field
+    at marginal or above, one mark's shape (one_stroke), nothing in the band around it. Beside another
+    mark it stays a doubt (a correction? which one is meant?)."""
+    light = set()
+    for f in layout.fields:
+        inked = [(f.name, b.value) for b in f.bubbles if scores[f.name, b.value] >= s.marginal]
+        if len(inked) == 1 and scores[inked[0]] < s.definite and band[inked[0]] <= s.quiet \
+                and one_stroke(amount, layout.kind, levels, inked[0], s):
+            light.add(inked[0])
+    return frozenset(light)
+
+
+# --- the doubts, in the table's order --------------------------------------------------------------
+def _blurred(r: Reading, s: Settings) -> str | None:
+    return "too blurred to read the marks safely" if r.blurred else None
+
+
+def _glare(r: Reading, s: Settings) -> str | None:
+    """A bubble whose printed ring has faded against the others' is under glare (or washed
+    out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
+    read as blank is scored again with its contrast restored, and must hold no ink even then;
+    one whose ring is almost gone (under FADED of the others') cannot be read at all."""
+    kind, levels, scores = r.layout.kind, r.levels, r.scores
+    typical = _typical_ring(levels.rings, scores, s.marginal)
+    if typical < 0.12:      # washed out or blurred: thin lines (the rings, a pencil mark) lose contrast
+        if typical < FADED * CLEAR_RING or any(
+                scores[key] < s.marginal and _restored(r.amount, kind, levels, key, CLEAR_RING / typical) >= s.trace
+                for key in levels.rings):
+            return "cannot see the printed bubbles (washed out or misaligned)"
+    for key, ring in levels.rings.items():
+        if ring >= FADING * typical:
+            continue
+        if ring < s.glare * typical and (ring < FADED * typical or scores[key] >= s.marginal):
+            return f"glare over bubble {key[1]} ({key[0]})"
+        if scores[key] < s.marginal and _restored(r.amount, kind, levels, key, typical / ring) >= s.trace:
+            return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
+    return None
+
+
+def _stray_line(r: Reading, s: Settings) -> str | None:
+    return r.stroke_doubt
+
+
+def _unclear(r: Reading, s: Settings) -> str | None:
+    scores, around, filled, light = r.scores, r.around, r.filled, r.light
+    for f in r.layout.fields:
+        for b in f.bubbles:
+            key = f.name, b.value
+            if s.marginal <= scores[key] < s.definite and key not in light:
+                return f"unclear mark at {b.value} ({f.name}, score {scores[key]:.2f})"
+            if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray:
+                return f"a line runs through {b.value} ({f.name}): mark or stray stroke?"
+        marked = [filled[f.name, b.value] for b in f.bubbles
+                  if scores[f.name, b.value] >= s.definite or (f.name, b.value) in light]
+        if r.layout.kind != "vote" and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
+            return f"{len(marked)} marks in {f.name}, one filled in: maybe a correction"
+    return None
+
+
+def _trace(r: Reading, s: Settings) -> str | None:
+    """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
+    pen circle drawn right over the printed ring, which the print model hides): reading that
+    card as blank or as one mark fewer would be a silent error, so a person looks."""
+    rings = r.levels.rings
+    typical = _typical_ring(rings, r.scores, s.marginal)
+    for name, b in r.layout.bubbles():
+        key = name, b.value
+        if r.scores[key] >= s.definite or key in r.light:
+            continue
+        if r.scores[key] >= s.trace:
+            return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
+        if rings[key] > s.ring_dark * typical:
+            return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
+    return None
+
+
+def _ink_round(r: Reading, s: Settings) -> str | None:
+    """A circle drawn round a bubble, wider than the disc scored, puts its ink just outside it: a
+    bubble read blank with that much ink there may be marked."""
+    fields = r.marked(s)
+    for name, b in r.layout.bubbles():
+        if b.value not in fields[name] and r.halo[name, b.value] >= s.outside:
+            return f"ink round {b.value} ({name}), outside the bubble: a big circle drawn round it?"
+    return None
+
+
+DOUBTS = (_blurred, _glare, _stray_line, _unclear, _trace, _ink_round)
+
+
+# --- ink a neighbour's mark put there ----------------------------------------------------------------
+def spilt(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, own: dict, s: Settings) -> bool:
+    """The ink in this bubble lies where a neighbour's mark reaches (a big circle drawn round it),
+    none in its own part of the disc, and that neighbour is marked with at least twice the ink:
+    it is that mark's ink, not a mark of its own."""
+    return own[key] < s.trace and _spill_from_neighbour(layout, b, scores, max(s.definite, 2 * scores[key]))
+
+
+def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least: float) -> bool:
+    """A bubble close by scoring at least this (a big circle drawn round it reaches into this one)."""
+    return any(o is not b and scores[name, o.value] >= at_least and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r)
+               for name, o in layout.bubbles())
+
+
+# --- what a card says to the referee ----------------------------------------------------------
+def command_for(card: L.Card, fields: dict, scores: dict | None = None) -> dict | None:
+    """The referee command for the marks read. A field that needs one mark and has none or
+    several is filled with its best-scoring bubble when scores are given (the best reading, for a
+    hold), else there is no command."""
+    if card.kind == "vote":
+        return {"do": "vote", "serial": card.serial, "turn": card.turn, "marks": list(fields["mark"])}
+    one = {}
+    for name, values in fields.items():
+        if len(values) == 1:
+            one[name] = values[0]
+        elif scores is not None:
+            one[name] = max(scores[name], key=scores[name].get)
+    if len(one) != len(fields):
+        return None
+    if card.kind == "robbery":
+        return {"do": "rob", "serial": card.serial, "robber": int(one["robber"]), "victim": int(one["victim"]),
+                "ordinal": int(one["ordinal"])}
+    if card.kind == "inout":
+        return {"do": "inout", "player": card.owner, "dir": one["dir"].lower(), "ball": int(one["ball"]),
+                "serial": card.serial}
+    if card.kind == "change":
+        return {"do": "change", "player": card.owner, "cell": int(one["cell"]), "number": int(one["number"]),
+                "serial": card.serial}
+    if card.kind == "exclusion":
+        return {"do": "exclude", "player": card.owner, "ball": int(one["ball"]), "serial": card.serial}
+    return None

@@ -1,0 +1,262 @@
+"""Finding the card: the four ArUco fiducials and a homography (or, with a marker hidden, the printed
+outline refined on the print), the rectified card, and its QR code read and verified."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .. import layouts as L
+from .blank import PX, _blank, _fiducial_region
+from .result import Rejection
+
+ALIGNED = 0.75           # an outline fit refined on the print must match the blank this well (correlation)
+QR_PX = 10.0             # pixels per mm when reading the code
+
+
+@dataclass
+class _Card:
+    """A located, rectified card."""
+    homography: np.ndarray      # card mm -> image pixels
+    grey: np.ndarray            # rectified, PX per mm
+    method: str
+
+
+def locate(detector, grey: np.ndarray) -> _Card:
+    """The card in the picture: its homography (card mm -> image pixels) and the rectified card."""
+    homography, method = _fiducials(detector, grey)
+    if homography is None:
+        hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
+        raise Rejection(f"not a card: no card fiducials or outline found{hint}")
+    return _Card(homography, _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
+
+
+def _fiducials(detector, grey: np.ndarray):
+    found = _markers(detector, grey)
+    ids = [i for i in found if i in L.MARKER_IDS]
+    if len(ids) >= 3:
+        homography = _fit(found, ids)
+        if homography is not None:
+            return homography, "markers"
+    homography = _outline(grey, found)
+    return homography, "outline"
+
+
+def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
+    """The card its QR code names, if the code reads and is genuine and of this event."""
+    x, y, side = L.QR_BOX
+    patch = _warp(grey, card.homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))
+    for attempt in (patch, _sharpen(patch), _binary(patch), cv2.resize(patch, None, fx=1.5, fy=1.5)):
+        text = _decode(attempt)
+        if text:
+            try:
+                return L.verify(text, event, secret)
+            except L.CodeError as error:
+                raise Rejection(str(error))
+    raise Rejection("unreadable: the card's QR code cannot be read")
+
+
+def _detector():
+    params = cv2.aruco.DetectorParameters()
+    params.minMarkerPerimeterRate = 0.04      # a corner marker is never smaller than this in a card picture
+    # one threshold window (OpenCV's default tries 3, 13 and 23): half the time, and on the bench
+    # corpus it finds three or more corners on exactly the same cards
+    params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = 15
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE      # refined at full size instead
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+
+
+def _markers(detector, grey: np.ndarray) -> dict[int, np.ndarray]:
+    """Marker id -> its 4 corners in full-image pixels: looked for on a half-size copy of a big
+    image first (four times fewer pixels), at full size if that finds too few; corners refined."""
+    levels = [2, 1] if min(grey.shape) >= 900 else [1]
+    found = {}
+    for factor in levels:
+        small = cv2.pyrDown(grey) if factor == 2 else grey
+        corners, ids, _ = detector.detectMarkers(small)
+        found = {}
+        for quad, marker in zip(corners, [] if ids is None else ids.ravel()):
+            if int(marker) in found:
+                raise Rejection("more than one card in the image")
+            found[int(marker)] = quad.reshape(4, 2).astype(np.float64) * factor + (factor - 1) / 2
+        if sum(i in L.MARKER_IDS for i in found) >= 3:
+            break
+    return _refine(grey, found) if found else found
+
+
+def _refine(grey: np.ndarray, found: dict) -> dict:
+    points = np.concatenate([q for q in found.values()]).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
+    refined = cv2.cornerSubPix(grey, points.copy(), (3, 3), (-1, -1), criteria)
+    return {i: refined[n * 4:(n + 1) * 4].astype(np.float64) for n, i in enumerate(found)}
+
+
+def _fit(found: dict, ids: list[int]) -> np.ndarray | None:
+    corners = L.marker_corners_mm()
+    src = np.array([p for i in ids for p in corners[i]], np.float64)
+    dst = np.concatenate([found[i] for i in ids])
+    homography, _ = cv2.findHomography(src, dst, 0)
+    if homography is None:
+        return None
+    error = np.linalg.norm(cv2.perspectiveTransform(src[None], homography)[0] - dst, axis=1).max()
+    marker_px = np.linalg.norm(dst[0] - dst[2]) / np.sqrt(2)
+    return homography if error < 0.12 * marker_px else None   # corners that disagree: not one flat card
+
+
+def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:
+    """The card's outline (its printed frame or the paper's edge) as the card's corners; markers
+    still seen (or the code) say which way up."""
+    scale = 0.5 if min(grey.shape) >= 900 else 1.0
+    small = cv2.pyrDown(grey) if scale < 1 else grey
+    binary = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 31, 10)
+    contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    quads = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < 0.04 * small.size:
+            continue
+        quad = _quad(contour)
+        if quad is not None:
+            quads.append((area, quad / scale))
+    outer = L.FRAME_LINE / 2
+    a, bx, by = L.FRAME_INSET - outer, L.CARD_W - L.FRAME_INSET + outer, L.CARD_H - L.FRAME_INSET + outer
+    frame_mm = np.array([(a, a), (bx, a), (bx, by), (a, by)], np.float64)
+    edge_mm = np.array([(0, 0), (L.CARD_W, 0), (L.CARD_W, L.CARD_H), (0, L.CARD_H)], np.float64)
+    seen = [i for i in found if i in L.MARKER_IDS]
+    fits = []
+    for _, quad in sorted(quads, key=lambda q: -q[0]):
+        quad = _clockwise(quad)
+        sides = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
+        ratio = (sides[0] + sides[2]) / (sides[1] + sides[3])
+        if not 0.6 < ratio < 1.7:        # a card seen at a slant; either way round
+            continue
+        if not seen:
+            best = _orient_by_code(grey, quad, frame_mm)
+            if best is not None:
+                return _refine_on_print(grey, best, seen)
+            continue
+        fits += [fit for outline_mm in (frame_mm, edge_mm)
+                 if (fit := _orient_by_markers(quad, outline_mm, found, seen)) is not None]
+    if not fits:
+        return None
+    return _refine_on_print(grey, min(fits, key=lambda f: f[0])[1], seen)
+
+
+def _quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners from the four longest sides of the outline's hull, so a finger over a corner
+    (which cuts the hull there) does not move them."""
+    hull = cv2.convexHull(contour)
+    poly = cv2.approxPolyDP(hull, 0.01 * cv2.arcLength(hull, True), True).reshape(-1, 2).astype(np.float64)
+    if len(poly) < 4:
+        return None
+    sides = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    lengths = [np.linalg.norm(b - a) for a, b in sides]
+    longest = sorted(sorted(range(len(sides)), key=lambda i: -lengths[i])[:4])
+    if sum(lengths[i] for i in longest) < 0.75 * sum(lengths):
+        return None
+    corners = [_cross(sides[longest[i - 1]], sides[longest[i]]) for i in range(4)]
+    return None if any(c is None for c in corners) else np.array(corners)
+
+
+def _cross(a, b):
+    """Where the lines through two sides meet."""
+    (x1, y1), (x2, y2) = a
+    (x3, y3), (x4, y4) = b
+    d = (x1 - x2) * (y3 - y4) - (y1 - y2) * (x3 - x4)
+    if abs(d) < 1e-9:
+        return None
+    t = ((x1 - x3) * (y3 - y4) - (y1 - y3) * (x3 - x4)) / d
+    return x1 + t * (x2 - x1), y1 + t * (y2 - y1)
+
+
+def _clockwise(quad: np.ndarray) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    quad = quad[np.argsort(angles)]
+    start = np.argmin(quad.sum(axis=1))
+    return np.roll(quad, -start, axis=0)
+
+
+def _orient_by_markers(quad: np.ndarray, outline_mm: np.ndarray, found: dict, seen: list):
+    """(error, homography) of the way round the outline fits the markers seen best, fitted to
+    their corners and the outline's together; None if no way round agrees with them."""
+    corners = L.marker_corners_mm()
+    src = np.array([p for i in seen for p in corners[i]], np.float64)
+    dst = np.concatenate([found[i] for i in seen])
+    size = np.linalg.norm(dst[0] - dst[2])
+    best = None
+    for turn in range(4):
+        outline = np.roll(quad, -turn, 0)
+        joint, _ = cv2.findHomography(np.concatenate([src, outline_mm]), np.concatenate([dst, outline]), 0)
+        if joint is None:
+            continue
+        error = np.linalg.norm(cv2.perspectiveTransform(src[None], joint)[0] - dst, axis=1).max()
+        if error < 0.25 * size and (best is None or error < best[0]):
+            best = error, joint
+    return best
+
+
+def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) -> np.ndarray | None:
+    """With no marker seen: the one way round the outline whose code reads."""
+    candidates = []
+    for turn in range(4):
+        outline = np.roll(quad, -turn, 0).astype(np.float32)
+        homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), outline)
+        x, y, side = L.QR_BOX
+        if _decode(_warp(grey, homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))):
+            candidates.append(homography)
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np.ndarray | None:
+    """An outline fit is only as good as the paper's edge: align the rectified card to the blank's
+    print around the outline and the markers seen (a finger over a marker is no print)."""
+    blank = _blank("vote").astype(np.float32) / 255
+    warped = _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
+    mask = _fiducial_region().copy()
+    for m in L.markers():
+        if seen and m.id not in seen:
+            x0, y0, x1, y1 = (round(v * PX) for v in (m.x - 3, m.y - 3, m.x + m.size + 3, m.y + m.size + 3))
+            mask[max(0, y0):y1, max(0, x0):x1] = 0
+    try:
+        fit, warp = cv2.findTransformECC(blank, warped, np.eye(3, dtype=np.float32), cv2.MOTION_HOMOGRAPHY,
+                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), mask, 5)
+    except cv2.error:
+        return None
+    if fit < ALIGNED:
+        return None
+    scale = np.diag([PX, PX, 1.0])
+    return homography @ np.linalg.inv(scale) @ warp.astype(np.float64) @ scale
+
+
+def _warp(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
+    """The card region box (x, y, w, h in mm) at px pixels per mm."""
+    x, y, w, h = box
+    to_mm = np.array([[1 / px, 0, x], [0, 1 / px, y], [0, 0, 1]])
+    return cv2.warpPerspective(image, homography @ to_mm, (round(w * px), round(h * px)),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
+
+
+def _decode(image: np.ndarray) -> str | None:
+    import zxingcpp
+    for barcode in zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode):
+        if barcode.valid and barcode.text:
+            return barcode.text
+    return None
+
+
+def _soft(grey: np.ndarray) -> bool:
+    """No edge in the picture is steep for its contrast: badly out of focus or moving."""
+    small = cv2.pyrDown(grey) if min(grey.shape) >= 900 else grey
+    steep = np.percentile(np.abs(cv2.Sobel(small, cv2.CV_32F, 1, 0)), 99.5)
+    low, high = np.percentile(small, [1, 99])
+    return high - low > 40 and steep / (high - low) < 1.0     # a sharp card scores about 3
+
+
+def _sharpen(image: np.ndarray) -> np.ndarray:
+    return cv2.addWeighted(image, 2.0, cv2.GaussianBlur(image, (0, 0), 2.0), -1.0, 0)
+
+
+def _binary(image: np.ndarray) -> np.ndarray:
+    return cv2.adaptiveThreshold(image, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY, 31, 8)

@@ -1,0 +1,295 @@
+"""Measuring ink per bubble zone: how dark each pixel is against the paper around it, the print
+model's levels on this card, and per bubble the new ink in its disc, the band around it, its own
+part of the disc, the halo just outside it, its printed ring; a light mark's shape."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from .. import layouts as L
+from .blank import PX, _blank, _clear, _radii, _spread_print
+
+BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line through it shows: beyond a big circle
+
+
+def ink(grey: np.ndarray) -> np.ndarray:
+    """How much darker than the paper around it each pixel is (0 paper .. 1 black).
+
+    The paper level is a closing wider than any mark, so a shadow or uneven light (broad, or a
+    step) is paper, while a pen stroke or a filled dot (narrower than the window) is ink."""
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)       # sensor noise would read as faint ink everywhere
+    small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    window = int(20 * PX / 4) | 1
+    paper = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+    paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
+    paper = np.maximum(paper.astype(np.float32), np.maximum(grey, 1).astype(np.float32))
+    return 1.0 - grey.astype(np.float32) / paper
+
+
+@lru_cache(maxsize=None)
+def _geometry(kind: str):
+    """Per bubble: its patch, the disc scored, its printed ring, the band around it, the blank's
+    print there (1 = the bubbles' grey; spread a little so a slight misfit is not ink), its own
+    print, the part of its disc outside the other bubbles' spill zones, and those zones."""
+    blank = _blank(kind)
+    print_ink = _spread_print(kind)
+    core = cv2.erode((blank < 190).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
+    clear = _clear(kind)
+    h, w = blank.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    out = {}
+    bubbles = L.layout(kind).bubbles()
+    for name, b in bubbles:
+        cx, cy, r = b.x * PX, b.y * PX, b.r * PX
+        x0, x1 = max(0, int(cx - 2.2 * r)), min(w, int(cx + 2.2 * r) + 1)
+        y0, y1 = max(0, int(cy - 2.2 * r)), min(h, int(cy + 2.2 * r) + 1)
+        d = np.hypot(xx[y0:y1, x0:x1] - cx, yy[y0:y1, x0:x1] - cy)
+        ring = (np.abs(d - r) <= 0.3 * PX) & core[y0:y1, x0:x1]
+        own_print = (d <= r + 0.3 * PX) & core[y0:y1, x0:x1]
+        ok = clear[y0:y1, x0:x1]
+        zone = _zones(b, bubbles, xx[y0:y1, x0:x1], yy[y0:y1, x0:x1])
+        out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= 1.2 * r) & ok, ring,
+                              (d >= BAND[0] * r) & (d <= BAND[1] * r) & ok, print_ink[y0:y1, x0:x1], own_print,
+                              (d <= 1.2 * r) & ok & (zone < 0), zone)
+    return out
+
+
+def _zones(b: L.Bubble, bubbles, xx, yy) -> np.ndarray:
+    """Per pixel, the number of the other bubble whose spill zone it lies in (-1: none). A big circle
+    drawn round a bubble reaches 1.6 radii from its centre, into its neighbours' discs and bands."""
+    zone, nearest = np.full(xx.shape, -1, np.int32), np.full(xx.shape, 1.6)
+    for n, (_, o) in enumerate(bubbles):
+        if o is not b and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r):
+            reach = np.hypot(xx - o.x * PX, yy - o.y * PX) / (o.r * PX)
+            zone[reach < nearest], nearest = n, np.minimum(nearest, reach)
+    return zone
+
+
+@dataclass(frozen=True)
+class _Levels:
+    """How the card's print and paper look in this picture."""
+    rings: dict         # bubble -> how dark its printed ring looks
+    print_level: float  # how dark the bubbles' grey print looks
+    floor: float        # ink weaker than this is noise
+
+
+def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarray:
+    """Darkness beyond the blank's own print (scaled to how dark the print looks on this card)
+    and the noise, as a share of a full-strength stroke (0-1)."""
+    return np.clip((seen - levels.print_level * printed - levels.floor) / 0.25, 0, 1)
+
+
+def _levels(amount: np.ndarray, kind: str) -> _Levels:
+    regions = _regions(kind)
+    flat = amount.ravel()
+    rings = dict(zip(regions.keys, _quantiles(flat, regions.ring, 0.5)))
+    darkest = _quantiles(flat, regions.own_print, 0.9)
+    print_level = min(max(float(np.median(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
+    return _Levels(rings, print_level, _noise_floor(amount, kind))
+
+
+def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stray: float, cut=None):
+    """Per bubble: its new ink, the ink in the band around it, the share of it filled, and `own`,
+    the new ink in the disc away from the other bubbles' spill zones. New ink is darkness beyond
+    the blank's own print (scaled to how dark the print looks on this card); it is counted in mm²
+    of full-strength stroke per mm of radius, so a 0.5 mm pen circle scores about 3 whatever the
+    bubble's size. `around` leaves out the spill zones of marked bubbles (`definite`) with
+    little ink in their own band (`stray`: no line runs through them): a big circle drawn round
+    such a bubble reaches there. `band` is all the band's ink. `cut` (pixels, bubbles): the
+    pixels (flat, True) left out of those bubbles (True): a stray stroke's ink."""
+    regions = _regions(kind)
+    flat = amount.ravel()
+    keys = regions.keys
+
+    def new_ink(where):
+        index, label = where
+        new = _new_ink(flat[index], regions.print_ink[index], levels)
+        if cut is not None:
+            new = np.where(cut[0][index] & cut[1][label], 0.0, new)
+        return new
+    per_r = 1 / (PX * PX) / regions.radii
+    n = len(keys)
+    inside = np.bincount(regions.inside[1], new_ink(regions.inside), minlength=n)
+    own_disc = np.bincount(regions.own_disc[1], new_ink(regions.own_disc), minlength=n)
+    band_ink = new_ink(regions.band)
+    band_all = np.bincount(regions.band[1], band_ink, minlength=n) * per_r
+    # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands
+    spilling = np.append((inside * per_r >= definite) & (band_all < stray), False)     # zone -1 (none): last
+    band = np.bincount(regions.band[1], band_ink * ~spilling[regions.band_zone], minlength=n)
+    count = regions.inside_count if cut is None else np.maximum(1, np.bincount(
+        regions.inside[1], ~(cut[0][regions.inside[0]] & cut[1][regions.inside[1]]), minlength=len(keys)))
+    scores = dict(zip(keys, (inside * per_r).tolist()))
+    around = dict(zip(keys, (band * per_r).tolist()))
+    filled = dict(zip(keys, (inside / count).tolist()))
+    own = dict(zip(keys, (own_disc * per_r).tolist()))
+    return scores, around, filled, own, dict(zip(keys, band_all.tolist()))
+
+
+@lru_cache(maxsize=None)
+def _regions(kind: str) -> _Regions:
+    geometry = _geometry(kind)
+    width = _blank(kind).shape[1]
+    rows = {part: [] for part in ("inside", "ring", "band", "printed", "own_print", "own_disc")}
+    band_zone = []
+    for where, *masks in geometry.values():
+        y, x = np.mgrid[where]
+        for part, mask in zip(rows, masks):
+            rows[part].append((y * width + x)[mask] if mask.dtype == bool else None)
+        band_zone.append(masks[-1][masks[2]])
+    print_ink = np.zeros(_blank(kind).size, np.float32)
+    for (where, _, _, _, printed, _, _, _) in geometry.values():
+        y, x = np.mgrid[where]
+        print_ink[(y * width + x).ravel()] = printed.ravel()
+
+    def labelled(parts):
+        return np.concatenate(parts), np.concatenate([np.full(len(p), n) for n, p in enumerate(parts)])
+
+    def padded(parts):
+        out = np.full((len(parts), max(len(p) for p in parts)), -1, np.int64)
+        for n, p in enumerate(parts):
+            out[n, :len(p)] = p
+        return out
+    return _Regions(tuple(geometry), np.array([r for _, r in _radii(kind)]), print_ink,
+                    labelled(rows["inside"]), np.array([max(1, len(p)) for p in rows["inside"]], np.float64),
+                    labelled(rows["band"]), np.concatenate(band_zone), padded(rows["ring"]), padded(rows["own_print"]),
+                    labelled(rows["own_disc"]))
+
+
+@dataclass(frozen=True)
+class _Regions:
+    """Every bubble's regions of the rectified card as flat pixel indices: (index, bubble number)
+    for sums, an index matrix padded with -1 (one row per bubble) for quantiles."""
+    keys: tuple
+    radii: np.ndarray
+    print_ink: np.ndarray
+    inside: tuple
+    inside_count: np.ndarray
+    band: tuple
+    band_zone: np.ndarray       # per band pixel, the bubble whose spill zone it is in (-1: none)
+    ring: np.ndarray
+    own_print: np.ndarray
+    own_disc: tuple
+
+
+def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
+    """Per row of a padded index matrix, the q-quantile of its pixels (as np.percentile would)."""
+    values = np.where(index >= 0, flat[index], np.inf)
+    values.sort(axis=1)
+    count = (index >= 0).sum(axis=1)
+    position = q * np.maximum(count - 1, 0)
+    low = np.floor(position).astype(np.int64)
+    high = np.minimum(low + 1, np.maximum(count - 1, 0))
+    rows = np.arange(len(index))
+    a, b = values[rows, low], values[rows, high]
+    return np.where(count > 0, a + (position - low) * (b - a), 0.0).tolist()
+
+
+def _noise_floor(amount: np.ndarray, kind: str) -> float:
+    """Ink weaker than this is noise: paper grain, sensor noise, JPEG; from the card's blank paper."""
+    paper = amount[_paper(kind)]
+    median = float(np.median(paper))
+    spread = float(np.median(np.abs(paper - median))) * 1.4826
+    return max(0.10, median + 5 * spread)
+
+
+@lru_cache(maxsize=None)
+def _paper(kind: str) -> np.ndarray:
+    """Blank paper (nothing printed within 2 mm), a sample of it every few pixels."""
+    empty = cv2.erode((_blank(kind) > 250).astype(np.uint8), np.ones((round(4 * PX) | 1,) * 2, np.uint8)) > 0
+    sample = np.zeros_like(empty)
+    sample[::3, ::3] = True
+    return empty & sample
+
+
+@lru_cache(maxsize=None)
+def _contrast_masks():
+    """The thin printed outline (its long runs between the markers) and the markers' solid black."""
+    blank = _blank("vote")
+    frame = np.zeros_like(blank, np.uint8)
+    a, bx, by = (round(v * PX) for v in (L.FRAME_INSET, L.CARD_W - L.FRAME_INSET, L.CARD_H - L.FRAME_INSET))
+    cv2.rectangle(frame, (a, a), (bx, by), 255, 1)
+    clear = round((L.MARKER_INSET + L.MARKER_SIZE + 2) * PX)
+    frame[:clear, :clear] = frame[:clear, -clear:] = frame[-clear:, :clear] = frame[-clear:, -clear:] = 0
+    marker = np.zeros_like(frame)
+    for m in L.markers():
+        x0, y0, x1, y1 = (round(v * PX) for v in (m.x, m.y, m.x + m.size, m.y + m.size))
+        marker[y0:y1, x0:x1] = 255
+    marker = cv2.erode(marker & (blank < 60).astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
+    return frame > 0, marker > 0
+
+
+def sharpness(amount: np.ndarray) -> tuple[float, float]:
+    """Ink of the thin printed outline (its peak, which blur lowers) and of the markers' solid black."""
+    frame, marker = _contrast_masks()
+    return float(np.median(amount[frame])), float(np.median(amount[marker]))
+
+
+@lru_cache(maxsize=None)
+def _halo(kind: str) -> tuple:
+    """Per bubble, the paper between the disc scored (1.2 radii) and the band around it, outside
+    the other bubbles' spill zones and clear of black print: (flat pixel index, bubble number)."""
+    width = _blank(kind).shape[1]
+    clear = _clear(kind)
+    index, label = [], []
+    for n, ((where, *_, zone), (_, b)) in enumerate(zip(_geometry(kind).values(), L.layout(kind).bubbles())):
+        y, x = np.mgrid[where]
+        d = np.hypot(x - b.x * PX, y - b.y * PX) / (b.r * PX)
+        mask = (d > 1.2) & (d < BAND[0]) & clear[where] & (zone < 0)
+        index.append((y * width + x)[mask])
+        label.append(np.full(int(mask.sum()), n))
+    return np.concatenate(index), np.concatenate(label)
+
+
+def _halo_ink(amount: np.ndarray, kind: str, levels: _Levels) -> dict:
+    """Per bubble, the new ink just outside it, in the units of its score."""
+    index, label = _halo(kind)
+    regions = _regions(kind)
+    new = _new_ink(amount.ravel()[index], regions.print_ink[index], levels)
+    per_r = 1 / (PX * PX) / regions.radii
+    return dict(zip(regions.keys, (np.bincount(label, new, minlength=len(regions.keys)) * per_r).tolist()))
+
+
+def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: float) -> float:
+    """A bubble's score with its contrast raised by gain (glare over it lowered it)."""
+    regions = _regions(kind)
+    n = regions.keys.index(key)
+    index = regions.inside[0][regions.inside[1] == n]
+    new = _new_ink(gain * amount.ravel()[index], regions.print_ink[index], levels)
+    return float(new.sum() / (PX * PX) / regions.radii[n])
+
+
+def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
+    """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
+    s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash. A
+    ring, tick, cross or dot is; noise, JPEG and uneven light scatter. Print the stroke crosses
+    (the ring, the letter) hides its ink there, so print right beside the ink joins it up."""
+    where, inside, *_ = _geometry(kind)[key]
+    printed = _regions(kind).print_ink.reshape(amount.shape)[where]
+    new = _new_ink(amount[where], printed, levels) * inside
+    ink = (new >= 0.3).astype(np.uint8)
+    joined = (ink | ((printed >= 0.5) & (cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0))) & inside
+    count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return False
+    pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
+    biggest = labels == 1 + int(np.argmax(pieces))
+    if pieces.max() < s.coherent * pieces.sum() or _extent(biggest)[0] < s.span * dict(_radii(kind))[key] * PX:
+        return False
+    long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= 0.1 * pieces.sum())[0]))
+    return short >= s.flat * long
+
+
+def _extent(mask: np.ndarray) -> tuple[float, float]:
+    """The long and short side of the smallest box around a mask's pixels."""
+    ys, xs = np.nonzero(mask)
+    _, size, _ = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    return max(size), min(size)
+
+
+def _typical_ring(rings: dict, scores: dict, marginal: float) -> float:
+    """How dark the printed rings of the blank bubbles look on this card."""
+    unmarked = [v for k, v in rings.items() if scores[k] < marginal]
+    return float(np.median(unmarked)) if unmarked else float(np.median(list(rings.values())))

@@ -1,0 +1,28 @@
+"""What a scan says: the decision with its reason, the fields read, the scores and the command."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Result:
+    image: str
+    decision: str                       # counted | invalid | review | rejected | ignored
+    reason: str | None = None
+    kind: str | None = None
+    serial: str | None = None
+    owner: int | None = None
+    turn: int | None = None
+    fields: dict = field(default_factory=dict)      # field -> values read as marked
+    scores: dict = field(default_factory=dict)      # field -> value -> score
+    command: dict | None = None                     # what goes to the referee, if anything
+    crop: str | None = None
+    ms: float = 0.0
+    method: str | None = None                       # markers | outline
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, {}) or k in ("decision", "fields")}
+
+
+class Rejection(Exception):
+    """The image is not a readable card of this event: reason names why."""

@@ -1,0 +1,163 @@
+"""The card scanner: one image in, one decision out (counted, invalid, review, rejected or ignored).
+
+locate finds and rectifies the card and reads its code; measure scores the ink per bubble zone;
+strokes takes long stray lines out; decide holds the one table from measurements to a decision.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .. import layouts as L
+from . import decide as D
+from .blank import PX
+from .decide import Reading, Settings, command_for
+from .locate import _Card, _detector, _warp, locate, read_code
+from .measure import _halo_ink, _levels, _one_stroke, _score, ink, sharpness
+from .result import Rejection, Result
+from .strokes import _stroke_cut, _strokes
+
+
+class Scanner:
+    def __init__(self, event: str, secret: str, settings: Settings | None = None, crops: str | Path | None = None):
+        self.event, self.secret = event, secret
+        self.settings = settings or Settings()
+        self.crops = Path(crops) if crops else None
+        self.detector = _detector()
+
+    # --- entry points ---------------------------------------------------------------------
+    def scan_file(self, path: str | Path) -> Result:
+        start = time.perf_counter()
+        path = Path(path)
+        try:
+            image = load_image(path)
+        except Rejection as why:
+            return Result(str(path), "rejected", str(why), ms=_ms(start))
+        result = self.scan_image(image, str(path))
+        result.ms = _ms(start)
+        return result
+
+    def scan_image(self, image: np.ndarray, name: str = "image") -> Result:
+        start = time.perf_counter()
+        result = Result(name, "rejected")
+        try:
+            self._scan(image, result)
+        except Rejection as why:
+            result.decision, result.reason = "rejected", str(why)
+        result.ms = _ms(start)
+        return result
+
+    # --- the steps ----------------------------------------------------------------------
+    def _scan(self, image: np.ndarray, result: Result) -> None:
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if min(grey.shape) < 200:
+            raise Rejection(f"not a card: the image is only {grey.shape[1]}x{grey.shape[0]} pixels")
+        card = locate(self.detector, grey)
+        result.method = card.method
+        amount = ink(card.grey)
+        blurred = self._blur(amount)
+        try:
+            code = read_code(grey, card, self.event, self.secret)
+        except Rejection as why:
+            raise Rejection(f"too blurred: {why}") if blurred else why
+        result.kind, result.serial, result.owner = code.kind, code.serial, code.owner
+        result.turn = code.turn if code.kind == "vote" else None
+        layout = L.layout(code.kind)
+        if not layout.fields:
+            result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
+            return
+        reading = self._measure(amount, layout, blurred)
+        result.scores = {f.name: {b.value: round(reading.scores[f.name, b.value], 3) for b in f.bubbles}
+                         for f in layout.fields}
+        result.fields = reading.marked(self.settings)
+        best = command_for(code, result.fields, result.scores)
+        why = D.doubt(reading, self.settings)
+        if why:
+            self._review(result, image, card, best, why)
+            return
+        result.decision, result.reason = D.verdict(code.kind, result.fields)
+        if result.decision == "review":
+            self._review(result, image, card, best, result.reason)
+        else:
+            result.command = best
+
+    def _measure(self, amount: np.ndarray, layout: L.Layout, blurred: bool) -> Reading:
+        """Every bubble's ink, with a stray line's ink and a neighbour's spilt ink taken out."""
+        s, kind = self.settings, layout.kind
+        levels = _levels(amount, kind)
+        numbers = _score(amount, kind, levels, s.definite, s.stray)
+        scores, _, _, _, band = numbers
+        stroke_doubt = None
+        if any(scores[k] >= s.trace and band[k] >= s.trace for k in scores):
+            numbers, stroke_doubt = self._unstroked(amount, layout, levels, numbers)
+        scores, around, filled, own, band = numbers
+        # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
+        spilt = [(name, b.value) for name, b in layout.bubbles()
+                 if scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
+        scores = {**scores, **{key: own[key] for key in spilt}}
+        light = D.light_marks(amount, layout, levels, scores, band, s, _one_stroke)
+        return Reading(layout, amount, levels, scores, around, filled, _halo_ink(amount, kind, levels), light,
+                       blurred, stroke_doubt)
+
+    def _unstroked(self, amount: np.ndarray, layout: L.Layout, levels, numbers):
+        """The numbers again without the ink of long straight strokes running right through a bubble
+        (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
+        drawn along it?). Only run where some bubble is not clearly blank."""
+        strokes = _strokes(amount, layout.kind, levels)
+        if not strokes:
+            return numbers, None
+        covered, crossed, touched, expected = _stroke_cut(strokes, layout, amount.shape)
+        s = self.settings
+        again = _score(amount, layout.kind, levels, s.definite, s.stray, (covered, crossed)) if crossed.any() \
+            else numbers
+        for n, (name, b) in enumerate(layout.bubbles()):
+            key = name, b.value
+            if touched[n] and again[0][key] >= s.marginal:
+                return again, f"a line touches {b.value} ({name}): mark or stray stroke?"
+            removed = numbers[0][key] - again[0][key]
+            if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
+                return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
+        return again, None
+
+    def _blur(self, amount: np.ndarray) -> bool:
+        frame, marker = sharpness(amount)
+        return marker < 0.2 or frame / marker < self.settings.sharp
+
+    def _review(self, result: Result, image: np.ndarray, card: _Card, best: dict, reason: str) -> None:
+        """The operator rules on it (D2): held with the best reading, the crop and the scores."""
+        result.decision, result.reason = "review", reason
+        result.crop = self._save_crop(image, card, result)
+        result.command = {"do": "hold", "card": best, "reason": reason, "crop": result.crop or "",
+                          "scores": result.scores}
+
+    def _save_crop(self, image: np.ndarray, card: _Card, result: Result) -> str | None:
+        if self.crops is None:
+            return None
+        self.crops.mkdir(parents=True, exist_ok=True)
+        crop = _warp(image, card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
+        stem = Path(result.image).stem if result.image else "card"
+        path = self.crops / f"{result.serial or 'card'}-{stem}.png"
+        cv2.imwrite(str(path), crop)
+        return str(path)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)
+
+
+def load_image(path: Path) -> np.ndarray:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise Rejection(f"cannot read {path}: {error.strerror}")
+    if not data:
+        raise Rejection("empty file")
+    if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-64:]:
+        raise Rejection("truncated JPEG: the file ends before the image does")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise Rejection("not an image (or a damaged one)")
+    return image

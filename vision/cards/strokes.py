@@ -1,0 +1,154 @@
+"""Long straight strokes of new ink (a stray pen line across the card): found, followed to their
+ends, their width measured, and which bubbles they run through."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .. import layouts as L
+from .blank import PX, _print_everywhere
+from .measure import BAND, _Levels, _new_ink
+
+STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
+
+
+STROKE_WIDTH_MM = 1.5   # wider than this (as measured: blur included) it is no pen line
+
+
+STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
+
+
+@dataclass(frozen=True)
+class _Stroke:
+    """A long straight stroke on the rectified card (pixels): through p along unit u, from t0 to t1,
+    `width` pixels of full-strength ink across it."""
+    p: np.ndarray
+    u: np.ndarray
+    t0: float
+    t1: float
+    width: float
+
+    def offset(self, x: float, y: float) -> tuple[float, float]:
+        """(distance across the stroke's line, position along it) of a point."""
+        dx, dy = x - self.p[0], y - self.p[1]
+        return abs(self.u[0] * dy - self.u[1] * dx), self.u[0] * dx + self.u[1] * dy
+
+
+def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
+    """Long straight strokes of new ink (a pen line across the card, a crease): found as line
+    segments, collinear ones merged, each refitted to its ink and its width measured."""
+    new = _new_ink(amount, _print_everywhere(kind), levels)
+    binary = (new > 0.5).astype(np.uint8)
+    half = cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)      # a quarter of the votes
+    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(STROKE_MM * PX / 2),
+                            maxLineGap=round(2.5 * PX))
+    if found is None:
+        return []
+    found = found * 2 + 0.5
+    groups = []         # [(p, u, t0, t1)]
+    for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
+        a, b = np.array([x0, y0], float), np.array([x1, y1], float)
+        for n, (p, u, t0, t1) in enumerate(groups):
+            line = _Stroke(p, u, t0, t1, 0)
+            (da, ta), (db, tb) = line.offset(*a), line.offset(*b)
+            if da < 4 and db < 4:
+                groups[n] = (p, u, min(t0, ta, tb), max(t1, ta, tb))
+                break
+        else:
+            u = (b - a) / np.linalg.norm(b - a)
+            groups.append((a, u, 0.0, float(np.linalg.norm(b - a))))
+    ys, xs = np.nonzero(binary)
+    points = np.stack([xs, ys], 1).astype(np.float32)
+    hidden = _print_everywhere(kind) >= 0.5
+    strokes = []
+    for group in groups:
+        stroke = _refit(group, points, new, binary, hidden)
+        if stroke is None or stroke.width > STROKE_WIDTH_MM * PX:
+            continue
+        same = [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
+                                                        for t in (stroke.t0, stroke.t1)) < 4]
+        if not same:
+            strokes.append(stroke)
+            continue
+        o = strokes[same[0]]
+        ends = [o.offset(*(stroke.p + t * stroke.u))[1] for t in (stroke.t0, stroke.t1)]
+        strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
+    return strokes
+
+
+def _refit(group, points: np.ndarray, new: np.ndarray, binary: np.ndarray, hidden: np.ndarray) -> _Stroke | None:
+    """The stroke fitted to the ink near a group of segments, followed to its true ends."""
+    p, u, t0, t1 = group
+    d = points - p
+    along, across = d @ u, np.abs(d @ np.array([-u[1], u[0]]))
+    near = points[(across < 4) & (along > t0 - 2) & (along < t1 + 2)]
+    if len(near) < 10:
+        return None
+    vx, vy, x, y = cv2.fitLine(near, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+    q, v = np.array([x, y], float), np.array([vx, vy], float)
+    t0, t1 = sorted(((p + t * u - q) @ v for t in (t0, t1)))
+    t0, t1 = _follow(binary, hidden, q, -v, -t0), _follow(binary, hidden, q, v, t1)
+    return _Stroke(q, v, -t0, t1, _width(new, q, v, -t0, t1))
+
+
+def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray, t: float) -> float:
+    """How far the stroke through p along u goes on beyond t: while its ink does, with gaps of at
+    most STROKE_GAP_MM (print it crosses hides it there: no gap)."""
+    h, w = binary.shape
+    steps = t + np.arange(1.0, h + w)
+    xs, ys = np.rint(p[0] + steps * u[0]).astype(int), np.rint(p[1] + steps * u[1]).astype(int)
+    inside = (xs >= 1) & (xs < w - 1) & (ys >= 1) & (ys < h - 1)
+    stop = int(np.argmin(inside)) if not inside.all() else len(steps)
+    xs, ys, steps = xs[:stop], ys[:stop], steps[:stop]
+    nx, ny = int(round(-u[1])), int(round(u[0]))
+    ink = (binary[ys, xs] | binary[ys + ny, xs + nx] | binary[ys - ny, xs - nx]) > 0
+    miss = np.cumsum(~ink & ~hidden[ys, xs])
+    at = np.nonzero(ink)[0]
+    if not len(at):
+        return t
+    gaps = np.diff(np.concatenate([[0], miss[at]]))
+    far = np.nonzero(gaps > STROKE_GAP_MM * PX)[0]
+    last = at[far[0] - 1] if len(far) and far[0] > 0 else (None if len(far) else at[-1])
+    return t if last is None else float(steps[last])
+
+
+def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) -> float:
+    """Full-strength ink across the stroke in pixels, the median along it (marks and print it
+    crosses count for little in a median)."""
+    h, w = new.shape
+    t = np.arange(t0, t1, 2.0)
+    k = np.arange(-6, 7)
+    xs = np.rint(p[0] + t[:, None] * u[0] - k[None] * u[1]).astype(int)
+    ys = np.rint(p[1] + t[:, None] * u[1] + k[None] * u[0]).astype(int)
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    across = np.where(inside, new[ys.clip(0, h - 1), xs.clip(0, w - 1)], 0).sum(axis=1)
+    return float(np.median(across)) if len(across) else 0.0
+
+
+def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
+    """Which pixels the strokes cover (flat); which bubbles a stroke enters from well outside
+    (it runs through, or ends inside: either way a long straight line is no mark, and its ink is
+    taken out); which a stroke only touches, not coming from well outside (they keep their ink:
+    a person looks if it matters); and the ink the strokes bring into each bubble's score."""
+    cut = np.zeros(shape, np.uint8)
+    for s in strokes:
+        a, b = s.p + s.t0 * s.u, s.p + s.t1 * s.u
+        cv2.line(cut, tuple(np.rint(a).astype(int)), tuple(np.rint(b).astype(int)), 1, 2 * round(s.width / 2 + 2) + 1)
+    crossed, touched, expected = [], [], []
+    for _, b in layout.bubbles():
+        cx, cy, r = b.x * PX, b.y * PX, 1.2 * b.r * PX
+        verdicts, ink_px = [], 0.0
+        for s in strokes:
+            off, at = s.offset(cx, cy)
+            if off >= BAND[1] * b.r * PX + s.width / 2 + 2:        # not even in the band around it
+                continue
+            chord = np.sqrt(max(r * r - off * off, 0.0))
+            outside = max(at - chord - s.t0, s.t1 - at - chord)      # how far it reaches beyond the disc
+            verdicts.append(outside >= max(b.r, 3.0) * PX)
+            ink_px += max(0.0, min(s.t1, at + chord) - max(s.t0, at - chord)) * s.width
+        crossed.append(bool(verdicts) and all(verdicts))
+        touched.append(not all(verdicts))
+        expected.append(ink_px / (PX * PX) / b.r)
+    return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected)
