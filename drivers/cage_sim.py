@@ -43,6 +43,7 @@ class FaultCounts:
     unplugs: int = 0
     reboots: int = 0
     carried_over: int = 0    # balls unACKed at a reboot, kept in flash and sent after it
+    resent: int = 0          # BALL frames the cage sent again, over every boot (its own count)
 
 
 class Flash:
@@ -50,12 +51,19 @@ class Flash:
 
     def __init__(self):
         self.saved: list = []
+        self.counts = None
 
     def load(self) -> list:
         return list(self.saved)
 
     def save(self, pending) -> None:
         self.saved = list(pending)
+
+    def load_counts(self):
+        return self.counts
+
+    def save_counts(self, counts) -> None:
+        self.counts = counts
 
 
 class PtyPort:
@@ -302,8 +310,13 @@ class SimCage:
         self._flush()
         return ball, self.boot, seq
 
+    def resent(self) -> int:
+        """BALL frames resent so far, over every boot: what the host's retransmits should show."""
+        return self.counts.resent + (self.cage.rtx if self.cage is not None else 0)
+
     def _boot(self, garbage: bool = True) -> None:
         if self.cage is not None:
+            self.counts.resent += self.cage.rtx
             self.counts.reboots += 1
             self.counts.carried_over += len(self.flash.saved)
         self._outbox.clear()   # what was not on the wire yet dies with the RAM

@@ -27,9 +27,10 @@ def _load():
 
 
 cagelink = _load()
-crc16, encode, decode, fields, parse_ball = (cagelink.crc16, cagelink.encode, cagelink.decode,
-                                             cagelink.fields, cagelink.parse_ball)
+crc16, encode, decode, fields, parse_ball, ball_number = (
+    cagelink.crc16, cagelink.encode, cagelink.decode, cagelink.fields, cagelink.parse_ball, cagelink.ball_number)
 FrameError, Lines, Cage = cagelink.FrameError, cagelink.Lines, cagelink.Cage
-HELLO, BALL, HB, LOG, ACK, NAK, SYNC = (cagelink.HELLO, cagelink.BALL, cagelink.HB, cagelink.LOG,
-                                        cagelink.ACK, cagelink.NAK, cagelink.SYNC)
-DAMAGED, MALFORMED, NO_BOOT = cagelink.DAMAGED, cagelink.MALFORMED, cagelink.NO_BOOT
+HELLO, BALL, HB, END, LOG, ACK, NAK, SYNC = (cagelink.HELLO, cagelink.BALL, cagelink.HB, cagelink.END,
+                                             cagelink.LOG, cagelink.ACK, cagelink.NAK, cagelink.SYNC)
+CAGE_TYPES, HOST_TYPES = cagelink.CAGE_TYPES, cagelink.HOST_TYPES
+DAMAGED, MALFORMED, NO_BOOT, SEQ_MAX = cagelink.DAMAGED, cagelink.MALFORMED, cagelink.NO_BOOT, cagelink.SEQ_MAX

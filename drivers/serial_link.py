@@ -1,8 +1,10 @@
 """The host end of the cage link: a pyserial URL read in a thread, balls out, health for the screens.
 
 Two modes (event file [serial] mode):
-- "framed": the cage firmware's protocol (hardware/PROTOCOL.md): CRC-checked frames,
-  BALLs ACKed and de-duplicated by (boot id, seq), heartbeats, NAK on a damaged line.
+- "framed": the cage firmware's protocol (hardware/PROTOCOL.md, the contract this follows
+  rule by rule): CRC-checked frames, a BALL delivered and ACKed only when its seq is the next
+  of its boot, de-duplicated by (boot id, seq), heartbeats, NAK on a damaged line, and an
+  alert (on_alert, health().alert) for every frame refused.
 - "raw": a plain barcode scanner that types one label per line; a repeat of the same
   ball within raw_repeat_seconds is the scanner repeating itself and is suppressed.
 
@@ -28,6 +30,8 @@ MODES = ("framed", "raw")
 STALE_SECONDS = 3.0          # no heartbeat for this long: the cage link is not healthy
 BACKOFF = (0.05, 1.0)        # first and longest wait between attempts to reopen the port
 STABLE_SECONDS = 5.0         # a port that worked this long starts the backoff afresh when it fails
+HELLO_RETRY_SECONDS = 2.0    # a boot heard without its HELLO is asked (SYNC) at most this often
+ALERT_REPEAT_SECONDS = 30.0  # the same alert is passed to on_alert again after this long
 READ_TIMEOUT = 0.1           # how often the reader thread looks at its stop flag
 
 
@@ -58,15 +62,18 @@ class LinkHealth:
     pending: int = 0                     # balls the cage still holds unACKed (its heartbeat)
     frames: int = 0                      # good frames (framed) or lines (raw) received
     reads: int = 0                       # balls delivered to on_read
-    crc_errors: int = 0                  # damaged lines dropped: CRC failed, or noise
-    malformed: int = 0                   # good CRC but not understood; raw: lines not a ball
-    retransmits: int = 0                 # frames the cage had to send again (its count)
-    cage_errors: int = 0                 # damaged lines the cage dropped (its count)
-    duplicates: int = 0                  # repeats suppressed
-    gaps: int = 0                        # a cage seq skipped: should never happen
-    reconnects: int = 0
+    crc_errors: int = 0                  # damaged lines dropped (bad or missing CRC, noise, too long): NAKed
+    malformed: int = 0                   # good CRC, but the grammar is broken: refused; raw: lines not a ball
+    retransmits: int = 0                 # BALLs the cage sent again: per boot its last HB or END rtx, summed
+    cage_errors: int = 0                 # lines the cage dropped as bad: per boot its last bad, summed
+    duplicates: int = 0                  # BALLs repeating the last delivered seq of their boot: ACKed again
+    gaps: int = 0                        # BALLs refused for their seq (not the next of their boot), and
+                                         # heartbeats saying a ball this host never had was ACKed
+    reconnects: int = 0                  # connections that heard a good line, after the first that did
     reboots: int = 0                     # cage boot ids heard from, after the first
-    alerts: int = 0
+    alerts: int = 0                      # reads delivered with an alert, and link alerts (refused frames)
+    alert: str | None = None             # the last link alert
+    alert_age: float | None = None       # seconds since it
     last_error: str | None = None
     connected_at: float | None = None    # time.monotonic() of the last successful open
 
@@ -75,7 +82,8 @@ class LinkHealth:
         if self.mode == "raw":
             return self.connected
         return (self.connected and self.heartbeat_age is not None
-                and self.heartbeat_age < STALE_SECONDS and self.reader != "fault")
+                and self.heartbeat_age < STALE_SECONDS and self.reader != "fault"
+                and (self.alert_age is None or self.alert_age >= STALE_SECONDS))
 
 
 def machine_balls(contents) -> set[int]:
@@ -102,7 +110,7 @@ class SerialLink:
 
     def __init__(self, url: str, on_read, *, mode: str = "framed", baud: int = 115200, machine=None,
                  raw_pattern: str | None = None, raw_repeat: float = 2.0, marks: dict | None = None,
-                 backoff: tuple[float, float] = BACKOFF):
+                 backoff: tuple[float, float] = BACKOFF, on_alert=None):
         if mode not in MODES:
             raise LinkError(f"serial mode must be one of {', '.join(MODES)}, not {mode!r}")
         try:
@@ -113,6 +121,7 @@ class SerialLink:
             pass   # e.g. hwgrep:// finds no such device yet: it may be plugged in later
         self.url, self.mode, self.baud, self.machine = url, mode, baud, machine
         self._emit = on_read.put if hasattr(on_read, "put") else on_read
+        self._on_alert = on_alert or (lambda text: None)
         self._pattern = _compile(raw_pattern)
         self._raw_repeat = raw_repeat
         self._backoff = backoff
@@ -120,6 +129,12 @@ class SerialLink:
         self._rtx: dict[str, int] = {}                    # boot id -> the cage's counters
         self._bad: dict[str, int] = {}
         self._boots: set[str] = set()                     # every cage boot id heard from
+        self._hellos: set[str] = set()                    # boot ids whose HELLO arrived
+        self._asked: float | None = None                  # when SYNC last asked for a missing HELLO
+        self._fresh = False                               # connected, no good line heard on it yet
+        self._linked_before = False                       # an earlier connection heard a good line
+        self._alerted: tuple[str, float] | None = None    # the last alert passed on, and when
+        self._alert_at: float | None = None
         self._last: tuple[int, float] | None = None       # raw: last ball and when
         self._heard: float | None = None
         self._h = LinkHealth(url, mode)
@@ -155,8 +170,10 @@ class SerialLink:
         self.stop()
 
     def health(self) -> LinkHealth:
-        age = None if self._heard is None else round(time.monotonic() - self._heard, 3)
-        return replace(self._h, heartbeat_age=age, retransmits=sum(self._rtx.values()),
+        now = time.monotonic()
+        age = None if self._heard is None else round(now - self._heard, 3)
+        alert_age = None if self._alert_at is None else round(now - self._alert_at, 3)
+        return replace(self._h, heartbeat_age=age, alert_age=alert_age, retransmits=sum(self._rtx.values()),
                        cage_errors=sum(self._bad.values()), reboots=max(len(self._boots) - 1, 0))
 
     def marks(self) -> dict[str, int]:
@@ -182,8 +199,7 @@ class SerialLink:
     def _serve(self, port) -> None:
         try:
             port.reset_input_buffer()   # whatever sat in the buffer is stale; SYNC asks for the truth
-            self._h.reconnects += self._h.connected_at is not None
-            self._h.connected, self._h.connected_at = True, time.monotonic()
+            self._h.connected, self._h.connected_at, self._fresh = True, time.monotonic(), True
             if self.mode == "framed":
                 port.write(p.encode(p.SYNC, p.NO_BOOT, 0))
             lines = p.Lines()
@@ -204,7 +220,7 @@ class SerialLink:
     # -- lines in, balls out --
 
     def handle(self, line: bytes) -> list[bytes]:
-        """Process one received line (no newline); returns the frames to send back."""
+        """Process one received line (no line end); returns the frames to send back."""
         if self.mode == "raw":
             self._raw_line(line)
             return []
@@ -215,56 +231,105 @@ class SerialLink:
                 self._h.crc_errors += 1
                 return [p.encode(p.NAK, p.NO_BOOT, 0)]
             self._h.malformed += 1
-            self._h.last_error = f"malformed frame: {error.detail}"
+            self._alert(f"refused a malformed frame ({error.detail}): {_shown(line)}")
             return []
         self._h.frames += 1
-        if kind in (p.HELLO, p.HB, p.BALL, p.LOG):
-            self._heard = time.monotonic()
+        if kind not in p.CAGE_TYPES:
+            return []    # a host frame coming back: a loopback, or an echo
+        self._good_line()
         if kind == p.HELLO:
             self._boot_seen(boot)
-            self._h.firmware = p.fields(payload).get("fw")
+            self._hellos.add(boot)
+            self._h.firmware = p.fields(payload)["fw"]
         elif kind == p.HB:
-            self._boot_seen(boot)
-            self._heartbeat(boot, p.fields(payload))
+            return self._heartbeat(boot, seq, p.fields(payload))
+        elif kind == p.END:
+            self._counters(boot, p.fields(payload))
         elif kind == p.LOG:
             self._h.last_error = f"cage: {payload}"
         elif kind == p.BALL:
-            return self._ball(boot, seq, payload, line)
+            return self._ball(boot, seq, p.ball_number(payload), line)
         return []
+
+    def _good_line(self) -> None:
+        self._heard = time.monotonic()
+        if self._fresh:
+            self._fresh = False
+            self._h.reconnects += self._linked_before
+            self._linked_before = True
+
+    def _alert(self, text: str) -> None:
+        """A frame refused, or the cage's own counts disagreeing with ours: on screen, counted."""
+        now = time.monotonic()
+        self._h.alerts += 1
+        self._h.alert, self._h.last_error, self._alert_at = text, text, now
+        if self._alerted is None or self._alerted[0] != text or now - self._alerted[1] >= ALERT_REPEAT_SECONDS:
+            self._alerted = (text, now)
+            try:
+                self._on_alert(text)
+            except Exception as error:   # a failing screen must not kill the reader thread
+                self._h.last_error = f"{text} (and showing it failed: {error!r})"
 
     def _boot_seen(self, boot: str) -> None:
         self._boots.add(boot)
         self._h.boot_id = boot
 
-    def _heartbeat(self, boot: str, values: dict) -> None:
-        self._h.reader = values.get("reader", "unknown")
-        self._h.pending = _int(values.get("pending"))
-        self._rtx[boot] = _int(values.get("rtx"))
-        self._bad[boot] = _int(values.get("bad"))
+    def _heartbeat(self, boot: str, seq: int, values: dict) -> list[bytes]:
+        self._boot_seen(boot)
+        self._h.reader = values["reader"]
+        self._h.pending = int(values["pending"])
+        self._counters(boot, values)
+        last = self._marks.get(boot)
+        if last is not None and self._h.pending == 0 and seq > last:
+            self._h.gaps += 1
+            self._alert(f"cage boot {boot} says balls up to seq {seq} were all acknowledged, but this host "
+                        f"delivered only up to seq {last}: ball(s) lost")
+        if boot in self._hellos:
+            return []
+        now = time.monotonic()
+        if self._asked is not None and now - self._asked < HELLO_RETRY_SECONDS:
+            return []
+        self._asked = now
+        return [p.encode(p.SYNC, p.NO_BOOT, 0)]   # its HELLO was lost: ask again
 
-    def _ball(self, boot: str, seq: int, payload: str, line: bytes) -> list[bytes]:
-        ack = [p.encode(p.ACK, boot, seq)]
-        ball = int(payload) if payload.isdigit() else 0
-        if ball not in BALLS:
-            self._h.malformed += 1
-            self._h.last_error = f"cage sent ball {payload!r}, not 1-27"
-            return ack   # ACK it anyway: it will not get better by being sent again
+    def _counters(self, boot: str, values: dict) -> None:
+        """rtx and bad count since the boot: the highest value a boot reported is its total."""
+        self._rtx[boot] = max(self._rtx.get(boot, 0), int(values["rtx"]))
+        self._bad[boot] = max(self._bad.get(boot, 0), int(values["bad"]))
+
+    def _ball(self, boot: str, seq: int, ball: int, line: bytes) -> list[bytes]:
+        """Deliver and ACK only the next seq of a boot; ACK the last delivered again; refuse the rest."""
         self._boots.add(boot)
         last = self._marks.get(boot)
-        if last is not None and seq <= last:
+        if last is not None and seq == last:
             self._h.duplicates += 1
-            return ack
-        self._h.gaps += last is not None and seq != last + 1
-        self._marks[boot] = seq
-        self._deliver(ball, "cage", boot, seq, line)
-        return ack
+            return [p.encode(p.ACK, boot, seq)]
+        if last is not None and seq != last + 1:
+            self._h.gaps += 1
+            why = (f"seq {last + 1} has not arrived (one ball at a time)" if seq > last
+                   else f"seq {last} was delivered already (a seq is never reused)")
+            self._alert(f"refused ball {ball} of cage boot {boot} seq {seq}: {why}; not acknowledged")
+            return []
+        first = None if last is not None or seq == 1 else (
+            f"first ball heard from cage boot {boot} is seq {seq}: the balls before it never reached this host")
+        self._marks[boot] = seq      # before the consumer runs: the console saves the marks in it
+        if not self._deliver(ball, "cage", boot, seq, line, first):
+            self._unmark(boot, last)
+            return []
+        return [p.encode(p.ACK, boot, seq)]
+
+    def _unmark(self, boot: str, last: int | None) -> None:
+        if last is None:
+            del self._marks[boot]
+        else:
+            self._marks[boot] = last
 
     def _raw_line(self, line: bytes) -> None:
         text = line.decode("ascii", "replace").strip()
         if not text:
             return
         now = time.monotonic()
-        self._heard = now
+        self._good_line()
         self._h.frames += 1
         ball = self._raw_ball(text)
         if ball is None:
@@ -291,15 +356,19 @@ class SerialLink:
         ball = int(found) if found and found.isdigit() else 0
         return ball if ball in BALLS else None
 
-    def _deliver(self, ball: int, source: str, boot: str | None, seq: int, line: bytes) -> None:
-        alert = alert_for(ball, self.machine)
+    def _deliver(self, ball: int, source: str, boot: str | None, seq: int, line: bytes,
+                 link_alert: str | None = None) -> bool:
+        """Hand the ball on; False (and an alert) if the consumer failed: then it is not ACKed."""
+        alert = "; ".join(text for text in (link_alert, alert_for(ball, self.machine)) if text) or None
         read = BallRead(ball, source, boot, seq, time.time(), line.decode("ascii", "replace"), alert)
-        self._h.reads += 1
-        self._h.alerts += alert is not None
         try:
             self._emit(read)
         except Exception as error:   # a failing consumer must not kill the reader thread
-            self._h.last_error = f"ball {ball} read, but handing it on failed: {error!r}"
+            self._alert(f"ball {ball} read, but handing it on failed: {error!r}; not acknowledged")
+            return False
+        self._h.reads += 1
+        self._h.alerts += alert is not None
+        return True
 
 
 def _compile(pattern: str | None):
@@ -311,5 +380,5 @@ def _compile(pattern: str | None):
         raise LinkError(f"serial raw_pattern {pattern!r}: {error}") from None
 
 
-def _int(text) -> int:
-    return int(text) if text and text.isdigit() else 0
+def _shown(line: bytes) -> str:
+    return line.decode("ascii", "replace")[:60]

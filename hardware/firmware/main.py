@@ -24,15 +24,17 @@ ENROLL = False           # rfid: an unknown tag becomes the next ball (1, 2, ...
 MAINTENANCE_PIN = 22     # held low at power-up: do not start, leave the REPL to mpremote
 WATCHDOG_MS = 8000       # a crash or hang reboots the cage; unACKed balls wait in flash
 PENDING_FILE = "pending.txt"
+COUNTS_FILE = "counts.txt"   # this boot's counters, so the next boot can report them (END)
 BOOTS_FILE = "boots.txt"
 TAGS_FILE = "tags.txt"   # rfid: "UID BALL" per line
 
 
 class FlashStore:
-    """The unACKed balls, on flash: written before a ball goes on the wire, so a reboot keeps it."""
+    """The unACKed balls, on flash: written before a ball goes on the wire, so a reboot keeps it;
+    and this boot's counters (boot seq rtx bad misreads), so the next boot can report them."""
 
-    def __init__(self, path):
-        self.path = path
+    def __init__(self, path, counts_path):
+        self.path, self.counts_path = path, counts_path
 
     def load(self):
         pending = []
@@ -47,22 +49,37 @@ class FlashStore:
         return pending
 
     def save(self, pending):
-        temporary = self.path + ".new"
-        with open(temporary, "w") as f:
-            for boot, seq, ball in pending:
-                f.write("%s %d %d\n" % (boot, seq, ball))
-        os.rename(temporary, self.path)   # atomic on littlefs: the old list or the new, never half
+        _write_atomic(self.path, "".join("%s %d %d\n" % entry for entry in pending))
+
+    def load_counts(self):
+        try:
+            with open(self.counts_path) as f:
+                parts = f.read().split()
+            return (parts[0],) + tuple(int(part) for part in parts[1:5]) if len(parts) == 5 else None
+        except (OSError, ValueError):
+            return None
+
+    def save_counts(self, counts):
+        _write_atomic(self.counts_path, "%s %d %d %d %d\n" % counts)
+
+
+def _write_atomic(path, text):
+    temporary = path + ".new"
+    with open(temporary, "w") as f:
+        f.write(text)
+    os.rename(temporary, path)   # atomic on littlefs: the old file or the new, never half
 
 
 def new_boot_id():
-    """A boot counter kept on flash (4 hex digits) and 4 random ones: never the same twice running."""
+    """A boot counter kept on flash (4 hex digits, 1-ffff: never 00000000) and 4 random ones:
+    never the same twice running."""
     count = 0
     try:
         with open(BOOTS_FILE) as f:
             count = int(f.read().strip() or "0")
     except (OSError, ValueError):
         pass
-    count = (count + 1) & 0xFFFF
+    count = count % 0xFFFF + 1
     with open(BOOTS_FILE, "w") as f:
         f.write("%d" % count)
     noise = os.urandom(2)
@@ -242,8 +259,8 @@ def main():
     host = UsbHost() if HOST == "usb" else UartHost()
     reader = QrReader() if READER == "qr" else RfidReader()
     now = time.ticks_ms()
-    cage = cagelink.Cage(new_boot_id(), host.write, FlashStore(PENDING_FILE), now,
-                         reader=READER, diff=time.ticks_diff)
+    cage = cagelink.Cage(new_boot_id(), host.write, FlashStore(PENDING_FILE, COUNTS_FILE), now,
+                         reader=READER, diff=time.ticks_diff, new_boot=lambda old: new_boot_id())
     cage.start(now)
     checked = now
     while True:

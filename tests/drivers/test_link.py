@@ -63,11 +63,12 @@ def test_damaged_lines_are_counted_and_answered_with_nak():
     assert link.health().crc_errors == 2 and link.health().reads == 0
 
 
-def test_a_ball_number_out_of_range_is_acked_but_not_delivered():
-    got = []
-    link = SerialLink("loop://", got.append)
-    assert link.handle(frame("BALL", 1, "28")) == [p.encode("ACK", BOOT, 1)]
-    assert got == [] and link.health().malformed == 1 and "28" in link.health().last_error
+def test_a_ball_number_out_of_range_is_refused_not_acked_and_alerted():
+    got, alerts = [], []
+    link = SerialLink("loop://", got.append, on_alert=alerts.append)
+    assert link.handle(frame("BALL", 1, "28")) == []          # never ACK a ball it does not deliver
+    h = link.health()
+    assert got == [] and h.malformed == 1 and h.alerts == 1 and "'28'" in h.alert and alerts == [h.alert]
 
 
 def test_heartbeat_fills_the_health():
@@ -251,8 +252,8 @@ def test_a_consumer_that_fails_does_not_kill_the_reader():
     def broken(read):
         raise RuntimeError("screen gone")
     link = SerialLink("loop://", broken)
-    link.handle(frame("BALL", 1, "3"))
-    assert "screen gone" in link.health().last_error and link.health().reads == 1
+    assert link.handle(frame("BALL", 1, "3")) == []           # not handed on: not ACKed, the cage resends
+    assert "screen gone" in link.health().alert and link.health().reads == 0
 
 
 def test_ball_read_is_a_small_value():

@@ -28,13 +28,14 @@ def test_crc_matches_the_standard_library(data):
     assert p.crc16(data) == binascii.crc_hqx(data, 0xFFFF)
 
 
-@given(st.sampled_from(["HELLO", "BALL", "HB", "ACK"]), st.integers(0, 2**32 - 1), st.integers(0, 10**9 - 1), PAYLOAD)
-def test_frames_round_trip(kind, boot, seq, payload):
+@given(st.integers(1, 2**32 - 1), st.integers(1, p.SEQ_MAX), st.integers(1, 27), PAYLOAD)
+def test_frames_round_trip(boot, seq, ball, payload):
     boot = f"{boot:08x}"
-    frame = p.encode(kind, boot, seq, payload)
-    assert frame.endswith(b"\n") and frame.count(b"\n") == 1
-    assert p.decode(frame[:-1]) == (kind, boot, seq, payload)
-    assert p.decode(frame[:-1] + b"\r") == (kind, boot, seq, payload)
+    for kind, number, text in (("BALL", seq, str(ball)), ("LOG", 0, payload), ("ACK", seq, "")):
+        frame = p.encode(kind, boot, number, text)
+        assert frame.endswith(b"\n") and frame.count(b"\n") == 1
+        assert p.decode(frame[:-1]) == (kind, boot, number, text)
+        assert p.Lines().feed(frame[:-1] + b"\r\n") == [frame[:-1]]     # "\r\n" ends a line too
 
 
 def test_every_single_byte_change_is_caught():
@@ -76,9 +77,10 @@ def test_payloads_that_would_break_framing_are_refused(payload):
 def test_lines_split_a_stream_and_cut_runaway_garbage():
     lines = p.Lines(limit=16)
     assert lines.feed(b"ab") == []
-    assert lines.feed(b"c\n\nde\nf") == [b"abc", b"de"]
-    assert lines.feed(b"x" * 40) == [b"f" + b"x" * 15]      # cut at the limit, once
+    assert lines.feed(b"c\n\nde\r\n\r\nf") == [b"abc", b"de"]   # empty lines, "\r\n" or "\n", are skipped
+    assert lines.feed(b"x" * 40) == [b"f" + b"x" * 16]      # cut one byte past the limit, once
     assert lines.feed(b"yyy\nok\n") == [b"ok"]               # the rest of the long line is skipped
+    assert p.Lines(limit=4).feed(b"abcd\r\nabcde\n") == [b"abcd", b"abcde"]   # the line end is not counted
 
 
 @pytest.mark.parametrize("label, ball", [("17", 17), ("07", 7), (" 3 ", 3), ("27-K", 27), ("5:abc", 5),
@@ -134,12 +136,19 @@ class Wire:
 class Flash:
     def __init__(self, saved=()):
         self.saved = list(saved)
+        self.counts = None
 
     def load(self):
         return list(self.saved)
 
     def save(self, pending):
         self.saved = list(pending)
+
+    def load_counts(self):
+        return self.counts
+
+    def save_counts(self, counts):
+        self.counts = counts
 
 
 def cage(flash=None, boot="0000beef", now=0):
@@ -203,6 +212,7 @@ def test_balls_survive_a_reboot_under_their_old_boot_id():
     wire.take()
     c2, wire2 = cage(flash, boot="00000002", now=5)                 # power cut: RAM gone, flash kept
     assert wire2.take() == [("HELLO", "00000002", 0, "fw=%s reader=qr" % p.cagelink.VERSION),
+                            ("END", "00000001", 2, "rtx=0 bad=0 misreads=0"),
                             ("BALL", "00000001", 1, "5")]
     c2.feed(ack("00000001", 1), 6)
     assert wire2.take() == [("BALL", "00000001", 2, "6")]
@@ -230,3 +240,30 @@ def test_heartbeat_carries_the_counters():
     hb = [f for f in wire.take() if f[0] == "HB"]
     assert len(hb) == 1 and hb[0][:3] == ("HB", "0000beef", 1)      # seq: the last ball this boot
     assert p.fields(hb[0][3]) == {"pending": "1", "rtx": "1", "bad": "0", "misreads": "1", "reader": "fault"}
+
+
+def test_resends_after_the_last_heartbeat_reach_the_host_after_a_reboot():
+    flash = Flash()
+    c, wire = cage(flash, boot="00000001")
+    c.read(5, 0)
+    c.tick(1000)                                       # HB: rtx so far; then the cable is out
+    hb = [f for f in wire.take() if f[0] == "HB"][-1]
+    for now in range(1000, 3000, 10):
+        c.tick(now)
+    assert c.rtx > int(p.fields(hb[3])["rtx"])          # resent since that heartbeat ...
+    c2, wire2 = cage(flash, boot="00000002", now=3000)  # ... then a power cut
+    end = [f for f in wire2.take() if f[0] == "END"]
+    assert end == [("END", "00000001", 1, "rtx=%d bad=0 misreads=0" % c.rtx)]
+    c2.feed(p.encode("SYNC", p.NO_BOOT, 0), 3001)       # said again on SYNC, until the next boot
+    assert [f[0] for f in wire2.take()] == ["HELLO", "END", "BALL"]
+
+
+def test_seq_never_wraps_the_boot_after_seq_max_is_a_new_boot():
+    c, wire = cage(boot="0000beef")
+    c.seq = p.SEQ_MAX - 1
+    assert c.read(3, 0) == p.SEQ_MAX
+    c.feed(ack("0000beef", p.SEQ_MAX), 1)
+    wire.take()
+    assert c.read(4, 2) == 1 and c.boot == "0000bef0"
+    assert [f[:3] for f in wire.take()] == [("HELLO", "0000bef0", 0), ("END", "0000beef", p.SEQ_MAX),
+                                            ("BALL", "0000bef0", 1)]
