@@ -299,15 +299,15 @@ class Cage:
         self._keep(now)
 
     def start(self, now):
-        self.hello(now)
+        self.hello()
+        self._send_head(now)
 
-    def hello(self, now):
+    def hello(self):
+        """HELLO, then END for the boot before this one (until this one reboots)."""
         self.send(encode(HELLO, self.boot, 0, "fw=%s reader=%s" % (self.version, self.reader)))
         if self.previous is not None:
             boot, seq, rtx, bad, misreads = self.previous
             self.send(encode(END, boot, seq, "rtx=%d bad=%d misreads=%d" % (rtx, bad, misreads)))
-        self.beat_at = now
-        self._send_head(now)
 
     def read(self, ball, now):
         """The reader saw `ball`; returns its seq, or None for the reader repeating itself."""
@@ -318,7 +318,7 @@ class Cage:
         if self.seq == SEQ_MAX:            # seq never wraps: carry on as a new boot
             self.previous = self._counts()
             self._begin(self.new_boot(self.boot), now)
-            self.hello(now)
+            self.hello()
         self.seq += 1
         self.pending.append((self.boot, self.seq, ball))
         self.store.save(self.pending)   # on flash before it is on the wire
@@ -349,7 +349,8 @@ class Cage:
             elif kind == NAK:
                 self._resend(now)
             elif kind == SYNC:
-                self.hello(now)
+                self.hello()
+                self._resend(now)
 
     def tick(self, now):
         """Call often (every few ms): resends on timeout, sends the heartbeat, keeps the counters."""
