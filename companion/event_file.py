@@ -40,7 +40,7 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "camera": {"source": (str, None), "width": (int, None), "height": (int, None), "fps": (int, None),
                "roi": (list, None), "fov": (float, None), "decoder": (str, ("zxing", "pyzbar", "opencv")),
                "window_ms": (int, None), "agree": (int, None), "gone_ms": (int, None),
-               "ball_diameter": (float, None), "workers": (int, None)},
+               "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None)},
 }
 REQUIRED = {"event": ("name", "secret"), "players": ("no", "name", "account", "card")}
 

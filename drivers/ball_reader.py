@@ -19,7 +19,7 @@ from typing import Callable
 
 from vision import acceptance
 from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
-from vision.balls import DECODERS, DEFAULT_DECODER, DEFAULT_FOV, BallDecoder
+from vision.balls import DECODERS, DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder
 
 from . import settings as section_settings
 from .camera import Camera, CameraError, open_source
@@ -43,6 +43,7 @@ class Settings:
     agree: int = acceptance.DEFAULT_AGREE
     gone_ms: int = acceptance.DEFAULT_GONE_MS
     ball_diameter: float = 40.0
+    ball_distance: tuple[float, float] = DEFAULT_DISTANCE   # mm, camera to ball centre: nearest, farthest
     workers: int = 2                 # frames decoded side by side (a Pi 4 or 5 has 4 cores)
 
     @classmethod
@@ -51,6 +52,8 @@ class Settings:
         values = dict(section)
         if "roi" in values:
             values["roi"] = _roi(values["roi"])
+        if "ball_distance" in values:
+            values["ball_distance"] = _distance(values["ball_distance"])
         settings = section_settings.from_section(cls, values, "camera", SettingsError)
         if settings.decoder not in DECODERS:
             raise SettingsError(f"[camera] decoder {settings.decoder!r}: choose from {', '.join(DECODERS)}")
@@ -59,12 +62,16 @@ class Settings:
                 raise SettingsError(f"[camera] {key} must be at least 1")
         if not 10 <= settings.ball_diameter <= 200:
             raise SettingsError("[camera] ball_diameter is in millimetres (10-200)")
+        if not settings.ball_diameter / 2 < settings.ball_distance[0]:
+            raise SettingsError(f"[camera] ball_distance {list(settings.ball_distance)}: the nearest must be more "
+                                "than the ball's radius (mm from the camera to the ball's centre)")
         if not 10 <= settings.fov <= 170:
             raise SettingsError("[camera] fov is the horizontal field of view in degrees (10-170)")
         return settings
 
     def decoder_for(self, warn=print) -> BallDecoder:
-        return BallDecoder(self.decoder, self.ball_diameter, self.fov, self.roi, warn=warn)
+        return BallDecoder(self.decoder, self.ball_diameter, self.fov, self.roi, warn=warn,
+                           distance=self.ball_distance)
 
     def acceptor_for(self, places: Callable[[], dict] | None = None) -> acceptance.Acceptor:
         return acceptance.Acceptor(self.window_ms, self.agree, self.gone_ms, places)
@@ -77,6 +84,14 @@ def _roi(value) -> tuple[int, int, int, int]:
     if x < 0 or y < 0 or w < 16 or h < 16:
         raise SettingsError(f"[camera] roi {value}: x and y from 0, width and height at least 16")
     return x, y, w, h
+
+
+def _distance(value) -> tuple[float, float]:
+    if not (isinstance(value, list) and len(value) == 2 and all(type(v) in (int, float) for v in value)
+            and 0 < value[0] <= value[1]):
+        raise SettingsError(f"[camera] ball_distance must be [nearest, farthest] in mm from the camera to the "
+                            f"ball's centre, not {value!r}")
+    return float(value[0]), float(value[1])
 
 
 class BallReader:
@@ -174,7 +189,7 @@ class BallReader:
             t, result = self._done.pop(self._taken.popleft())
             self.frames += 1
             self.last = result
-            messages += self.acceptor.frame(t, result.found, result.ball, result.conflict)
+            messages += self.acceptor.frame(t, result.found, result.ball, result.conflict, result.alert)
         return messages
 
     def _send(self, messages: list) -> None:

@@ -65,12 +65,13 @@ class Acceptor:
         self._open: _Window | None = None
         self._settled: set[int] = set()       # balls already ruled on while this ball stays in view
         self._holding = False                 # a verdict was given; waiting for the ball to leave
+        self._crowded = False                 # told of several balls in view; not again until they leave
         self._last_seen: float | None = None
 
     def beam(self, t: float) -> list:
         """The break-beam saw a ball pass: a new ball, whatever came before."""
         out = self._expire(t)
-        self._settled, self._holding = set(), False
+        self._settled, self._holding, self._crowded = set(), False, False
         self._open = _Window(t)
         return out
 
@@ -78,15 +79,25 @@ class Acceptor:
         """Time passes without a frame (call it now and then): windows still expire."""
         return self._expire(t)
 
-    def frame(self, t: float, found: bool, ball: int | None, conflict: tuple[int, ...] = ()) -> list:
-        """One frame's result: a ball in view or not, the ball read or None, or several balls."""
+    def frame(self, t: float, found: bool, ball: int | None, conflict: tuple[int, ...] = (), alert: str = "") -> list:
+        """One frame's result: a ball in view or not, the ball read or None, or several balls
+        (`conflict`: the balls read; `alert`: why the frame shows more than one ball)."""
         out = self._expire(t)
-        seen = found or ball is not None or bool(conflict)
+        seen = found or ball is not None or bool(conflict) or bool(alert)
         if seen:
             self._last_seen = t
         elif self._holding and self._last_seen is not None and t - self._last_seen >= self.gone:
-            self._settled, self._holding = set(), False       # the ball has left
+            self._settled, self._holding, self._crowded = set(), False, False      # the ball has left
         new = [b for b in (conflict or ((ball,) if ball is not None else ())) if b not in self._settled]
+        if self._crowded:             # told of several balls: nothing more until the view clears
+            return out
+        if alert:                     # several balls in view: rule on nothing until a person looks
+            self._crowded = True
+            if self._open is None:
+                self._open = _Window(t)
+            self._open.frames += 1
+            return out + self._close(Alert("conflict", f"{alert}: check the tray by hand; nothing drawn", t,
+                                           tuple(conflict)))
         if self._open is None:
             if not (new or (seen and not self._holding)):
                 return out
@@ -148,7 +159,7 @@ def replay(times: list[float], read: Callable[[int], tuple], acceptor: Acceptor,
     """Feed frames captured at `times` to decoders that take the time they take, as the live
     reader does: `workers` decode side by side; while all are busy, frames pile up and only the
     newest is read next. Results reach the acceptor in the order the frames were taken.
-    read(i) -> (found, ball, conflict, seconds spent). `stop(messages)` may end the run early."""
+    read(i) -> (found, ball, conflict, alert, seconds spent). `stop(messages)` may end the run early."""
     result = Replay([])
     free = [float("-inf")] * workers
     pending: list[tuple[float, int, tuple]] = []     # (ready, frame, read) in frame order
@@ -165,10 +176,10 @@ def replay(times: list[float], read: Callable[[int], tuple], acceptor: Acceptor,
         while j + 1 < n and times[j + 1] <= start:
             j += 1
         result.dropped += j - i
-        found, ball, conflict, seconds = read(j)
+        *verdict, seconds = read(j)
         free[w] = start + seconds
         result.processed += 1
-        pending.append((free[w], j, (found, ball, conflict)))
+        pending.append((free[w], j, tuple(verdict)))
         i = j + 1
     while pending:
         delivered = _deliver(pending.pop(0), delivered, times, acceptor, result)
@@ -180,9 +191,9 @@ def replay(times: list[float], read: Callable[[int], tuple], acceptor: Acceptor,
 
 
 def _deliver(item, delivered: float, times, acceptor: Acceptor, result: Replay) -> float:
-    ready, j, (found, ball, conflict) = item
+    ready, j, verdict = item
     at = max(ready, delivered)
-    for message in acceptor.frame(times[j], found, ball, conflict):
+    for message in acceptor.frame(times[j], *verdict):
         result.messages.append((at, message))
     return at
 

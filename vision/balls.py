@@ -140,57 +140,147 @@ class Circle:
     y: float
     r: float           # the outline's half minor axis (motion blur stretches the other one)
     rim: np.ndarray | None = field(default=None, compare=False, repr=False)   # points on the outline (x, y)
+    roundness: float = field(default=0.0, compare=False)     # share of the outline on the fitted ellipse
 
 
-def find_ball(gray: np.ndarray, min_r: float = 25, max_r: float = 300) -> tuple[Circle | None, str]:
-    """The brightest round blob: the ball against its dark surround (a matte black cradle or chute).
-    The circle comes with points on the ball's outline (`rim`), found at full resolution."""
+MOST_BALLS = 3                     # round, ball-sized blobs looked at in one frame
+DEFAULT_DISTANCE = (60.0, 250.0)   # mm, camera to ball centre: the rig's nearest and farthest
+
+
+def ball_radius_px(view: "View", radius: float, distance: tuple[float, float]) -> tuple[float, float]:
+    """The radius in pixels a ball of `radius` mm may show between `distance` mm (near, far),
+    with room for the outline's error and a ball off the optical axis or cut by the frame."""
+    near, far = distance
+    return (0.8 * view.focal * radius / math.sqrt(far * far - radius * radius),
+            1.2 * view.focal * radius / math.sqrt(max(near * near - radius * radius, 1.0)))
+
+
+def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), most: int = MOST_BALLS
+               ) -> list[Circle]:
+    """The round bright blobs of a ball's size against the dark surround (a matte black cradle
+    or chute), largest first, each with points on its outline (`rim`) found at full resolution.
+    A sticker sheet, a hand or a page is not round; a blob too big or too small for a ball at
+    the rig's distances is not a ball either."""
     scale = 4
     small = cv2.resize(gray, (gray.shape[1] // scale, gray.shape[0] // scale), interpolation=cv2.INTER_AREA)
     low, high = np.percentile(small, (50, 99.7))
     if high - low < 40:
-        return None, "no ball in view"
+        return []
     level = low + 0.4 * (high - low)
     mask = cv2.morphologyEx((small > level).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    best = None
+    min_r, max_r = radius_px
+    found = []
     for contour in contours:
         area = cv2.contourArea(contour) * scale * scale
         if area < math.pi * min_r * min_r * 0.3 or len(contour) < 6:
             continue
-        circle = _fit(contour.reshape(-1, 2).astype(np.float32) * scale + (scale - 1) / 2, gray.shape)
-        if circle is None:          # cut off by the frame's edge: go by the blob's size
-            (x, y), r = cv2.minEnclosingCircle(contour)
-            circle = Circle(x * scale + (scale - 1) / 2, y * scale + (scale - 1) / 2, r * scale)
-        if min_r <= circle.r <= max_r and (best is None or area > best[0]):
-            best = (area, circle)
-    if best is None:
-        return None, "no ball in view"
-    return _refine(gray, best[1], low, level), "ball found"
+        shape = _round(contour.reshape(-1, 2).astype(np.float32), small.shape)
+        if shape is None:
+            continue
+        circle = Circle(shape.x * scale + (scale - 1) / 2, shape.y * scale + (scale - 1) / 2, shape.r * scale)
+        if min_r <= circle.r <= max_r:
+            found.append((area, circle))
+    found.sort(key=lambda item: -item[0])
+    fine = [_refine(gray, circle, low, level) for _, circle in found[:most]]
+    return [c for c in fine if c.roundness >= ROUND_MIN]
+
+
+def find_ball(gray: np.ndarray, min_r: float = 25, max_r: float = 300) -> tuple[Circle | None, str]:
+    """The largest ball-shaped blob (find_balls), or None and why."""
+    found = find_balls(gray, (min_r, max_r), most=1)
+    return (found[0], "ball found") if found else (None, "no ball in view")
+
+
+ROUND_FILL = 0.8        # the coarse blob's convex hull overlaps its fitted ellipse this much (IoU)
+ROUND_TOLERANCE = 0.05  # of the radius: how near the ellipse a point of the fine outline must lie
+ROUND_MIN = 0.6         # of the fine outline's points on it (a ball's dark-printed rim takes the rest)
+
+
+def _round(points: np.ndarray, shape) -> Circle | None:
+    """The coarse ellipse of a blob that may be a ball, or None. Judged on the convex hull: dark
+    print at the rim bites into a ball's bright blob, and the lit side of a ball is brighter
+    than its far side, so only a rough shape is asked of the coarse blob; where the frame's
+    edge cuts the blob the outline says nothing and is left out."""
+    hull = cv2.convexHull(points)
+    on_hull = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in points]) > -1.5
+    h, w = shape[:2]
+    rim = points[on_hull & (points[:, 0] > 1) & (points[:, 0] < w - 2) & (points[:, 1] > 1) & (points[:, 1] < h - 2)]
+    if len(rim) < 8:
+        return None
+    for fit in (_ellipse, _circle):
+        ellipse = fit(rim)
+        if ellipse is None:
+            continue
+        (x, y), (a, b), _ = ellipse
+        minor, major = sorted((a, b))
+        if minor > 0 and minor / major >= 0.5 and _overlap(hull, ellipse, shape) >= ROUND_FILL:
+            return Circle(float(x), float(y), float(minor / 2))
+    return None
+
+
+def _ellipse(points: np.ndarray):
+    return cv2.fitEllipse(points) if len(points) >= 5 else None
+
+
+def _circle(points: np.ndarray):
+    """Least-squares circle (x^2 + y^2 = 2ax + 2by + c): steadier than an ellipse on a short arc."""
+    x, y = points[:, 0].astype(float), points[:, 1].astype(float)
+    (a, b, c), *_ = np.linalg.lstsq(np.stack([2 * x, 2 * y, np.ones_like(x)], -1), x * x + y * y, rcond=None)
+    r2 = c + a * a + b * b
+    return ((a, b), (2 * math.sqrt(r2), 2 * math.sqrt(r2)), 0.0) if r2 > 0 else None
+
+
+def _overlap(hull: np.ndarray, ellipse, shape) -> float:
+    """IoU, inside the frame, of the hull and the ellipse."""
+    (x, y), (a, b), angle = ellipse
+    if max(a, b) > 4 * max(shape[:2]):
+        return 0.0
+    blob, fitted = np.zeros(shape[:2], np.uint8), np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(blob, np.round(hull).astype(np.int32), 1)
+    cv2.ellipse(fitted, ((float(x), float(y)), (float(a), float(b)), float(angle)), 1, -1)
+    union = np.count_nonzero(blob | fitted)
+    return np.count_nonzero(blob & fitted) / union if union else 0.0
 
 
 def _fit(points: np.ndarray, shape, robust: bool = False) -> Circle | None:
     """An ellipse through the outline, leaving out where the frame's edge cuts the ball; robust:
-    then again without points well inside it (a dark sticker at the rim hides the true edge)."""
+    then again without points well inside it (a dark sticker at the rim hides the true edge).
+    Its `roundness` is the share of the outline's points that lie on it."""
     points = points[_inside(points, shape)].astype(np.float32)
+    every = points
     for _ in range(3 if robust else 1):
         if len(points) < 8:
             return None
         (x, y), (a, b), angle = cv2.fitEllipse(points)
         if min(a, b) <= 0:
             return None
-        t = math.radians(angle)
-        dx, dy = points[:, 0] - x, points[:, 1] - y
-        u, v = dx * math.cos(t) + dy * math.sin(t), -dx * math.sin(t) + dy * math.cos(t)
-        excess = (np.sqrt((u / (a / 2)) ** 2 + (v / (b / 2)) ** 2) - 1) * min(a, b) / 2
-        keep = excess > -2.0
+        keep = _off_ellipse(points, (x, y), (a, b), angle) > -2.0
         if keep.all():
             break
         points = points[keep]
     minor, major = sorted((a, b))
     if major / minor > 2.5:
         return None
-    return Circle(float(x), float(y), float(minor / 2))
+    on = np.abs(_off_ellipse(every, (x, y), (a, b), angle)) < max(2.0, ROUND_TOLERANCE * minor / 2)
+    return Circle(float(x), float(y), float(minor / 2), roundness=float(on.mean()))
+
+
+def _arc_fit(points: np.ndarray) -> Circle | None:
+    circle = _circle(points)
+    if circle is None:
+        return None
+    (x, y), (d, _), _ = circle
+    on = np.abs(np.hypot(points[:, 0] - x, points[:, 1] - y) - d / 2) < max(2.0, ROUND_TOLERANCE * d / 2)
+    return Circle(float(x), float(y), float(d / 2), roundness=float(on.mean()))
+
+
+def _off_ellipse(points: np.ndarray, centre, axes, angle: float) -> np.ndarray:
+    """Roughly how far (px, + outside) each point lies from the ellipse."""
+    (x, y), (a, b), t = centre, axes, math.radians(angle)
+    dx, dy = points[:, 0] - x, points[:, 1] - y
+    u, v = dx * math.cos(t) + dy * math.sin(t), -dx * math.sin(t) + dy * math.cos(t)
+    return (np.sqrt((u / (a / 2)) ** 2 + (v / (b / 2)) ** 2) - 1) * min(a, b) / 2
 
 
 def _inside(points: np.ndarray, shape) -> np.ndarray:
@@ -224,9 +314,11 @@ def _refine(gray: np.ndarray, c: Circle, background: float, level: float) -> Cir
     rim = np.stack([c.x + np.cos(angles) * r, c.y + np.sin(angles) * r], -1)[ok]
     rim = rim[_inside(rim, gray.shape)]
     fit = _fit(rim, gray.shape, robust=True) if len(rim) >= 12 else None
-    if fit is None or abs(fit.r - c.r) >= 0.5 * c.r:
-        fit = c
-    return Circle(fit.x, fit.y, fit.r, rim)
+    if (fit is None or not 0.5 * c.r < fit.r < 2 * c.r) and len(rim) >= 6:
+        fit = _arc_fit(rim)              # a ball cut off by the frame's edge: a circle fits its arc
+    if fit is None or not 0.5 * c.r < fit.r < 2 * c.r:      # the rays reach 0.5 to 2 coarse radii
+        return Circle(c.x, c.y, c.r, rim, roundness=0.0)
+    return Circle(fit.x, fit.y, fit.r, rim, fit.roundness)
 
 
 # --- the sphere's geometry ---
@@ -355,25 +447,44 @@ class FrameRead:
     ms: float = 0.0
     circle: Circle | None = None
     others: list[str] = field(default_factory=list)    # texts that were not ball labels
-    conflict: tuple[int, ...] = ()                       # several different balls in one frame
+    conflict: tuple[int, ...] = ()                       # the balls read when several are in view
     matched: bool = False          # named by vision.label_match, not decoded
+    alert: str = ""                # several balls in one frame: the operator must look, nothing is drawn
 
     def to_json(self) -> dict:
         return {"ball": self.ball, "found": self.found, "why": self.why, "decoder": self.decoder,
                 "ms": round(self.ms, 2), "circle": None if self.circle is None else
                 [round(self.circle.x, 1), round(self.circle.y, 1), round(self.circle.r, 1)],
                 "others": self.others, "conflict": list(self.conflict),
-                "matched": self.matched}
+                "matched": self.matched, "alert": self.alert}
+
+
+@dataclass
+class _BallRead:
+    """What one ball-shaped candidate carried."""
+    circle: Circle | None          # in the full frame
+    texts: list[str]
+    matched: bool
+
+    @property
+    def ball(self) -> int | None:
+        return next((b for b in map(labels.parse_payload, self.texts) if b is not None), None)
 
 
 class BallDecoder:
-    """Frame in, FrameRead out. `roi` (x, y, w, h) is where the ball can be, set at calibration."""
+    """Frame in, FrameRead out. `roi` (x, y, w, h) is where the ball can be, set at calibration;
+    `distance` (near, far) mm from the camera to the ball's centre is where a ball can be, so a
+    blob of another size is not one."""
 
     def __init__(self, decoder: str = DEFAULT_DECODER, diameter: float = 40.0, fov: float = DEFAULT_FOV,
-                 roi: tuple[int, int, int, int] | None = None, mode: str = "flatten", warn=print):
+                 roi: tuple[int, int, int, int] | None = None, mode: str = "flatten", warn=print,
+                 distance: tuple[float, float] = DEFAULT_DISTANCE):
         self.backend = backend(decoder, warn=warn)
         self.design = labels.Design(diameter)
-        self.fov, self.roi, self.mode = fov, roi, mode
+        self.fov, self.roi, self.mode, self.distance = fov, roi, mode, tuple(distance)
+        if not self.design.radius < self.distance[0] <= self.distance[1]:
+            raise ValueError(f"ball distance {list(self.distance)} mm: near then far, both beyond the ball's "
+                             f"radius ({self.design.radius:g} mm)")
         codebook()              # built once (a quarter second), not while the first ball goes by
         if mode not in ("flatten", "raw"):
             raise ValueError(f"unknown mode {mode!r}")
@@ -384,7 +495,8 @@ class BallDecoder:
 
     def twin(self) -> "BallDecoder":
         """Another decoder with the same settings, for a second decoding thread."""
-        return BallDecoder(self.name, self.design.diameter, self.fov, self.roi, self.mode, warn=lambda _: None)
+        return BallDecoder(self.name, self.design.diameter, self.fov, self.roi, self.mode, warn=lambda _: None,
+                           distance=self.distance)
 
     def read(self, image: np.ndarray) -> FrameRead:
         start = time.perf_counter()
@@ -404,23 +516,32 @@ class BallDecoder:
                 return FrameRead(None, False, f"the region of interest {list(self.roi)} is (nearly) outside "
                                               "the frame", self.name)
         if self.mode == "raw":
-            return self._verdict(self.backend.decode(gray), True, None)
-        circle, why = find_ball(gray)
-        if circle is None:
-            return FrameRead(None, False, why, self.name)
+            return self._verdict([_BallRead(None, self.backend.decode(gray), False)])
+        reads = [r for r in (self._read_ball(gray, c, view, origin) for c in
+                             find_balls(gray, ball_radius_px(view, self.design.radius, self.distance)))
+                 if r is not None]
+        return self._verdict(reads)
+
+    def _read_ball(self, gray, circle: Circle, view: View, origin) -> _BallRead | None:
+        """The labels on one round blob; None when its outline puts it where no ball can be."""
         in_frame = Circle(circle.x + origin[0], circle.y + origin[1], circle.r)
+        near, far = self.distance
         centre = sphere_fit(circle.rim, view, self.design.radius, origin)
         if centre is None or not 2 * self.design.radius < centre[2] < 100 * self.design.diameter:
             centre = ball_centre(in_frame, view, self.design.radius)
+        if not 0.8 * near <= np.linalg.norm(centre) <= 1.2 * far:
+            return None
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
         texts, matched = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]))
-        return self._verdict(texts, True, in_frame, matched)
+        return _BallRead(in_frame, texts, matched)
 
     def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
         the one facing the camera most squarely first; then second chances for the first
-        REPAIR_CANDIDATES. Returns the texts read and whether the ball was matched, not decoded."""
+        REPAIR_CANDIDATES. Returns the texts read and whether the ball was matched, not decoded.
+        A label that decodes to a text that is not a ball label ends it: that is not one of our
+        balls, and no blurred neighbour of that label is matched to one."""
         r = self.design.radius
         facing = -centre / np.linalg.norm(centre)
         native = view.focal / (np.linalg.norm(centre) - r)        # the camera's px per mm at the facing point
@@ -438,7 +559,7 @@ class BallDecoder:
                 patch, patch_frame = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
                 found = self.backend.decode(patch)
                 texts += found
-                if _any_ball(found):
+                if found:
                     return texts, False
                 if attempt:
                     break
@@ -462,23 +583,32 @@ class BallDecoder:
             for fixed in finder_restored(patch, module_px):
                 found = self.backend.decode(fixed)
                 texts += found
-                if _any_ball(found):
+                if found:
                     return texts, False
         return texts, False
 
-    def _verdict(self, texts: list[str], found: bool, circle: Circle | None, matched: bool = False) -> FrameRead:
-        balls = sorted({b for b in map(labels.parse_payload, texts) if b is not None})
-        others = [t for t in texts if labels.parse_payload(t) is None]
-        if len(balls) > 1:
-            return FrameRead(None, found, f"conflicting labels {balls}", self.name, circle=circle,
-                             others=others, conflict=tuple(balls))
-        if balls:
-            how = "read by matching (too blurred to decode)" if matched else "read"
-            return FrameRead(balls[0], True, how, self.name, circle=circle, others=others, matched=matched)
-        why = "ball found, no label readable" if found else "no ball in view"
-        if others:
-            why = f"a code that is not a ball label: {others[0][:40]!r}"
-        return FrameRead(None, found, why, self.name, circle=circle, others=others)
+    def _verdict(self, reads: list[_BallRead]) -> FrameRead:
+        """One ball named, or why not. Several round, ball-sized blobs are several balls in view
+        (a second rolling into the tray): an alert, whatever they read, never a ball."""
+        others = [t for r in reads for t in r.texts if labels.parse_payload(t) is None]
+        named = sorted({r.ball for r in reads if r.ball is not None})
+        if not reads:
+            return FrameRead(None, False, "no ball in view", self.name)
+        circle = reads[0].circle
+        if len(reads) > 1:
+            what = f"balls {', '.join(map(str, named))} read" if named else "none read"
+            why = f"{len(reads)} balls in view ({what})"
+            return FrameRead(None, True, why, self.name, circle=circle, others=others, conflict=tuple(named),
+                             alert=why)
+        if len(named) > 1:
+            return FrameRead(None, True, f"conflicting labels {named}", self.name, circle=circle, others=others,
+                             conflict=tuple(named))
+        read = reads[0]
+        if read.ball is not None:
+            how = "read by matching (too blurred to decode)" if read.matched else "read"
+            return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched)
+        why = f"a code that is not a ball label: {others[0][:40]!r}" if others else "ball found, no label readable"
+        return FrameRead(None, True, why, self.name, circle=circle, others=others)
 
 
 REPAIR_CANDIDATES = 2          # labels given second chances when nothing read
@@ -545,10 +675,6 @@ def _square(image: np.ndarray, centre: np.ndarray, axis: np.ndarray, side: float
     u, v = axis * side / 2, _turn(axis, math.pi / 2) * side / 2
     corners = np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v])
     cv2.fillConvexPoly(image, np.round(corners * 16).astype(np.int32), int(shade), cv2.LINE_AA, shift=4)
-
-
-def _any_ball(texts: list[str]) -> bool:
-    return any(labels.parse_payload(t) is not None for t in texts)
 
 
 def _label_spots(image: np.ndarray, ppm: float, design: labels.Design, most: int = MAX_CANDIDATES

@@ -102,7 +102,8 @@ def read_balls(args) -> int:
     decoder_name = args.decoder or settings.decoder
     try:
         decoder = BallDecoder(decoder_name, args.diameter or settings.ball_diameter, args.fov or settings.fov,
-                              settings.roi, warn=lambda text: print(f"companion: {text}", file=sys.stderr))
+                              settings.roi, warn=lambda text: print(f"companion: {text}", file=sys.stderr),
+                              distance=settings.ball_distance)
     except ValueError as error:
         raise CommandError(str(error), 2)
     failed = 0
@@ -365,7 +366,7 @@ def _bench_pass(p, decoder, workers: int = 1) -> dict:
         else:
             record["empty_ms"].append(round(cpu * 1000, 3))
             record["false_finds"] += result.found
-        return result.found, result.ball, result.conflict, cpu
+        return result.found, result.ball, result.conflict, result.alert, cpu
 
     def stop(messages) -> bool:
         count[0] += 1
