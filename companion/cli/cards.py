@@ -40,18 +40,21 @@ def register(sub, groups) -> None:
     p.add_argument("--json", action="store_true", help="as JSON (the form tools read)")
     p.set_defaults(run=layout)
 
-    p = groups["corpus"].add_parser("cards", help="generated card photos and scans with ground truth JSON")
+    p = groups["corpus"].add_parser("cards", help="photos and scans of printed cards (from `print cards`' PDF), "
+                                                  "marked as players mark them, with ground truth JSON")
     p.add_argument("--n", type=int, required=True)
     p.add_argument("--tier", choices=("clean", "hard"), required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=corpus)
 
-    p = groups["bench"].add_parser("cards", help="accuracy, review rate and speed of the card scanner")
+    p = groups["bench"].add_parser("cards", help="accuracy per marking style and tier, review rate and speed of the "
+                                                 "card scanner on printed cards")
     p.add_argument("--n", type=int, default=3000, help="cards in all, half per tier (default 3000)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="1 (default) is the tuning seed; report figures from seed 2")
     p.add_argument("--watch-n", type=int, default=200, help="cards run through the watched-folder mode")
-    p.add_argument("--cache", help="where generated cards are kept between runs (default ~/.cache/companion/cards-corpus)")
+    p.add_argument("--cache", help="where the rasterised printed cards and the generated ones are kept between runs "
+                                   "(default ~/.cache/companion)")
     p.add_argument("--workers", type=int, help="processes making the cards (default: every core); scanning uses one")
     p.set_defaults(run=bench)
 
@@ -216,7 +219,7 @@ def layout(args) -> int:
 
 
 def corpus(args) -> int:
-    from vision import corpus_cards
+    from vision.sim import card_deck, cards as corpus_cards
     if args.n < 1:
         raise CommandError("--n must be at least 1", 2)
 
@@ -225,23 +228,27 @@ def corpus(args) -> int:
             print(f"  {done}/{total}", file=sys.stderr)
     try:
         paths = corpus_cards.write(args.out, args.n, args.tier, args.seed, progress)
+    except card_deck.DeckError as error:
+        raise CommandError(str(error))
     except OSError as error:
         raise CommandError(f"{args.out}: cannot write ({error.strerror})")
     print(f"wrote {len(paths)} {args.tier} images with ground truth JSON beside each to {args.out} "
-          f"(event id {corpus_cards.EVENT!r}, secret {corpus_cards.SECRET!r})")
+          f"(event {card_deck.EVENT_NAME!r}, secret {card_deck.SECRET!r})")
     return 0
 
 
 # --- bench ----------------------------------------------------------------------------------------------
 def bench(args) -> int:
     import cv2
-    from vision import corpus_cards
+    from vision.sim import card_bench, card_deck
     cv2.setNumThreads(1)
     if args.n < 2:
         raise CommandError("--n must be at least 2 (half per tier)", 2)
     say = lambda text: print(text, file=sys.stderr, flush=True)     # noqa: E731
     try:
-        return corpus_cards.bench(args.n, args.seed, args.watch_n, say, Path(args.cache) if args.cache else None,
-                                  args.workers)
+        return card_bench.bench(args.n, args.seed, args.watch_n, say, Path(args.cache) if args.cache else None,
+                                args.workers)
+    except card_deck.DeckError as error:
+        raise CommandError(str(error))
     except OSError as error:
         raise CommandError(f"corpus cache: {error}")

@@ -1,0 +1,220 @@
+"""`companion bench cards`: the scanner on the printed cards, marked and photographed (vision.sim.cards),
+reported per marking style and tier, with the bad-input and watched-folder checks.
+
+Seeds: tune thresholds on seed 1 (TUNING_SEED), report figures from seed 2 (REPORTING_SEED).
+"""
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import card_deck, cards as C
+
+TUNING_SEED, REPORTING_SEED = 1, 2
+WATCH_SEED = 1000            # the watched-folder run uses cards of its own
+TARGETS = {"clean": {"review": 0.02, "circled": 0.97}, "hard": {"review": 0.15}}
+MEDIAN_MS = 15.0
+COLUMNS = ("counted right", "invalid right", "held right", "rejected right", "review", "unread", "silent error")
+
+
+def verdict(result, truth: dict) -> str:
+    """How the scanner did on one card: counted right | invalid right (blank or several marks, as the
+    truth says) | held right (a special card left incomplete, held for the operator) | rejected right
+    (forged or another event's) | review (always safe, but costs the operator) | unread (a genuine
+    card not found or not readable: a staff line) | silent error (counted or invalid with the wrong
+    value, a vote thrown away, a forged card let through)."""
+    want, decision = truth["expected"], result.decision
+    if want == "rejected":
+        return "rejected right" if decision == "rejected" else "silent error"
+    if decision == "counted":
+        return "counted right" if want == "counted" and result.fields == truth["fields"] else "silent error"
+    if decision == "invalid":
+        return "invalid right" if want == "invalid" and _why_invalid(result.fields) == _why_invalid(truth["fields"]) \
+            else "silent error"
+    if decision == "review":
+        return "held right" if want == "held" else "review"
+    return "unread"
+
+
+def _why_invalid(fields: dict) -> str:
+    return "blank" if not any(fields.values()) else "several marks"
+
+
+def circled_vote(truth: dict) -> bool:
+    """A vote with one circle round the label (the way R6 and the card ask for)."""
+    return truth["kind"] == "vote" and truth["style"] in C.CIRCLES and truth["expected"] == "counted"
+
+
+class Tally:
+    def __init__(self):
+        self.rows: dict[str, dict[str, int]] = {}
+        self.reasons: dict[str, int] = {}
+        self.errors: list = []
+        self.times: list[float] = []
+        self.circled = [0, 0]
+
+    def add(self, result, truth: dict, index: int, photo: bool) -> str:
+        v = verdict(result, truth)
+        row = self.rows.setdefault(truth["style"], dict.fromkeys(("n",) + COLUMNS, 0))
+        row["n"] += 1
+        row[v] += 1
+        if v in ("review", "unread"):
+            key = re.sub(r"\d[\d.]*|'[^']*'|\(.*\)", "#", result.reason or "")[:70]
+            self.reasons[key] = self.reasons.get(key, 0) + 1
+        if v == "silent error":
+            self.errors.append((index, truth["style"], truth["kind"], truth["fields"], result.decision, result.fields,
+                                result.reason))
+        if circled_vote(truth):
+            self.circled[0] += v == "counted right"
+            self.circled[1] += 1
+        if photo:
+            self.times.append(result.ms)
+        return v
+
+    def total(self) -> dict[str, int]:
+        out = dict.fromkeys(("n",) + COLUMNS, 0)
+        for row in self.rows.values():
+            for k, v in row.items():
+                out[k] += v
+        return out
+
+
+def table(tier: str, tally: Tally) -> list[str]:
+    head = f"{'style':24s} {'n':>5s} " + " ".join(f"{c:>14s}" for c in COLUMNS)
+    lines = [f"{tier} tier", head]
+    order = [s for s in C.STYLES if s in tally.rows]
+    for style in order + ["all"]:
+        row = tally.total() if style == "all" else tally.rows[style]
+        lines.append(f"{style:24s} {row['n']:5d} " + " ".join(f"{row[c]:14d}" for c in COLUMNS))
+    return lines
+
+
+def bench(n: int, seed: int, watch_n: int, say=print, cache: Path | None = None, workers: int | None = None) -> int:
+    """Scan n cards (half per tier) on one core; 0 when every target is met, else 1."""
+    from ..cards import Scanner
+    purpose = {TUNING_SEED: "the tuning seed", REPORTING_SEED: "the reporting seed"}.get(seed, "neither the tuning "
+                                                                                             "nor the reporting seed")
+    say(f"bench cards: seed {seed} ({purpose}; tune on {TUNING_SEED}, report from {REPORTING_SEED}), "
+        f"{n} cards ({n // 2} per tier)")
+    deck = card_deck.deck(cache)
+    say(f"printed deck: {len(deck.cards)} cards from `companion print cards`, rasterised at {card_deck.DPI:g} dpi, "
+        f"cut along their marks, in {deck.folder}; printed rings found within "
+        f"{max(deck.offsets.values()):.2f} mm of the layout")
+    corpus = {tier: _made(deck, n // 2, tier, seed, cache, workers, say) for tier in ("clean", "hard")}
+    scanner = Scanner(deck.event, card_deck.SECRET)
+    for kind in C.KIND_WEIGHTS:          # warm the per-kind caches: not what an event pays per card
+        scanner.scan_image(C.decoded(next(C.generate(deck, 1, "clean", 999, kinds=(kind,)))))
+    failed = []
+    say("scanning on one core")
+    for tier, paths in corpus.items():
+        tally = Tally()
+        for i, path in enumerate(paths):
+            image, truth = C.load(path)
+            result = scanner.scan_image(image, f"{tier}-{i}")
+            tally.add(result, truth, i, photo=image.shape[:2] == C.PHOTO_SIZE[::-1])
+        failed += _report(tier, tally, say)
+    _bench_bad(scanner, deck, say)
+    _bench_watch(deck, watch_n, cache, workers, say)
+    for line in failed:
+        say(f"target missed: {line}")
+    return 1 if failed else 0
+
+
+def _made(deck, count: int, tier: str, seed: int, cache, workers, say) -> list[Path]:
+    start = time.perf_counter()
+
+    def progress(done, total):
+        if done % 250 == 0 or done == total:
+            say(f"  making {tier} cards: {done}/{total} ({time.perf_counter() - start:.0f} s)")
+    return C.cached(deck, count, tier, seed, cache, workers, progress)
+
+
+def _report(tier: str, tally: Tally, say) -> list[str]:
+    for line in table(tier, tally):
+        say(line)
+    total = tally.total()
+    failed = []
+    review = total["review"] / max(1, total["n"])
+    say(f"  silent errors: {total['silent error']} (must be 0); review rate {review:.2%} "
+        f"(target {TARGETS[tier]['review']:.0%}); unread {total['unread'] / max(1, total['n']):.2%}")
+    for item in tally.errors[:12]:
+        say(f"    #{item[0]} {item[1]} {item[2]}: truth {item[3]}, read {item[4]} {item[5]} ({item[6]})")
+    for key, value in sorted(tally.reasons.items(), key=lambda kv: -kv[1])[:10]:
+        say(f"    {value:4d}  {key}")
+    if total["silent error"]:
+        failed.append(f"{tier}: {total['silent error']} silent errors")
+    if review > TARGETS[tier]["review"]:
+        failed.append(f"{tier}: review rate {review:.2%} > {TARGETS[tier]['review']:.0%}")
+    if "circled" in TARGETS[tier]:
+        right, all_ = tally.circled
+        share = right / all_ if all_ else 0.0
+        say(f"  circled votes counted: {right}/{all_} = {share:.2%} (target {TARGETS[tier]['circled']:.0%})")
+        if share < TARGETS[tier]["circled"]:
+            failed.append(f"{tier}: circled votes counted {share:.2%} < {TARGETS[tier]['circled']:.0%}")
+    if tally.times:
+        times = sorted(tally.times)
+        median = statistics.median(times)
+        say(f"  time per 1600x1200 photo (one core): median {median:.1f} ms, "
+            f"p95 {times[int(0.95 * (len(times) - 1))]:.1f} ms ({len(times)} photos)")
+        if median > MEDIAN_MS:
+            failed.append(f"{tier}: median {median:.1f} ms > {MEDIAN_MS:g} ms")
+    return failed
+
+
+def _bench_bad(scanner, deck, say) -> None:
+    """Things that are not a readable card of this event: each must be turned away with a reason."""
+    import tempfile
+
+    import cv2
+    from PIL import Image, ImageDraw, ImageFont
+
+    from ..render import font_path
+    from . import card_photo
+    rng = np.random.default_rng(5)
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        cv2.imwrite(str(folder / "table.jpg"), card_photo.sensor(rng, card_photo.table(rng, *C.PHOTO_SIZE), 3, 0))
+        (folder / "empty.jpg").write_bytes(b"")
+        page = Image.new("L", (1240, 1754), 255)
+        draw, font = ImageDraw.Draw(page), ImageFont.truetype(str(font_path()), 28)
+        for line in range(40):
+            draw.text((80, 80 + line * 40), "Minutes of the meeting 議事録 " * 3, fill=0, font=font)
+        page.save(folder / "document.png")
+        photo = next(C.generate(deck, 1, "clean", 3, styles=("circle",)))
+        whole = cv2.imencode(".jpg", photo.image)[1].tobytes()
+        (folder / "truncated.jpg").write_bytes(whole[:len(whole) // 2])
+        (folder / "noise.png").write_bytes(bytes(rng.integers(0, 256, 5000, dtype=np.uint8)))
+        cv2.imwrite(str(folder / "blurred.png"), cv2.GaussianBlur(C.decoded(photo), (0, 0), 6))
+        for code in ("forged", "other event"):
+            s = next(s for s in C.generate(deck, 400, "hard", 6, kinds=("vote",)) if s.truth["code"] == code)
+            cv2.imwrite(str(folder / f"{code.replace(' ', '-')}.png"), C.decoded(s))
+        bingo = deck.of("bingo")[0]
+        cv2.imwrite(str(folder / "bingo-card.png"), cv2.cvtColor(deck.raster(bingo), cv2.COLOR_GRAY2BGR))
+        say("bad input:")
+        for path in sorted(folder.iterdir()):
+            result = scanner.scan_file(path)
+            say(f"  {path.name:16s} {result.decision}: {result.reason}")
+
+
+def _bench_watch(deck, watch_n: int, cache, workers, say) -> None:
+    import shutil
+    import tempfile
+
+    from ..cards import FolderWatcher, Scanner
+    if watch_n < 1:
+        return
+    paths = _made(deck, watch_n, "clean", WATCH_SEED, cache, workers, say)
+    with tempfile.TemporaryDirectory() as watched:
+        for i, path in enumerate(paths):
+            shutil.copyfile(path, Path(watched) / f"card-{i:04d}{path.suffix}")
+        watcher = FolderWatcher(Scanner(deck.event, card_deck.SECRET), watched)
+        watcher.SETTLE = 0.0
+        start = time.perf_counter()
+        done = len(watcher.poll())
+        elapsed = time.perf_counter() - start
+        say(f"watched folder: {done} files read, scanned, logged and moved in {elapsed:.1f} s: "
+            f"{done / elapsed:.1f} cards/s")
