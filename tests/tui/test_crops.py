@@ -13,7 +13,7 @@ from screens_game import game
 from screens_helpers import drive, settle, text_of
 
 
-def hold_with_crop(session, crop: str, serial: str = "V0110") -> None:
+def hold_with_crop(session, crop: str, serial: str = "V0101") -> None:
     session.submit({"do": "hold", "card": {"do": "vote", "serial": serial, "turn": 1, "marks": ["X", "Y"]},
                     "reason": "mark between marginal and definite", "crop": crop})
 
@@ -29,8 +29,8 @@ def test_a_crop_relative_to_the_journal_shows_from_another_folder(tmp_path, monk
     event = tmp_path / "event"
     event.mkdir()
     session, _ = game(event / "g.db", "turn1_voting")
-    write_crop(event / "scans" / "crops" / "V0110.png")
-    hold_with_crop(session, "scans/crops/V0110.png")
+    write_crop(event / "scans" / "crops" / "V0101.png")
+    hold_with_crop(session, "scans/crops/V0101.png")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -44,7 +44,8 @@ def test_a_crop_relative_to_the_journal_shows_from_another_folder(tmp_path, monk
 
 
 def test_the_scanner_stores_its_crop_path_absolute(tmp_path, monkeypatch):
-    from vision import corpus_cards as C, layouts as L
+    from vision import layouts as L
+    from vision.sim import drawn_cards as C
     from vision.cards import Scanner
     from vision.render import render
     monkeypatch.chdir(tmp_path)
