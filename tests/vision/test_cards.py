@@ -10,7 +10,8 @@ from companion import event_file
 from companion.cli import main
 from companion.journal import Journal
 from companion.session import Session
-from vision import corpus_cards as C, layouts as L
+from vision import layouts as L
+from vision.sim import drawn_cards as C
 from vision.cards import FolderWatcher, Scanner, referee
 from vision.render import render
 
@@ -202,7 +203,7 @@ def test_corpus_command_writes_images_with_truth(tmp_path, capsys):
     assert len(truths) == 3
     for truth in truths:
         data = json.loads(truth.read_text())
-        assert {"kind", "serial", "fields", "styles", "capture", "code"} <= set(data)
+        assert {"kind", "serial", "fields", "style", "expected", "capture", "code"} <= set(data)
         assert any(truth.with_suffix(s).exists() for s in (".jpg", ".png"))
 
 

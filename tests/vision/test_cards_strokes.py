@@ -4,7 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import corpus_cards as C, layouts as L
+from vision import layouts as L
+from vision.sim import drawn_cards as C
 from vision.cards import Scanner
 from vision.render import render
 

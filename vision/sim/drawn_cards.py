@@ -1,4 +1,6 @@
-"""Generated card corpus: real card renders, hand marks of many styles, simulated photos and scans.
+"""Cards drawn by the renderer the scanner shares (vision.render), marked and photographed: the
+scanner's tests draw their regression cases with these helpers. Never the bench's corpus: that is
+made from the printed PDF (vision.sim.cards, law 8), so a shared error cannot cancel out.
 
 Every sample is (image, truth). The truth says the card's code, the bubbles that carry ink
 (a scribbled-out bubble carries ink too: the card then holds two marks), the mark styles,
@@ -10,15 +12,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from . import layouts as L
-from .render import render
+from .. import layouts as L
+from ..render import render
 
 RES = 12.0                      # px per mm the card is drawn at before it is photographed
 PHOTO_SIZE = (1600, 1200)
@@ -399,7 +400,7 @@ def decoded(s: Sample) -> np.ndarray:
     return cv2.imdecode(np.frombuffer(encode(s)[0], np.uint8), cv2.IMREAD_COLOR)
 
 
-# --- the benchmark -----------------------------------------------------------------------------
+# --- what the scanner's tests check -------------------------------------------------------------
 def _verdict(result, truth: dict) -> str:
     """correct | wrong (counted with a value that is not the truth) | review | rejected | ..."""
     counted = result.decision in ("counted", "invalid")
@@ -409,106 +410,3 @@ def _verdict(result, truth: dict) -> str:
     if counted:
         return "correct" if result.fields == truth["fields"] else "wrong"
     return result.decision
-
-
-def _card_incomplete(truth: dict) -> bool:
-    """A special or robbery card with a field left blank or marked twice: review is the right answer."""
-    return truth["kind"] != "vote" and any(len(v) != 1 for v in truth["fields"].values())
-
-
-def bench(n: int, seed: int, watch_n: int, say=print, folder: Path | None = None, workers: int | None = None) -> int:
-    import shutil
-    import statistics
-    import tempfile
-    import time
-    from .cards import FolderWatcher, Scanner
-    folder = folder or cache_dir()
-    say(f"bench cards: {n} generated cards ({n // 2} per tier), seed {seed}, cached in {folder}")
-    corpus = {}
-    for tier, count, tier_seed in (("clean", n // 2, seed), ("hard", n // 2, seed), ("clean", watch_n, seed + 1)):
-        start = time.perf_counter()
-
-        def progress(done, total, tier=tier):
-            if done % 250 == 0 or done == total:
-                say(f"  making {tier} cards: {done}/{total} ({time.perf_counter() - start:.0f} s)")
-        corpus[tier, tier_seed] = cached(count, tier, tier_seed, folder, workers, progress)
-    scanner = Scanner(EVENT, SECRET)
-    for kind in KIND_WEIGHTS:            # warm the per-kind caches: not what an event pays per card
-        scanner.scan_image(decoded(next(generate(1, "clean", 999, (kind,)))))
-    worst = 0
-    say("scanning on one core")
-    for tier in ("clean", "hard"):
-        count, times, verdicts, reasons, wrong = n // 2, [], {}, {}, []
-        for i, path in enumerate(corpus[tier, seed]):
-            image, truth = load(path)
-            result = scanner.scan_image(image, f"{tier}-{i}")
-            if image.shape[:2] == (PHOTO_SIZE[1], PHOTO_SIZE[0]):
-                times.append(result.ms)
-            v = _verdict(result, truth)
-            if v == "review" and _card_incomplete(truth):
-                v = "review (card incomplete)"
-            verdicts[v] = verdicts.get(v, 0) + 1
-            if v in ("review", "rejected"):
-                key = re.sub(r"\d[\d.]*|'[^']*'|\(.*\)", "#", result.reason or "")[:60]
-                reasons[key] = reasons.get(key, 0) + 1
-            if v == "wrong":
-                wrong.append((i, result.fields, truth["fields"], result.decision, result.reason))
-            if (i + 1) % 500 == 0:
-                say(f"  {tier}: {i + 1}/{count}")
-        doubt = verdicts.get("review", 0)
-        rejected = verdicts.get("rejected", 0)
-        say(f"{tier}: {count} cards: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
-        say(f"  silent errors (counted with a wrong value): {len(wrong)}")
-        for item in wrong[:10]:
-            say(f"    #{item[0]} read {item[1]} truth {item[2]} ({item[3]} {item[4]})")
-        say(f"  review rate: {doubt / count:.2%} (+ {verdicts.get('review (card incomplete)', 0) / count:.2%} cards "
-            f"left incomplete by the player); unreadable or not found: {rejected / count:.2%}")
-        for key, value in sorted(reasons.items(), key=lambda kv: -kv[1])[:8]:
-            say(f"    {value:4d}  {key}")
-        if times:
-            times.sort()
-            say(f"  time per 1600x1200 photo: median {statistics.median(times):.1f} ms, "
-                f"p95 {times[int(0.95 * (len(times) - 1))]:.1f} ms ({len(times)} photos)")
-        target = 0.01 if tier == "clean" else 0.05
-        worst = max(worst, 1 if wrong else 0, 1 if doubt / count > target else 0)
-    _bench_bad(scanner, say)
-    with tempfile.TemporaryDirectory() as watched:
-        for i, path in enumerate(corpus["clean", seed + 1]):
-            shutil.copyfile(path, Path(watched) / f"card-{i:04d}{path.suffix}")
-        watcher = FolderWatcher(Scanner(EVENT, SECRET), watched)
-        watcher.SETTLE = 0.0
-        start = time.perf_counter()
-        done = len(watcher.poll())
-        elapsed = time.perf_counter() - start
-        say(f"watched folder: {done} files read, scanned, logged and moved in {elapsed:.1f} s: "
-            f"{done / elapsed:.1f} cards/s")
-    return worst
-
-
-def _bench_bad(scanner, say) -> None:
-    import tempfile
-    from PIL import Image, ImageDraw
-    from .render import _font
-    rng = np.random.default_rng(5)
-    with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        table = _finish(rng, _table(rng, *PHOTO_SIZE), 0.5, 3)
-        cv2.imwrite(str(folder / "table.jpg"), table)
-        (folder / "empty.jpg").write_bytes(b"")
-        page = Image.new("L", (1240, 1754), 255)
-        draw = ImageDraw.Draw(page)
-        for line in range(40):
-            draw.text((80, 80 + line * 40), "Minutes of the meeting 議事録 " * 3, fill=0, font=_font(28))
-        page.save(folder / "document.png")
-        whole = encode(next(generate(1, "clean", 3)))[0]
-        if whole[:2] == b"\xff\xd8":
-            (folder / "truncated.jpg").write_bytes(whole[:len(whole) // 2])
-        (folder / "noise.png").write_bytes(bytes(rng.integers(0, 256, 5000, dtype=np.uint8)))
-        s = next(generate(1, "clean", 4, ("vote",)))
-        cv2.imwrite(str(folder / "blurred.png"), cv2.GaussianBlur(decoded(s), (0, 0), 6))
-        forged = next(s for s in generate(400, "hard", 6) if s.truth["code"] == "forged")
-        cv2.imwrite(str(folder / "forged.png"), decoded(forged))
-        say("bad input:")
-        for path in sorted(folder.iterdir()):
-            result = scanner.scan_file(path)
-            say(f"  {path.name:14s} {result.decision}: {result.reason}")
