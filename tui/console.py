@@ -35,7 +35,7 @@ from companion.session import Outcome, Session
 
 from .feed import Feed
 from .forms import CommandForm, Confirm
-from .sources import NOT_CONNECTED, SLOTS, Health, Source
+from .sources import NOT_CONNECTED, SLOTS, Health, PanelSource, Source
 from .theme import THEME
 from .widgets import AlignedTable, BallBoard, Countdown, HalfBlockImage, TallyLine, money
 
@@ -457,7 +457,7 @@ class ConsoleApp(App):
     def signal_panel(self, healths: dict[str, Health]) -> None:
         """The staff panel's buzzer follows the turn clock; its LEDs, the other hardware's health."""
         panel = self.sources.get("panel")
-        if panel is None:
+        if not isinstance(panel, PanelSource):           # absent, or configured but Unavailable
             return
         deadline = self.query_one(Countdown).deadline
         remaining = None if deadline is None else deadline - self.clock()

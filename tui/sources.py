@@ -269,11 +269,28 @@ class PanelSource:
         self.panel.close()
 
 
+class Unavailable:
+    """A device the event file asks for that could not be set up (bad settings, no driver):
+    down, saying why, so the screen and the panel's LEDs do not take it for absent."""
+
+    def __init__(self, problem: str):
+        self.problem = problem
+
+    def start(self, send, note) -> None:
+        pass
+
+    def health(self) -> Health:
+        return Health("down", self.problem)
+
+    def stop(self) -> None:
+        pass
+
+
 def from_event(event, places: Callable[[], dict], scan_folder: str | None = None, journal: Path | None = None
                ) -> tuple[dict[str, Source], list[str]]:
     """The sources an event file configures: ({slot: source}, [problems]). A slot whose
-    section is absent stays "not connected"; one that cannot be built says why, once.
-    `journal`: the game's journal file, for the cage link (see LinkSource)."""
+    section is absent stays "not connected"; one that cannot be built is Unavailable (down)
+    and says why, once. `journal`: the game's journal file, for the cage link (see LinkSource)."""
     sections = event.sections if event is not None else {}
     sources, problems = {}, []
     makers = {
@@ -287,10 +304,13 @@ def from_event(event, places: Callable[[], dict], scan_folder: str | None = None
             continue
         try:
             sources[slot] = make()
+            continue
         except ImportError as error:
-            problems.append(f"{SLOTS[slot]}: not installed ({error})")
+            problem = f"not installed ({error})"
         except (OSError, ValueError) as error:
-            problems.append(f"{SLOTS[slot]}: {error}")
-    if "panel" in sources and "reader" in sources:
+            problem = str(error)
+        problems.append(f"{SLOTS[slot]}: {problem}")
+        sources[slot] = Unavailable(problem)
+    if isinstance(sources.get("panel"), PanelSource) and isinstance(sources.get("reader"), ReaderSource):
         sources["panel"].on_beam = sources["reader"].beam
     return sources, problems

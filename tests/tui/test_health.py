@@ -168,3 +168,18 @@ def test_a_hardware_refusal_is_an_alert_and_the_operators_answer_stays_in_the_ba
         assert bar(pilot.app) == mine
 
     drive(app, body, (120, 36))
+
+
+def test_a_device_asked_for_but_impossible_to_set_up_is_down_and_the_leds_say_so(tmp_path):
+    session, _ = game(tmp_path / "g.db", "turn1_voting")
+    sources, problems = from_event(event_with(serial={"url": "nonsense://x"},
+                                              panel={"pin_factory": "mock", "bounce_ms": 0}),
+                                   lambda: session.state.place)
+    assert [p.split(":")[0] for p in problems] == ["cage link"]
+    app = ConsoleApp(session, sources=sources, problems=problems)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: "cage link    ● down" in text_of(app))
+        assert sources["panel"].panel.led_ok.value == 0
+
+    drive(app, body, (120, 36))
