@@ -141,7 +141,7 @@ class Scanner:
         stem = Path(result.image).stem if result.image else "card"
         path = self.crops / f"{result.serial or 'card'}-{stem}.png"
         cv2.imwrite(str(path), crop)
-        return str(path)
+        return str(path.absolute())     # the journal keeps it: readable from any folder
 
 
 def _ms(start: float) -> float:
