@@ -18,7 +18,9 @@ VERSION = 1
 # section -> key -> (type, allowed values or None). "players" is an array of tables.
 SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
-    "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None)},
+    # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
+    "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None),
+              "backup": (str, None)},
     "rules": {**{key: (str, values) for key, values in CHOICES.items()},
               "turns": (int, None), "turn_seconds": (int, None)},
     "players": {"no": (int, None), "name": (str, None), "account": (str, None), "card": (list, None)},
@@ -59,6 +61,7 @@ class EventFile:
     rules: Rules
     players: list[dict]
     sections: dict = field(default_factory=dict)   # every section as read, for the drivers' settings
+    backup: Path | None = None                     # [event] backup, beside the event file if relative
 
     def setup_command(self) -> dict:
         return {"do": "setup", "event": self.name, "players": self.players, "rules": self.rules.to_dict()}
@@ -90,9 +93,16 @@ def load(path: str | Path) -> EventFile:
         if problem:
             raise where.error("players", "card", f"{problem}", i)
     journal = Path(event.get("journal") or f"{event.get('id') or slug(event['name'])}.db")
+    backup = Path(event["backup"]) if event.get("backup") else None
     return EventFile(path, event["name"], event.get("id") or slug(event["name"]), event["secret"],
-                     journal if journal.is_absolute() else path.parent / journal, rules,
-                     [{k: p[k] for k in ("no", "name", "account", "card")} for p in players], data)
+                     beside(path, journal), rules,
+                     [{k: p[k] for k in ("no", "name", "account", "card")} for p in players], data,
+                     backup and beside(path, backup))
+
+
+def beside(event_path: Path, named: Path) -> Path:
+    """A file named in the event file: relative names are beside the event file."""
+    return named if named.is_absolute() else event_path.parent / named
 
 
 def _check(data: dict, where: "_Locator") -> None:
@@ -190,7 +200,7 @@ version = {VERSION}
 name = "{name}"
 id = "{slug(name)}"          # printed in every card's code
 secret = "{secret}"   # signs printed cards: keep it private
-journal = "{slug(name)}.db"  # the event's journal, next to this file
+journal = "{slug(name)}.db"  # the event's journal, next to this file (backup = "/media/usb/....db": a copy each turn)
 
 [rules]
 quorum_counts = "valid"      # D4: "valid" or "submitted" (invalid cards count too)

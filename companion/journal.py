@@ -1,37 +1,76 @@
-"""The event journal: one SQLite file per event, append-only.
+"""The event journal: one SQLite file per event, append-only, one writer, hash-chained.
 
-WAL with synchronous=FULL and one transaction per command, so a command is either
-wholly on disk or not at all when the power goes. Rows are never edited: triggers
-refuse UPDATE and DELETE, and mistakes are fixed by correction events.
+- One writer: a writer takes an exclusive flock on the .db file for its life (the kernel
+  drops it when the process dies); a second writer is refused at once, told who holds it
+  (the holder's command, pid and start time, kept beside the journal in `<file>.writer`).
+  Readers never lock.
+- Durable in the .db alone: a rollback journal (journal_mode=DELETE) with
+  synchronous=EXTRA (FULL, plus a directory sync once the rollback journal is deleted, so a
+  commit cannot be undone by a power cut), one transaction per command. Copying the .db
+  file after a command copies every committed batch.
+- Proves itself: each batch stores sha256(previous hash, the batch as stored: its command
+  row and its event rows), and the `tip` row names the last batch and its hash. Opening
+  verifies the whole chain and the tip; a damaged file is refused naming the batch.
+- Rows are never edited: triggers refuse UPDATE and DELETE; mistakes are correction events.
+- Idempotent: a command may carry an id (UNIQUE); find(id) returns the batch holding it.
 """
 from __future__ import annotations
 
+import errno
+import fcntl
+import hashlib
 import json
+import os
 import sqlite3
+import sys
+import tempfile
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 GAME = "bingo"
+VERSION = 2                 # 1: WAL, no hash chain, no ids (before 2026-12-01)
+GENESIS = "0" * 64          # the "previous hash" of batch 1
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS commands (
-    batch INTEGER PRIMARY KEY, game TEXT NOT NULL, at TEXT NOT NULL,
-    command TEXT NOT NULL, status TEXT NOT NULL, reason TEXT);
-CREATE TABLE IF NOT EXISTS events (
+BEGIN IMMEDIATE;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE commands (
+    batch INTEGER PRIMARY KEY, game TEXT NOT NULL, at TEXT NOT NULL, id TEXT,
+    command TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, hash TEXT NOT NULL);
+CREATE UNIQUE INDEX commands_by_id ON commands (id);
+CREATE TABLE events (
     game TEXT NOT NULL, seq INTEGER NOT NULL, batch INTEGER NOT NULL REFERENCES commands(batch),
     kind TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (game, seq));
-CREATE TRIGGER IF NOT EXISTS commands_never_edited BEFORE UPDATE ON commands
+CREATE INDEX events_by_batch ON events (batch, seq);
+CREATE TABLE tip (one INTEGER PRIMARY KEY CHECK (one = 1), batch INTEGER NOT NULL, hash TEXT NOT NULL);
+""" + "".join(f"""
+CREATE TRIGGER {table}_never_edited BEFORE UPDATE ON {table}
     BEGIN SELECT RAISE(ABORT, 'journal rows are never edited'); END;
-CREATE TRIGGER IF NOT EXISTS commands_never_deleted BEFORE DELETE ON commands
-    BEGIN SELECT RAISE(ABORT, 'journal rows are never deleted'); END;
-CREATE TRIGGER IF NOT EXISTS events_never_edited BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'journal rows are never edited'); END;
-CREATE TRIGGER IF NOT EXISTS events_never_deleted BEFORE DELETE ON events
-    BEGIN SELECT RAISE(ABORT, 'journal rows are never deleted'); END;
+CREATE TRIGGER {table}_never_deleted BEFORE DELETE ON {table}
+    BEGIN SELECT RAISE(ABORT, 'journal rows are never deleted'); END;""" for table in ("meta", "commands", "events")) + f"""
+INSERT INTO meta VALUES ('schema', '{VERSION}');
+COMMIT;
 """
+TEXT, NUMBER, OPTIONAL = (str,), (int,), (str, type(None))
+COMMAND_TYPES = (NUMBER, TEXT, TEXT, OPTIONAL, TEXT, TEXT, OPTIONAL, TEXT)   # as SELECTed in _read
+EVENT_TYPES = (TEXT, NUMBER, NUMBER, TEXT, TEXT)
+SALVAGE_HINT = "`companion journal salvage {path} --out NEW.db` copies the good batches into a new journal"
 
 
 class JournalError(Exception):
     pass
+
+
+class JournalBusy(JournalError):
+    """Another writer holds the journal."""
+
+
+class JournalDamaged(JournalError):
+    """The file is not what was written: a batch fails its hash, or rows are missing."""
+
+    def __init__(self, message: str, batch: int | None = None):
+        super().__init__(message)
+        self.batch = batch
 
 
 @dataclass
@@ -43,71 +82,346 @@ class Batch:
     status: str
     reason: str | None
     events: list[tuple[int, str, dict]]   # (seq, kind, data)
+    id: str | None = None
+    hash: str = ""
+
+
+def chain(previous: str, row: tuple, events: list[tuple]) -> str:
+    """The batch hash: previous hash, the command row (batch, game, at, id, command, status,
+    reason) and its event rows (game, seq, batch, kind, data), exactly as stored."""
+    text = json.dumps([previous, list(row), [list(event) for event in events]],
+                      ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def describe_process() -> str:
+    """`companion do`, `companion console`...: how another writer is told who holds the lock."""
+    program = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path("python")
+    name = program.parent.name if program.name == "__main__.py" else program.name
+    words = [word for word in sys.argv[1:3] if not word.startswith("-")][:1]
+    return " ".join([name or "python", *words])
 
 
 class Journal:
-    def __init__(self, path: str | Path | None = None, readonly: bool = False):
-        """path None keeps the journal in memory (rehearsals without a file)."""
+    def __init__(self, path: str | Path | None = None, readonly: bool = False, existing: bool = False,
+                 holder: str | None = None, check: bool = True):
+        """path None keeps the journal in memory (rehearsals without a file). A writer (not
+        readonly) takes the journal's lock; `existing` refuses a missing or empty file instead
+        of starting a new journal in it (for commands that continue a game). check=False (salvage
+        only, read-only) skips verifying on open and also reads version 1 journals."""
         self.path = str(path) if path else ":memory:"
+        self.readonly = readonly or not check
+        self.version = VERSION
+        self._lock_fd: int | None = None
+        self._holder_file = Path(f"{self.path}.writer") if path else None
+        if path and (readonly or existing):
+            _check_present(Path(self.path))
+        if path and not readonly:
+            self._lock(holder or describe_process())
         try:
-            if readonly:
-                if not Path(self.path).exists():
-                    raise JournalError(f"{self.path}: no such journal")
-                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
-                                          isolation_level=None, check_same_thread=False)
+            self.db = self._connect()
+            self._check_schema(create=not (self.readonly or existing), old_ok=not check)
+            if check:
+                self.verify()
+        except BaseException:
+            self.close()
+            raise
+
+    # ---- opening
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            if self.readonly:
+                db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+                                     check_same_thread=False, timeout=10)
             else:
-                self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=FULL")
-                self.db.executescript(SCHEMA)
-            self.db.execute("SELECT count(*) FROM commands").fetchone()
+                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
         except sqlite3.DatabaseError as error:
             raise JournalError(f"{self.path}: not a companion journal ({error})") from None
 
-    def close(self) -> None:
-        self.db.close()
-
-    def append(self, at: str, command: dict, status: str, reason: str | None,
-               events: list[tuple[str, dict]]) -> int:
-        """Write one command and its events in one transaction; returns its batch number."""
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
+    def _check_schema(self, create: bool, old_ok: bool = False) -> None:
         try:
-            cursor = db.execute(
-                "INSERT INTO commands (game, at, command, status, reason) VALUES (?, ?, ?, ?, ?)",
-                (GAME, at, json.dumps(command, ensure_ascii=False), status, reason))
-            batch = cursor.lastrowid
-            seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (GAME,)).fetchone()[0]
-            db.executemany(
-                "INSERT INTO events (game, seq, batch, kind, data) VALUES (?, ?, ?, ?, ?)",
-                [(GAME, seq + i, batch, kind, json.dumps(data, ensure_ascii=False))
-                 for i, (kind, data) in enumerate(events, 1)])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        return batch
+            tables = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not tables and create:
+                self.db.execute("PRAGMA journal_mode=DELETE")
+                self.db.executescript(SCHEMA)
+                tables = {"meta"}
+            if not tables:
+                raise JournalError(f"{self.path}: holds no journal (an empty database); "
+                                   "`companion start --event ...` begins a game")
+            if "meta" not in tables:
+                if "commands" in tables and old_ok:
+                    self.version = 1
+                    return
+                if "commands" in tables:
+                    raise JournalError(f"{self.path}: an older journal without a hash chain (version 1); "
+                                       + SALVAGE_HINT.format(path=self.path) + " of this version")
+                raise JournalError(f"{self.path}: not a companion journal (no journal tables)")
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None or row[0] != str(VERSION):
+                raise JournalError(f"{self.path}: journal version {row[0] if row else '?'!r}, this companion "
+                                   f"reads version {VERSION}")
+            if not self.readonly:
+                self.db.execute("PRAGMA journal_mode=DELETE")
+                self.db.execute("PRAGMA synchronous=EXTRA")
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"{self.path}: {_readable(error)}") from None
 
-    def batches(self, after: int = 0):
-        """Accepted commands after batch number `after`, oldest first, with their events."""
-        rows = self.db.execute(
-            "SELECT c.batch, c.at, c.command, c.status, c.reason, e.seq, e.kind, e.data "
-            "FROM commands c LEFT JOIN events e ON e.batch = c.batch "
-            "WHERE c.game = ? AND c.batch > ? ORDER BY c.batch, e.seq", (GAME, after)).fetchall()
-        current = None
-        for number, at, command, status, reason, seq, kind, data in rows:
-            if current is None or current.number != number:
-                if current:
-                    yield current
-                current = Batch(number, at, json.loads(command), status, reason, [])
-            if seq is not None:
-                current.events.append((seq, kind, json.loads(data)))
-        if current:
-            yield current
+    def _lock(self, holder: str) -> None:
+        try:
+            self._lock_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as error:
+            raise JournalError(f"{self.path}: cannot open for writing: {_os_reason(error)}") from None
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+            raise JournalBusy(f"{self.path}: in use by {self._who()}; only one writer at a time: "
+                              "give the command there (or close it), then retry") from None
+        since = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        try:
+            _write_atomic(self._holder_file, json.dumps({"command": holder, "pid": os.getpid(), "since": since}))
+        except OSError:
+            pass            # who holds it is a courtesy; the lock is what counts
+
+    def _who(self) -> str:
+        try:
+            holder = json.loads(self._holder_file.read_text(encoding="utf-8"))
+            return f"`{holder['command']}` (pid {holder['pid']}, since {holder['since']})"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another process (it has not said which yet)"
+
+    def close(self) -> None:
+        db = getattr(self, "db", None)
+        if db is not None:
+            db.close()
+        if self._lock_fd is not None:
+            try:
+                if json.loads(self._holder_file.read_text(encoding="utf-8")).get("pid") == os.getpid():
+                    self._holder_file.unlink()
+            except (OSError, ValueError, AttributeError):
+                pass
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __del__(self) -> None:          # a writer dropped without close() must not keep the lock
+        if getattr(self, "_lock_fd", None) is not None:
+            self.close()
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- reading, verified
+
+    def verify(self) -> int:
+        """Check every batch's hash and the tip; returns the number of batches."""
+        last = Batch(0, "", {}, "", None, [], hash=GENESIS)
+        self._query("BEGIN")                # one snapshot: a writer's commit must not fall between
+        try:
+            for last in self.batches():
+                pass
+            tip = self._query("SELECT batch, hash FROM tip").fetchone()
+        finally:
+            self.db.execute("ROLLBACK")
+        if (tip or (0, GENESIS)) != (last.number, last.hash):
+            what = f"names batch {tip[0]}" if tip else "is missing"
+            raise JournalDamaged(f"{self.path}: the journal's tip record {what} but the chain ends at batch "
+                                 f"{last.number}; " + SALVAGE_HINT.format(path=self.path), last.number + 1)
+        return last.number
+
+    def batches(self, after: int = 0, one_by_one: bool = False):
+        """Accepted commands after batch number `after`, oldest first, each checked against its hash.
+        one_by_one reads a batch at a time, so a file damaged further on still yields its good start."""
+        previous = GENESIS if after == 0 else self._stored_hash(after)
+        expected = after + 1
+        for row, events in self._rows_one_by_one(after) if one_by_one else self._rows(after):
+            if row[0] != expected:
+                raise self._damaged(expected, "is missing")
+            batch = self._checked(row, events, previous)
+            previous, expected = batch.hash, expected + 1
+            yield batch
+
+    def _rows(self, after: int) -> list[tuple[tuple, list]]:
+        commands = self._query(f"SELECT {self._columns()} FROM commands WHERE batch > ? ORDER BY batch",
+                               (after,)).fetchall()
+        if not commands:
+            return []
+        events: dict[int, list] = {}
+        for event in self._query("SELECT game, seq, batch, kind, data FROM events WHERE batch > ? AND batch <= ? "
+                                 "ORDER BY batch, seq", (after, commands[-1][0])):
+            events.setdefault(event[2], []).append(event)
+        return [(row, events.get(row[0], [])) for row in commands]
+
+    def _rows_one_by_one(self, after: int):
+        number = after + 1
+        while row := self._query(f"SELECT {self._columns()} FROM commands WHERE batch = ?", (number,)).fetchone():
+            yield row, self._query("SELECT game, seq, batch, kind, data FROM events WHERE batch = ? ORDER BY seq",
+                                   (number,)).fetchall()
+            number += 1
+        if (self._query("SELECT max(batch) FROM commands").fetchone()[0] or 0) > number:
+            raise self._damaged(number, "is missing")
+
+    def find(self, command_id: str) -> Batch | None:
+        """The batch that holds the command with this id, if any."""
+        row = self._query("SELECT batch FROM commands WHERE id = ?", (command_id,)).fetchone()
+        if row is None:
+            return None
+        return self._read(row[0], GENESIS if row[0] == 1 else self._stored_hash(row[0] - 1))
 
     def count(self) -> int:
-        return self.db.execute("SELECT count(*) FROM commands").fetchone()[0]
+        return self._query("SELECT count(*) FROM commands").fetchone()[0]
+
+    def _stored_hash(self, number: int) -> str:
+        if self.version == 1:
+            return ""
+        row = self._query("SELECT hash FROM commands WHERE batch = ?", (number,)).fetchone()
+        if row is None or not isinstance(row[0], str):
+            raise self._damaged(number, "is missing")
+        return row[0]
+
+    def _columns(self) -> str:
+        if self.version == 1:                                  # no ids, no hashes
+            return "batch, game, at, NULL, command, status, reason, ''"
+        return "batch, game, at, id, command, status, reason, hash"
+
+    def _read(self, number: int, previous: str) -> Batch:
+        row = self._query(f"SELECT {self._columns()} FROM commands WHERE batch = ?", (number,)).fetchone()
+        if row is None:
+            raise self._damaged(number, "is missing")
+        events = self._query("SELECT game, seq, batch, kind, data FROM events WHERE batch = ? ORDER BY seq",
+                             (number,)).fetchall()
+        return self._checked(row, events, previous)
+
+    def _checked(self, row: tuple, events: list[tuple], previous: str) -> Batch:
+        number = row[0]
+        if not (_typed(row, COMMAND_TYPES) and all(_typed(event, EVENT_TYPES) for event in events)):
+            raise self._damaged(number, "has a value of the wrong type")
+        if row[1] != GAME or self.version > 1 and chain(previous, row[:-1], events) != row[-1]:
+            raise self._damaged(number, "does not match its hash")
+        _, _, at, command_id, command, status, reason, digest = row
+        try:
+            return Batch(number, at, json.loads(command), status, reason,
+                         [(seq, kind, json.loads(data)) for _, seq, _, kind, data in events], command_id, digest)
+        except ValueError as error:     # only a journal this code did not write can get here
+            raise self._damaged(number, f"does not decode ({error})") from None
+
+    def _query(self, sql: str, parameters: tuple = ()):
+        try:
+            return self.db.execute(sql, parameters)
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"{self.path}: cannot read: {_readable(error)}; "
+                               + SALVAGE_HINT.format(path=self.path)) from None
+
+    def _damaged(self, number: int, what: str) -> JournalDamaged:
+        return JournalDamaged(f"{self.path}: batch {number} {what}: the file is damaged or was changed; "
+                              + SALVAGE_HINT.format(path=self.path), number)
+
+    # ---- writing
+
+    def append(self, at: str, command: dict, status: str, reason: str | None,
+               events: list[tuple[str, dict]], command_id: str | None = None) -> int:
+        """Write one command and its events in one transaction; returns its batch number."""
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened read-only")
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            number, previous = db.execute("SELECT batch, hash FROM tip").fetchone() or (0, GENESIS)
+            number += 1
+            seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (GAME,)).fetchone()[0]
+            row = (number, GAME, at, command_id, json.dumps(command, ensure_ascii=False), status, reason)
+            rows = [(GAME, seq + i, number, kind, json.dumps(data, ensure_ascii=False))
+                    for i, (kind, data) in enumerate(events, 1)]
+            digest = chain(previous, row, rows)
+            db.execute("INSERT INTO commands (batch, game, at, id, command, status, reason, hash) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, digest))
+            db.executemany("INSERT INTO events (game, seq, batch, kind, data) VALUES (?, ?, ?, ?, ?)", rows)
+            db.execute("INSERT OR REPLACE INTO tip (one, batch, hash) VALUES (1, ?, ?)", (number, digest))
+            db.execute("COMMIT")
+        except (sqlite3.Error, UnicodeEncodeError) as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise JournalError(f"{self.path}: {_readable(error)}: command not written "
+                               "(every command before it is kept)") from None
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return number
 
     def backup(self, path: str | Path) -> None:
-        """A consistent copy while the game runs (VACUUM INTO)."""
-        self.db.execute("VACUUM INTO ?", (str(path),))
+        """A consistent copy while the game runs (SQLite's backup API), made atomically:
+        a temporary file beside `path`, synced, then renamed over it."""
+        path = Path(path)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            copy = sqlite3.connect(temporary)
+            try:
+                self.db.backup(copy)
+            finally:
+                copy.close()
+            _fsync(temporary)
+            os.replace(temporary, path)
+            _fsync(path.parent)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def _check_present(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise JournalError(f"{path}: no such journal") from None
+    except OSError as error:
+        raise JournalError(f"{path}: cannot open: {_os_reason(error)}") from None
+    if size == 0:
+        raise JournalError(f"{path}: an empty file (0 bytes), not a journal; "
+                           "`companion start --event ...` begins a game in a new file")
+
+
+def _typed(values: tuple, kinds: tuple) -> bool:
+    return all(type(value) in allowed for value, allowed in zip(values, kinds))
+
+
+def _readable(error: Exception) -> str:
+    text = str(error)
+    if isinstance(error, UnicodeEncodeError):
+        return "text that is not valid Unicode"
+    if "disk is full" in text:
+        return "the disk is full"
+    if "readonly" in text or "read-only" in text:
+        return "the medium is read-only"
+    return text
+
+
+def _os_reason(error: OSError) -> str:
+    return {errno.EROFS: "the medium is read-only", errno.EACCES: "no permission to write it",
+            errno.EPERM: "no permission to write it", errno.ENOSPC: "the disk is full",
+            errno.EISDIR: "it is a folder"}.get(error.errno, error.strerror or str(error))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _fsync(path: str | Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,9 +1,18 @@
-"""The one writer: commands in, rules decide, the journal keeps, views go out."""
+"""The one writer: commands in, rules decide, the journal keeps, views go out.
+
+A command may carry "id" (a string of up to 64 characters): the session takes it off before
+the game's parser sees it and journals it with the command; a command whose id the journal
+already holds is not applied again, and submit() answers with the first outcome.
+"""
 from __future__ import annotations
 
+import os
+import sqlite3
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Callable
 
 from .bingo import commands as c
@@ -11,7 +20,10 @@ from .bingo import events as e
 from .bingo.decide import Rejected, decide
 from .bingo.evolve import fold
 from .bingo.state import State
-from .journal import Journal
+from .journal import Journal, JournalDamaged, JournalError
+
+ID_LENGTH = 64
+BACKUP_AFTER = (e.GameSetUp, e.TurnBegan, e.GameFinished)     # [event] backup is copied after these
 
 
 @dataclass
@@ -20,6 +32,28 @@ class Outcome:
     reason: str | None = None
     batch: int | None = None
     events: list = field(default_factory=list)
+    already: bool = False       # the command's id was journaled before: this is that first outcome
+    warning: str | None = None  # something beside the command failed (the backup copy)
+
+
+def split_id(command: dict) -> tuple[str | None, dict]:
+    """(id, the command without it); raises commands.Malformed for an id that is not 1-64 characters."""
+    if not isinstance(command, dict) or "id" not in command:
+        return None, command
+    rest = {key: value for key, value in command.items() if key != "id"}
+    command_id = command["id"]
+    if not isinstance(command_id, str) or not 1 <= len(command_id) <= ID_LENGTH or not _encodable(command_id):
+        shown = repr(command_id) if len(repr(command_id)) <= 40 else repr(command_id)[:37] + "..."
+        raise c.Malformed(f'"id" must be a string of 1-{ID_LENGTH} characters, not {shown}')
+    return command_id, rest
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _now() -> str:
@@ -38,25 +72,33 @@ class Game:
 
     def apply(self, batch: int, events: list) -> None:
         if events and isinstance(events[0], e.Undone):
-            target, self.state = self._before.pop()
-            assert target == events[0].batch, f"undo of command {events[0].batch} out of order"
+            if not self._before or self._before[-1][0] != events[0].batch:
+                raise ValueError(f"undo of command {events[0].batch} out of order")
+            _, self.state = self._before.pop()
             return
         self._before.append((batch, self.state))
         self.state = fold(events, self.state)
 
-    def follow(self, journal: Journal, after: int = 0):
+    def follow(self, journal: Journal, after: int = 0, one_by_one: bool = False):
         """Fold the journal's batches after `after`; yields each batch once applied."""
-        for batch in journal.batches(after):
-            self.apply(batch.number, [e.decode(kind, data) for _, kind, data in batch.events])
+        for batch in journal.batches(after, one_by_one):
+            try:
+                self.apply(batch.number, [e.decode(kind, data) for _, kind, data in batch.events])
+            except Exception as error:      # only a journal this code did not write gets here
+                raise JournalDamaged(f"{journal.path}: batch {batch.number} does not replay "
+                                     f"({type(error).__name__}: {error})", batch.number) from None
             yield batch
 
 
 class Session:
     """Opening a journal replays it; submit() is the only way anything changes."""
 
-    def __init__(self, journal: Journal, clock: Callable[[], str] = _now):
+    def __init__(self, journal: Journal, clock: Callable[[], str] = _now, backup: str | Path | None = None):
+        """backup: a file copied from the journal (atomically) after setup, each turn's start and
+        the finish ([event] backup); a failed copy is a warning on the outcome, never a stop."""
         self.journal = journal
         self.clock = clock
+        self.backup = backup
         self.game = Game()
         self._listeners: list[Callable[[State, Outcome], None]] = []
         self._lock = threading.Lock()
@@ -70,18 +112,26 @@ class Session:
     def subscribe(self, listener: Callable[[State, Outcome], None]) -> None:
         self._listeners.append(listener)
 
-    def submit(self, command) -> Outcome:
-        """command: a parsed command or a script-format dict (raises commands.Malformed)."""
+    def submit(self, command, command_id: str | None = None) -> Outcome:
+        """command: a parsed command or a script-format dict, which may carry "id" (raises
+        commands.Malformed). A command whose id is journaled already is not applied again: the
+        answer is the first outcome, with `already` set."""
         if isinstance(command, dict):
+            found, command = split_id(command)
+            command_id = command_id or found
             command = c.parse(command)
         with self._lock:
-            outcome = self._submit(command)
+            earlier = self.journal.find(command_id) if command_id is not None else None
+            if earlier is not None:
+                return Outcome(earlier.status, earlier.reason, earlier.number,
+                               [e.decode(kind, data) for _, kind, data in earlier.events], already=True)
+            outcome = self._submit(command, command_id)
         if outcome.status != "rejected":
             for listener in self._listeners:
                 listener(self.state, outcome)
         return outcome
 
-    def _submit(self, command) -> Outcome:
+    def _submit(self, command, command_id: str | None = None) -> Outcome:
         if isinstance(command, c.Undo):
             target = self.game.undoable()
             if target is None:
@@ -94,9 +144,20 @@ class Session:
         encoded = [e.encode(event) for event in result]
         events = [e.decode(kind, data) for kind, data in encoded]   # exactly what a replay will see
         status, reason = _status(events)
-        batch = self.journal.append(self.clock(), c.to_dict(command), status, reason, encoded)
+        batch = self.journal.append(self.clock(), c.to_dict(command), status, reason, encoded, command_id)
         self.game.apply(batch, events)
-        return Outcome(status, reason, batch, events)
+        outcome = Outcome(status, reason, batch, events)
+        if self.backup and any(isinstance(event, BACKUP_AFTER) for event in events):
+            outcome.warning = self.copy_backup()
+        return outcome
+
+    def copy_backup(self) -> str | None:
+        """Copy the journal to the backup file; a failure is returned as one line."""
+        try:
+            self.journal.backup(self.backup)
+        except (OSError, sqlite3.Error) as error:
+            return f"backup to {self.backup} failed ({getattr(error, 'strerror', None) or error}); the game goes on"
+        return None
 
 
 def _status(events: list) -> tuple[str, str | None]:
@@ -108,3 +169,35 @@ def _status(events: list) -> tuple[str, str | None]:
         if isinstance(event, e.CardHeld):
             return "ok", f"held for review: {event.reason}"
     return "ok", None
+
+
+def salvage(source: str | Path, out: str | Path) -> tuple[int, str | None]:
+    """Copy the longest prefix of `source` that verifies (version 2) and replays into the new
+    journal `out` (written to a temporary file, renamed at the end); returns (batches kept, why
+    the copy stopped or None). A version 1 journal (no hashes) is copied into version 2 this way."""
+    out = Path(out)
+    if out.exists():
+        raise JournalError(f"{out}: exists; salvage writes a new file")
+    old = Journal(source, readonly=True, check=False)
+    fd, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    os.close(fd)
+    kept, problem, game = 0, None, Game()
+    try:
+        new = Journal(temporary, holder="companion journal salvage")
+        try:
+            for batch in game.follow(old, one_by_one=True):
+                new.append(batch.at, batch.command, batch.status, batch.reason,
+                           [(kind, data) for _, kind, data in batch.events], batch.id)
+                kept += 1
+            if old.version > 1:
+                old.verify()
+        except JournalError as error:
+            problem = str(error)
+        finally:
+            new.close()
+            old.close()
+        os.replace(temporary, out)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return kept, problem

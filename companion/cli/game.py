@@ -3,15 +3,18 @@ from __future__ import annotations
 
 import json
 import secrets
+import sqlite3
 import sys
 from pathlib import Path
 
 from . import CommandError
 from .. import event_file, views
 from ..bingo import commands as c
-from ..journal import Journal, JournalError
+from ..journal import Journal, JournalBusy, JournalError
 from ..report import public_text, staff_text
-from ..session import Game, Session
+from ..session import Game, Session, salvage, split_id
+
+BUSY = 3        # exit code: another writer holds the journal; retry later
 
 
 def register(sub, groups) -> None:
@@ -45,7 +48,8 @@ def register(sub, groups) -> None:
     p.add_argument("--strict", action="store_true", help="stop with exit 1 at the first rejected command")
     p.set_defaults(run=replay)
 
-    journal = sub.add_parser("journal", help="read a game journal").add_subparsers(dest="what", metavar="WHAT", required=True)
+    journal = sub.add_parser("journal", help="read, verify, back up or salvage a game journal").add_subparsers(
+        dest="what", metavar="WHAT", required=True)
     p = journal.add_parser("show", help="every command and event, oldest first")
     p.add_argument("journal")
     p.set_defaults(run=journal_show)
@@ -53,6 +57,17 @@ def register(sub, groups) -> None:
     p.add_argument("journal")
     p.add_argument("--public", action="store_true", help="public views only: no secrets")
     p.set_defaults(run=journal_export)
+    p = journal.add_parser("verify", help="check every batch's hash chain; names the first bad batch")
+    p.add_argument("journal")
+    p.set_defaults(run=journal_verify)
+    p = journal.add_parser("backup", help="a consistent copy while the game runs (atomic: temporary file, renamed)")
+    p.add_argument("journal")
+    p.add_argument("dest")
+    p.set_defaults(run=journal_backup)
+    p = journal.add_parser("salvage", help="copy the good prefix of a damaged (or version 1) journal into a new one")
+    p.add_argument("journal")
+    p.add_argument("--out", required=True, help="the new journal file (must not exist)")
+    p.set_defaults(run=journal_salvage)
 
 
 def _journal_args(p) -> None:
@@ -73,18 +88,21 @@ def load_event(path: str) -> event_file.EventFile:
         raise CommandError(str(error), 2)
 
 
-def open_journal(path, readonly: bool = False) -> Journal:
+def open_journal(path, readonly: bool = False, existing: bool = False) -> Journal:
     try:
-        return Journal(path, readonly=readonly)
+        return Journal(path, readonly=readonly, existing=existing)
+    except JournalBusy as error:
+        raise CommandError(str(error), BUSY)
     except JournalError as error:
         raise CommandError(str(error))
 
 
 def session_for(args, readonly: bool = False) -> Session:
-    path = args.journal or load_event(args.event).journal
+    event = load_event(args.event) if args.event else None
+    path = args.journal or event.journal
     if not Path(path).exists():
         raise CommandError(f"{path}: no such journal (companion start --event ... makes one)")
-    return Session(open_journal(path, readonly))
+    return Session(open_journal(path, readonly, existing=True), backup=event and event.backup)
 
 
 def print_view(state, args, log: list | None = None) -> None:
@@ -120,10 +138,14 @@ def start(args) -> int:
     journal = open_journal(path)
     if journal.count():
         raise CommandError(f"{path} already holds a game ({journal.count()} commands); choose another file")
-    outcome = Session(journal).submit(event.setup_command())
+    try:
+        outcome = Session(journal, backup=event.backup).submit(event.setup_command())
+    except JournalError as error:
+        raise CommandError(str(error))
     if outcome.status != "ok":
         raise CommandError(f"{args.event}: {outcome.reason}", 2)
     print(f"{path}: game {event.name!r} set up with {len(event.players)} players")
+    warn(outcome)
     return 0
 
 
@@ -132,12 +154,21 @@ def do(args) -> int:
     worst = 0
     for text in args.commands:
         try:
-            outcome = session.submit(json.loads(text))
-        except (json.JSONDecodeError, c.Malformed) as error:
-            raise CommandError(f"{text}: {error}", 2)
-        print(outcome.status + (f": {outcome.reason}" if outcome.reason else ""))
+            outcome = session.submit(c.loads(text))
+        except c.Malformed as error:
+            raise CommandError(f"{c.shown(text, 60)}: {error}", 2)
+        except JournalError as error:
+            raise CommandError(str(error))
+        print(outcome.status + (f": {outcome.reason}" if outcome.reason else "")
+              + (f" (already applied as command {outcome.batch}; not applied again)" if outcome.already else ""))
+        warn(outcome)
         worst = max(worst, outcome.status == "rejected")
     return worst
+
+
+def warn(outcome) -> None:
+    if outcome.warning:
+        print(f"companion: warning: {outcome.warning}", file=sys.stderr)
 
 
 def status(args) -> int:
@@ -145,7 +176,7 @@ def status(args) -> int:
     return 0
 
 
-def read_script(path: Path) -> list[tuple[int, object]]:
+def read_script(path: Path) -> list[tuple[int, object, str | None]]:
     """Every line parsed before anything runs, so a malformed script changes nothing."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -156,14 +187,13 @@ def read_script(path: Path) -> list[tuple[int, object]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            command = c.parse(json.loads(line))
-        except json.JSONDecodeError as error:
-            raise CommandError(f"{path}:{number}: not JSON ({error.msg} at column {error.colno})", 2)
+            command_id, data = split_id(c.loads(line))
+            command = c.parse(data)
         except c.Malformed as error:
             raise CommandError(f"{path}:{number}: {error}", 2)
         if not script and not isinstance(command, c.Setup):
             raise CommandError(f"{path}:{number}: the first command must be setup", 2)
-        script.append((number, command))
+        script.append((number, command, command_id))
     if not script:
         raise CommandError(f"{path}: no commands", 2)
     return script
@@ -177,9 +207,13 @@ def replay(args) -> int:
         raise CommandError(f"{args.journal} already holds a game ({journal.count()} commands); choose a new file")
     session = Session(journal)
     log, code = [], 0
-    for number, command in script:
-        outcome = session.submit(command)
-        log.append({"line": number, "status": outcome.status, "reason": outcome.reason})
+    for number, command, command_id in script:
+        try:
+            outcome = session.submit(command, command_id)
+        except JournalError as error:
+            raise CommandError(f"{path}:{number}: {error}")
+        reason = f"already applied as command {outcome.batch}" if outcome.already else outcome.reason
+        log.append({"line": number, "status": outcome.status, "reason": reason})
         if outcome.status == "rejected" and args.strict:
             print(f"{path}:{number}: rejected: {outcome.reason}", file=sys.stderr)
             code = 1
@@ -192,7 +226,8 @@ def journal_show(args) -> int:
     journal = open_journal(args.journal, readonly=True)
     for batch in journal.batches():
         note = f" ({batch.reason})" if batch.reason else ""
-        print(f"#{batch.number} {batch.at} {batch.status}{note}: {json.dumps(batch.command, ensure_ascii=False)}")
+        tag = f" id={json.dumps(batch.id, ensure_ascii=False)}" if batch.id else ""
+        print(f"#{batch.number} {batch.at}{tag} {batch.status}{note}: {json.dumps(batch.command, ensure_ascii=False)}")
         for seq, kind, data in batch.events:
             print(f"    {seq:>5} {kind} {json.dumps(data, ensure_ascii=False)}")
     return 0
@@ -212,4 +247,48 @@ def journal_export(args) -> int:
         if view != last:
             print(json.dumps({"batch": batch.number, "at": batch.at, "view": view}, ensure_ascii=False))
             last = view
+    return 0
+
+
+def journal_verify(args) -> int:
+    journal = open_journal(args.journal, readonly=True)      # opening verifies the chain and the tip
+    count = journal.count()
+    try:
+        for _ in Game().follow(journal):                    # and every batch replays
+            pass
+    except JournalError as error:
+        raise CommandError(str(error))
+    print(f"{args.journal}: OK, {count} batches, hash chain verified, replays")
+    return 0
+
+
+def journal_backup(args) -> int:
+    journal = open_journal(args.journal, readonly=True)
+    dest = Path(args.dest)
+    if dest.is_dir():
+        dest = dest / Path(args.journal).name
+    if dest.resolve() == Path(args.journal).resolve():
+        raise CommandError(f"{dest}: that is the journal itself; give another file", 2)
+    try:
+        journal.backup(dest)
+        copy = Journal(dest, readonly=True)
+    except (OSError, sqlite3.Error) as error:
+        raise CommandError(f"{dest}: backup failed ({getattr(error, 'strerror', None) or error})")
+    except JournalError as error:
+        raise CommandError(f"{dest}: the copy does not verify ({error})")
+    print(f"{dest}: backup of {args.journal}, {copy.count()} batches, hash chain verified")
+    return 0
+
+
+def journal_salvage(args) -> int:
+    try:
+        kept, problem = salvage(args.journal, args.out)
+    except JournalError as error:
+        raise CommandError(str(error))
+    except OSError as error:
+        raise CommandError(f"{args.out}: cannot write ({error.strerror or error})")
+    if problem:
+        print(f"{args.out}: kept batches 1-{kept} of {args.journal}; stopped: {problem}")
+    else:
+        print(f"{args.out}: all {kept} batches of {args.journal} copied and verified")
     return 0

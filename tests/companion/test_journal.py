@@ -23,10 +23,24 @@ def write_game(path, lines=DEMO):
     return session
 
 
-def test_wal_and_full_sync(tmp_path):
+def test_rollback_journal_and_full_sync(tmp_path):
     journal = Journal(tmp_path / "j.db")
-    assert journal.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert journal.db.execute("PRAGMA synchronous").fetchone()[0] == 2   # FULL
+    assert journal.db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert journal.db.execute("PRAGMA synchronous").fetchone()[0] == 3   # EXTRA: FULL + directory sync
+
+
+def test_the_db_file_alone_holds_every_committed_batch(tmp_path):
+    """A reader open (as the display is), 60 commands, then only the .db file is copied."""
+    writer = write_game(tmp_path / "j.db", DEMO[:1])
+    reader = Journal(tmp_path / "j.db", readonly=True)
+    game, last = Game(), 0
+    for line in DEMO[1:61]:
+        writer.submit(line)
+        for batch in game.follow(reader, after=last):
+            last = batch.number
+    assert game.state == writer.state
+    (tmp_path / "copy.db").write_bytes((tmp_path / "j.db").read_bytes())
+    assert Session(Journal(tmp_path / "copy.db", readonly=True)).state == writer.state
 
 
 def test_restart_replays_to_the_same_state(tmp_path):
@@ -51,7 +65,7 @@ def test_undo_is_a_correction_event_and_replays(tmp_path):
     assert outcome.status == "ok" and session.state == before
     kinds = [kind for batch in session.journal.batches() for _, kind, _ in batch.events]
     assert kinds[-1] == "Undone" and len(list(session.journal.batches())) == 6   # nothing erased
-    assert Session(Journal(tmp_path / "j.db")).state == before
+    assert Session(Journal(tmp_path / "j.db", readonly=True)).state == before
 
 
 def test_undo_with_nothing_to_take_back_is_rejected():
