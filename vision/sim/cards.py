@@ -34,7 +34,7 @@ CIRCLES = ("circle", "ellipse", "open circle", "circle over neighbour")
 MARKS = CIRCLES + ("fill", "tick", "cross")                 # one mark in a bubble
 STYLES = MARKS + ("pencil", "scribble + correction", "two marks", "blank", "stray line", "crease", "fold shadow")
 PLAIN = ("circle", "ellipse", "fill", "tick", "cross")      # what a player draws beside another style's event
-CORPUS_VERSION = 3       # raise when the generator changes: cached corpora are then made afresh
+CORPUS_VERSION = 4       # raise when the generator changes: cached corpora are then made afresh
 
 
 # --- pens and strokes ----------------------------------------------------------------------------
@@ -53,7 +53,7 @@ INKS = {"black": (30, 30, 30), "blue": (150, 60, 25), "red": (45, 35, 165), "gre
 def pen(rng, pencil: bool = False) -> Pen:
     if pencil:
         grey = float(rng.uniform(70, 130))
-        return Pen((grey, grey, grey), float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.35, 0.75)), True)
+        return Pen((grey, grey, grey), float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.45, 0.85)), True)
     colour = tuple(float(c) * rng.uniform(0.8, 1.2) for c in list(INKS.values())[int(rng.integers(len(INKS)))])
     width = rng.uniform(0.3, 0.5) if rng.random() < 0.6 else rng.uniform(0.5, 1.2)      # ballpoint or felt tip
     return Pen(colour, float(width), float(rng.uniform(0.8, 1.0)))
@@ -87,12 +87,17 @@ def coverage(ink: Ink, shape: tuple[int, int]) -> np.ndarray:
 
 def apply(picture: np.ndarray, ink: Ink, p: Pen, rng) -> None:
     """Ink on paper darkens what is under it (print included); pencil is grainy."""
-    amount = coverage(ink, picture.shape[:2]) * p.opacity
+    amount = coverage(ink, picture.shape[:2])
+    rows, cols = np.nonzero(amount.any(axis=1))[0], np.nonzero(amount.any(axis=0))[0]
+    if not len(rows):
+        return
+    box = np.s_[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+    amount = amount[box] * p.opacity
     if p.pencil:
-        grain = rng.uniform(0.35, 1.0, (picture.shape[0] // 2 + 1, picture.shape[1] // 2 + 1)).astype(np.float32)
-        amount *= cv2.resize(grain, (picture.shape[1], picture.shape[0]))
+        h, w = amount.shape
+        amount *= cv2.resize(rng.uniform(0.5, 1.0, (h // 2 + 1, w // 2 + 1)).astype(np.float32), (w, h))
     absorb = 1 - np.array(p.colour, np.float32) / 255
-    picture *= 1 - amount[..., None] * absorb
+    picture[box] *= 1 - amount[..., None] * absorb
 
 
 def _hand_loop(rng, cx, cy, rx, ry, angle, start, sweep, n=72) -> np.ndarray:
@@ -206,15 +211,18 @@ def _over_neighbour(rng, bubble, others, width) -> tuple[Ink, dict]:
 
 
 def stray_line(rng, through: tuple | None, p: Pen) -> Ink:
-    """A pen line across the card that is no mark (D19: 20 mm or longer), maybe through a bubble."""
-    length, angle = rng.uniform(20, 70), rng.uniform(0, math.pi)
-    if through:
-        cx, cy = through[0] + rng.normal(0, 0.3 * through[2]), through[1] + rng.normal(0, 0.3 * through[2])
-    else:
-        cx, cy = rng.uniform(15, L.CARD_W - 15), rng.uniform(25, L.CARD_H - 15)
-    t = rng.uniform(0.2, 0.8)
-    dx, dy = math.cos(angle) * length, math.sin(angle) * length
-    p0, p1 = (cx - t * dx, cy - t * dy), (cx + (1 - t) * dx, cy + (1 - t) * dy)
+    """A pen line on the card that is no mark (D19: 20 mm or longer), maybe through a bubble."""
+    for _ in range(50):
+        length, angle = rng.uniform(20, 70), rng.uniform(0, math.pi)
+        if through:
+            cx, cy = through[0] + rng.normal(0, 0.3 * through[2]), through[1] + rng.normal(0, 0.3 * through[2])
+        else:
+            cx, cy = rng.uniform(15, L.CARD_W - 15), rng.uniform(25, L.CARD_H - 15)
+        t = rng.uniform(0.2, 0.8)
+        dx, dy = math.cos(angle) * length, math.sin(angle) * length
+        p0, p1 = (cx - t * dx, cy - t * dy), (cx + (1 - t) * dx, cy + (1 - t) * dy)
+        if all(2 <= x <= L.CARD_W - 2 and 2 <= y <= L.CARD_H - 2 for x, y in (p0, p1)):
+            break            # all of it on the card (a line running off it may leave a short stub)
     return Ink([(_wobbly_line(rng, p0, p1, 24), p.width)])
 
 
