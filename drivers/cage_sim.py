@@ -51,7 +51,7 @@ class Flash:
 
     def __init__(self):
         self.saved: list = []
-        self.counts = None
+        self.counts = []
 
     def load(self) -> list:
         return list(self.saved)
@@ -60,10 +60,10 @@ class Flash:
         self.saved = list(pending)
 
     def load_counts(self):
-        return self.counts
+        return list(self.counts)
 
     def save_counts(self, counts) -> None:
-        self.counts = counts
+        self.counts = list(counts)
 
 
 class PtyPort:

@@ -53,6 +53,7 @@ class Result:
     faults: FaultCounts
     health: LinkHealth
     seconds: float
+    resent: int                # BALL frames the cage resent over every boot (its own count)
 
     @property
     def reconnect_ok(self) -> bool:
@@ -137,6 +138,7 @@ class _Run:
         self._note_reconnect()
         _until(lambda: self.link.health().boot_id == self.sim.boot, 5)   # the last reboot's HELLO or heartbeat
         time.sleep(0.5)   # anything still coming (a late double) arrives now
+        _until(lambda: self.link.health().retransmits >= self.sim.resent(), 10)   # the last HB's or END's counts
         while not self.arrivals.empty():
             self._collect(0)
         return self._result(time.monotonic() - started)
@@ -188,7 +190,8 @@ class _Run:
         expected = [key for key in self.order if key in got]
         return Result(self.s, len(self.order), len(drawn & got), len(drawn - got), len(self.got) - len(got),
                       len(got - drawn), sum(a != b for a, b in zip(firsts, expected)), self.alerts,
-                      self.latencies, self.reconnects, self.sim.counts, self.link.health(), seconds)
+                      self.latencies, self.reconnects, self.sim.counts, self.link.health(), seconds,
+                      self.sim.resent())
 
 
 def _until(condition, seconds: float) -> None:
@@ -208,7 +211,7 @@ def report(result: Result) -> list[str]:
         f"  corrupted bytes   {f.corrupted_bytes} in {f.corrupted_lines} lines (both ways) -> "
         f"host dropped {h.crc_errors} damaged lines, cage dropped {h.cage_errors}",
         f"  dropped lines     {f.dropped_to_host} to host, {f.dropped_to_cage} to cage -> "
-        f"cage resent {h.retransmits} frames (timer, NAK or damaged line)",
+        f"cage resent {result.resent} frames (timer, NAK, SYNC or damaged line); host shows {h.retransmits}",
         f"  duplicated lines  {f.duplicated} -> host suppressed {h.duplicates} repeats "
         f"(duplicates and resends whose ACK was lost)",
         f"  boot garbage      {f.garbage_bytes} bytes over {f.reboots} boots -> skipped (noise before a frame, or a damaged line)",
@@ -218,6 +221,7 @@ def report(result: Result) -> list[str]:
         f"{f.carried_over} unACKed balls kept in flash and delivered after the reboot",
         f"draws: {result.drawn} read, {result.delivered} delivered, {result.lost} lost, {result.doubled} doubled, "
         f"{result.phantoms} never drawn, {result.out_of_order} out of order, {result.alerts} alerts",
+        f"refused by the host: {h.malformed} malformed frames, {h.gaps} out of sequence",
         f"latency, ball read -> host: median {ms(statistics.median(result.latencies))}, "
         f"p95 {ms(percentile(result.latencies, 0.95))}, max {ms(max(result.latencies))}"
         if result.latencies else "latency: nothing delivered",

@@ -30,7 +30,7 @@ MODES = ("framed", "raw")
 STALE_SECONDS = 3.0          # no heartbeat for this long: the cage link is not healthy
 BACKOFF = (0.05, 1.0)        # first and longest wait between attempts to reopen the port
 STABLE_SECONDS = 5.0         # a port that worked this long starts the backoff afresh when it fails
-HELLO_RETRY_SECONDS = 2.0    # a boot heard without its HELLO is asked (SYNC) at most this often
+HELLO_RETRY_SECONDS = 0.5    # a heartbeat from a boot whose HELLO (or END) is missing asks again, at most this often
 ALERT_REPEAT_SECONDS = 30.0  # the same alert is passed to on_alert again after this long
 READ_TIMEOUT = 0.1           # how often the reader thread looks at its stop flag
 
@@ -130,6 +130,8 @@ class SerialLink:
         self._bad: dict[str, int] = {}
         self._boots: set[str] = set()                     # every cage boot id heard from
         self._hellos: set[str] = set()                    # boot ids whose HELLO arrived
+        self._awaited: dict[str, str] = {}                # boot id -> the boot whose END its HELLO announced
+        self._ends: set[str] = set()                      # boot ids whose END arrived
         self._asked: float | None = None                  # when SYNC last asked for a missing HELLO
         self._fresh = False                               # connected, no good line heard on it yet
         self._linked_before = False                       # an earlier connection heard a good line
@@ -238,12 +240,11 @@ class SerialLink:
             return []    # a host frame coming back: a loopback, or an echo
         self._good_line()
         if kind == p.HELLO:
-            self._boot_seen(boot)
-            self._hellos.add(boot)
-            self._h.firmware = p.fields(payload)["fw"]
+            self._hello(boot, p.fields(payload))
         elif kind == p.HB:
             return self._heartbeat(boot, seq, p.fields(payload))
         elif kind == p.END:
+            self._ends.add(boot)
             self._counters(boot, p.fields(payload))
         elif kind == p.LOG:
             self._h.last_error = f"cage: {payload}"
@@ -274,23 +275,39 @@ class SerialLink:
         self._boots.add(boot)
         self._h.boot_id = boot
 
+    def _hello(self, boot: str, values: dict) -> None:
+        self._boot_seen(boot)
+        self._hellos.add(boot)
+        self._h.firmware = values["fw"]
+        if "prev" in values:
+            self._awaited[boot] = values["prev"]
+
     def _heartbeat(self, boot: str, seq: int, values: dict) -> list[bytes]:
         self._boot_seen(boot)
         self._h.reader = values["reader"]
         self._h.pending = int(values["pending"])
         self._counters(boot, values)
+        self._check_all_delivered(boot, seq)
+        return self._ask_again(boot)
+
+    def _check_all_delivered(self, boot: str, seq: int) -> None:
+        """A heartbeat saying every ball up to seq was ACKed, where we delivered fewer: one was lost."""
         last = self._marks.get(boot)
         if last is not None and self._h.pending == 0 and seq > last:
             self._h.gaps += 1
             self._alert(f"cage boot {boot} says balls up to seq {seq} were all acknowledged, but this host "
                         f"delivered only up to seq {last}: ball(s) lost")
-        if boot in self._hellos:
+
+    def _ask_again(self, boot: str) -> list[bytes]:
+        """SYNC, at most every HELLO_RETRY_SECONDS, while this boot's HELLO (or the END it announced) is missing."""
+        announced = self._awaited.get(boot)
+        if boot in self._hellos and (announced is None or announced in self._ends):
             return []
         now = time.monotonic()
         if self._asked is not None and now - self._asked < HELLO_RETRY_SECONDS:
             return []
         self._asked = now
-        return [p.encode(p.SYNC, p.NO_BOOT, 0)]   # its HELLO was lost: ask again
+        return [p.encode(p.SYNC, p.NO_BOOT, 0)]
 
     def _counters(self, boot: str, values: dict) -> None:
         """rtx and bad count since the boot: the highest value a boot reported is its total."""

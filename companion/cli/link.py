@@ -200,8 +200,10 @@ def link_watch(args) -> int:
     def show(read) -> None:
         alert = f"  ALERT: {read.alert}" if read.alert else ""
         print(f"ball {read.ball} from {read.source} (boot {read.boot_id}, seq {read.seq}){alert}", flush=True)
+    def alert(text) -> None:
+        print(f"ALERT: cage link: {text}", flush=True)
     try:
-        link = SerialLink.from_config(section, show, machine=machine)
+        link = SerialLink.from_config(section, show, machine=machine, on_alert=alert)
     except LinkError as error:
         raise CommandError(f"{args.event}: {error}", 2)
     with link:
@@ -217,7 +219,8 @@ def _health_line(h) -> str:
     state = "ok" if h.ok else ("connected, not healthy" if h.connected else "not connected")
     return (f"link {state}: heard {age}, firmware {h.firmware or '?'}, reader {h.reader}; frames {h.frames}, "
             f"CRC errors {h.crc_errors}, retransmits {h.retransmits}, duplicates {h.duplicates}, "
-            f"reconnects {h.reconnects}, reboots {h.reboots}" + (f"; last error: {h.last_error}" if h.last_error else ""))
+            f"reconnects {h.reconnects}, reboots {h.reboots}, malformed {h.malformed}, gaps {h.gaps}"
+            + (f"; last error: {h.last_error}" if h.last_error else ""))
 
 
 def panel_test(args) -> int:

@@ -18,7 +18,7 @@ NO_BOOT = "00000000"     # boot field of frames the host sends that name no cage
 HELLO = "HELLO"          # cage -> host: I have just booted (or you asked: SYNC)
 BALL = "BALL"            # cage -> host: a ball was read; resent until ACKed
 HB = "HB"                # cage -> host: heartbeat with this boot's counters
-END = "END"              # cage -> host: the previous boot's last counters, from flash
+END = "END"              # cage -> host: an earlier boot's last counters, from flash
 LOG = "LOG"              # cage -> host: a note for the operator (unknown tag...)
 ACK = "ACK"              # host -> cage: BALL (boot, seq) delivered
 NAK = "NAK"              # host -> cage: I dropped a damaged line, resend now
@@ -35,6 +35,7 @@ RESEND_MS = 100          # first resend of an unACKed BALL; doubles up to RESEND
 RESEND_MAX_MS = 1000
 HEARTBEAT_MS = 1000
 KEEP_MS = 100            # counters reach flash at most this long after they change
+BOOTS_KEPT = 3           # earlier boots whose last counters are kept and sent (END) after each HELLO
 REPEAT_MS = 2000         # the same ball seen again within this is the reader repeating itself
 
 DIGITS = "0123456789"
@@ -155,7 +156,11 @@ def _check_type(kind, boot, seq, payload):
             return "BALL payload %r is not a ball 1-27 without a leading zero" % payload[:12]
         return None
     if kind == HELLO:
-        return _fields_problem(kind, payload, ("fw", "reader")) or _seq_zero(kind, seq)
+        problem = _fields_problem(kind, payload, ("fw", "reader")) or _seq_zero(kind, seq)
+        prev = None if problem else fields(payload).get("prev")
+        if prev is not None and not (len(prev) == 8 and _only(prev, LOWER_HEX)):
+            problem = "HELLO prev=%s is not a boot id" % prev[:10]
+        return problem
     if kind == HB:
         problem = _fields_problem(kind, payload, ("pending",) + COUNTERS + ("reader",))
         if problem is None and fields(payload)["reader"] not in READERS:
@@ -270,8 +275,9 @@ class Cage:
     """The cage's protocol logic, without hardware: the caller passes bytes in and the time.
 
     send(bytes) writes to the host. store keeps what must survive a reboot: the unACKed
-    balls (store.load() -> [(boot, seq, ball)], store.save(list)) and this boot's counters
-    (store.load_counts() -> (boot, seq, rtx, bad, misreads) or None, store.save_counts(that)).
+    balls (store.load() -> [(boot, seq, ball)], store.save(list)) and the counters of this boot
+    and the BOOTS_KEPT before it, newest first (store.load_counts() -> [(boot, seq, rtx, bad,
+    misreads)], store.save_counts(that list)).
     One BALL is in flight at a time, oldest first, so the host sees the balls in the order
     they left the cage. diff(a, b) is a - b for the clock in use (time.ticks_diff on the Pico);
     new_boot(boot) makes the next boot id once seq reaches SEQ_MAX.
@@ -287,12 +293,10 @@ class Cage:
         self.last_ball, self.last_ball_at = None, now
         self.sent_at, self.wait = now, RESEND_MS
         self.lines = Lines()
-        self.previous = store.load_counts()    # the boot before this one, as it last saved itself
-        self._begin(boot, now)
+        self._begin(boot, now, list(store.load_counts()))
 
-    def _begin(self, boot, now):
-        if self.previous is not None and self.previous[0] == boot:
-            self.previous = None
+    def _begin(self, boot, now, earlier):
+        self.previous = [counts for counts in earlier if counts[0] != boot][:BOOTS_KEPT]
         self.boot, self.seq = boot, 0
         self.rtx = self.bad = self.misreads = 0
         self.beat_at = now
@@ -303,10 +307,12 @@ class Cage:
         self._send_head(now)
 
     def hello(self):
-        """HELLO, then END for the boot before this one (until this one reboots)."""
-        self.send(encode(HELLO, self.boot, 0, "fw=%s reader=%s" % (self.version, self.reader)))
-        if self.previous is not None:
-            boot, seq, rtx, bad, misreads = self.previous
+        """HELLO (naming the boot before this one, if any), then an END for each earlier boot kept."""
+        about = "fw=%s reader=%s" % (self.version, self.reader)
+        if self.previous:
+            about += " prev=" + self.previous[0][0]
+        self.send(encode(HELLO, self.boot, 0, about))
+        for boot, seq, rtx, bad, misreads in self.previous:
             self.send(encode(END, boot, seq, "rtx=%d bad=%d misreads=%d" % (rtx, bad, misreads)))
 
     def read(self, ball, now):
@@ -316,8 +322,7 @@ class Cage:
             return None
         self.last_ball, self.last_ball_at = ball, now
         if self.seq == SEQ_MAX:            # seq never wraps: carry on as a new boot
-            self.previous = self._counts()
-            self._begin(self.new_boot(self.boot), now)
+            self._begin(self.new_boot(self.boot), now, [self._counts()] + self.previous)
             self.hello()
         self.seq += 1
         self.pending.append((self.boot, self.seq, ball))
@@ -378,7 +383,7 @@ class Cage:
 
     def _keep(self, now):
         self.kept, self.kept_at = self._counts(), now
-        self.store.save_counts(self.kept)
+        self.store.save_counts([self.kept] + self.previous)
 
     def _acked(self, boot, seq, now):
         if self.pending and self.pending[0][:2] == (boot, seq):

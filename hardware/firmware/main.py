@@ -24,14 +24,15 @@ ENROLL = False           # rfid: an unknown tag becomes the next ball (1, 2, ...
 MAINTENANCE_PIN = 22     # held low at power-up: do not start, leave the REPL to mpremote
 WATCHDOG_MS = 8000       # a crash or hang reboots the cage; unACKed balls wait in flash
 PENDING_FILE = "pending.txt"
-COUNTS_FILE = "counts.txt"   # this boot's counters, so the next boot can report them (END)
+COUNTS_FILE = "counts.txt"   # counters of this boot and the few before it, for later boots to report (END)
 BOOTS_FILE = "boots.txt"
 TAGS_FILE = "tags.txt"   # rfid: "UID BALL" per line
 
 
 class FlashStore:
     """The unACKed balls, on flash: written before a ball goes on the wire, so a reboot keeps it;
-    and this boot's counters (boot seq rtx bad misreads), so the next boot can report them."""
+    and the counters (boot seq rtx bad misreads) of this boot and the few before it, newest
+    first, so that later boots can report them."""
 
     def __init__(self, path, counts_path):
         self.path, self.counts_path = path, counts_path
@@ -52,15 +53,19 @@ class FlashStore:
         _write_atomic(self.path, "".join("%s %d %d\n" % entry for entry in pending))
 
     def load_counts(self):
+        kept = []
         try:
             with open(self.counts_path) as f:
-                parts = f.read().split()
-            return (parts[0],) + tuple(int(part) for part in parts[1:5]) if len(parts) == 5 else None
+                for line in f:
+                    parts = line.split()
+                    if len(parts) == 5:
+                        kept.append((parts[0],) + tuple(int(part) for part in parts[1:]))
         except (OSError, ValueError):
-            return None
+            pass
+        return kept
 
-    def save_counts(self, counts):
-        _write_atomic(self.counts_path, "%s %d %d %d %d\n" % counts)
+    def save_counts(self, kept):
+        _write_atomic(self.counts_path, "".join("%s %d %d %d %d\n" % counts for counts in kept))
 
 
 def _write_atomic(path, text):

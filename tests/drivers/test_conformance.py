@@ -100,7 +100,7 @@ def _fields_obey(kind: str, payload: str, required: list[str]) -> bool:
     values = dict(pairs)
     if len(values) != len(pairs) or not set(required) <= set(values):
         return False
-    for key in required:
+    for key in set(required) | {key for key in values if (kind, key) in VALUES}:
         rule = VALUES[(kind, key)]
         if not (GRAMMAR[rule] if rule in GRAMMAR else re.compile(rule)).fullmatch(values[key]):
             return False
@@ -306,15 +306,15 @@ def test_the_host_shows_every_resend_even_those_made_while_unplugged_before_a_re
 SCENARIO = r'''
 class Flash:
     def __init__(self):
-        self.saved, self.counts = [], None
+        self.saved, self.counts = [], []
     def load(self):
         return list(self.saved)
     def save(self, pending):
         self.saved = list(pending)
     def load_counts(self):
-        return self.counts
+        return list(self.counts)
     def save_counts(self, counts):
-        self.counts = counts
+        self.counts = list(counts)
 
 clock = [0]
 out = []
@@ -386,7 +386,7 @@ def check_cage_obligations(rows) -> None:
     sent = [(t, classify(line)) for t, way, line in rows if way == ">"]
     assert all(verdict == "good" for _, (verdict, _) in sent), [r for r in rows if classify(r[2])[0] != "good"]
     assert all(FRAMES[f["type"]]["from"] == "cage" for _, (_, f) in sent)
-    acked, delivered_keys, current, last_seq = set(), [], None, {}
+    acked, current, announced, last_seq = set(), None, None, {}
     sends: dict = {}                      # (boot, seq) -> times sent
     resends_by_boot: dict = {}
     first_sent_by: set = set()
@@ -407,6 +407,7 @@ def check_cage_obligations(rows) -> None:
         kind, boot, seq = f["type"], f["boot"], int(f["seq"])
         if kind == "HELLO":
             current = boot
+            announced = dict(item.split("=") for item in f["payload"].split()).get("prev")
         elif kind == "HB":
             assert boot == current and seq == last_seq.get(boot, 0)
             heartbeats.setdefault(boot, []).append(t)
@@ -415,7 +416,7 @@ def check_cage_obligations(rows) -> None:
             values = dict(item.split("=") for item in f["payload"].split())
             assert int(values["rtx"]) == resends_by_boot.get(boot, 0), "END rtx: the old boot's resends"
             assert int(values["bad"]) == told_bad.get(boot, 0)
-            assert seq == last_seq.get(boot, 0)
+            assert seq == last_seq.get(boot, 0) and boot == announced, "END right after the HELLO naming it"
         elif kind == "BALL":
             key = (boot, seq)
             if key not in sends:                                        # a new ball

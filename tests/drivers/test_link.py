@@ -114,6 +114,41 @@ def test_the_link_alerts_with_the_referees_own_state():
     assert link.health().alerts == 1
 
 
+def test_a_ball_resent_after_a_restart_without_marks_is_journaled_once():
+    from tui.sources import LinkSource
+    session = Session(Journal())
+    session.submit({"do": "setup", "event": "t", "players": [
+        {"no": 1, "name": "A", "account": "A", "card": [1, 2, 3, 4, 5, 6, 7, 8, 9]},
+        {"no": 2, "name": "B", "account": "B", "card": [10, 11, 12, 13, 14, 15, 16, 17, 18]}]})
+    session.submit({"do": "begin_turn"})
+    outcomes = []
+    for _ in range(2):                     # the console, then the console after a restart with no marks file
+        source = LinkSource({"url": "loop://"}, lambda: session.state.place)
+        source.send, source.note = lambda command, reply=None: outcomes.append(session.submit(command)), print
+        assert source.link.handle(frame("BALL", 7, "9")) == [p.encode("ACK", BOOT, 7)]
+    assert [o.status for o in outcomes] == ["ok", "ok"] and outcomes[1].already
+    assert session.state.drawn == [9]
+
+
+def test_the_console_shows_a_refused_frame_as_an_alert_and_the_link_as_degraded():
+    from tui.sources import LinkSource
+    notes = []
+    source = LinkSource({"url": "loop://"}, None)
+    source.start(lambda command, reply=None: None, lambda text, level="info": notes.append((text, level)))
+    try:
+        until(lambda: source.link.health().connected)
+        source.link.handle(frame("HELLO", 0, "fw=1.1.0 reader=qr"))
+        source.link.handle(frame("HB", 0, "pending=0 rtx=0 bad=0 misreads=0 reader=ok"))
+        source.link.handle(frame("BALL", 1, "4"))
+        assert source.link.handle(frame("BALL", 3, "6")) == []      # seq 2 never came: refused
+        health = source.health()
+    finally:
+        source.stop()
+    assert notes == [(f"cage link: refused ball 6 of cage boot {BOOT} seq 3: seq 2 has not arrived "
+                      "(one ball at a time); not acknowledged", "warning")]
+    assert health.state == "degraded" and "refused ball 6" in health.detail
+
+
 # -- raw mode: a plain barcode scanner --
 
 def test_raw_scanner_lines_with_repeat_suppression_and_a_custom_pattern():

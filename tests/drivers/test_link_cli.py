@@ -24,9 +24,11 @@ def test_a_small_bench_passes_and_reports_every_fault():
     assert (result.drawn, result.delivered, result.lost, result.doubled) == (120, 120, 0, 0)
     assert result.faults.unplugs == 2 and len(result.reconnects) == 2
     assert result.faults.reboots == 2 and result.health.reboots == 2
+    # every resend shown, across reboots: all but those a boot made in its last 100 ms (PROTOCOL.md, Counters)
+    assert result.resent > 0 and result.resent - 2 * result.faults.reboots <= result.health.retransmits <= result.resent
     text = "\n".join(report(result))
     for words in ("corrupted bytes", "dropped lines", "duplicated lines", "boot garbage", "unplug/replug",
-                  "MCU reboots", "0 lost, 0 doubled", "median", "p95"):
+                  "MCU reboots", "0 lost, 0 doubled", "median", "p95", "host shows", "0 malformed frames"):
         assert words in text
 
 
@@ -87,3 +89,24 @@ def test_link_watch_and_panel_test_commands(tmp_path, capsys):
     assert main(["panel", "test", "--event", str(event), "--seconds", "0.1"]) == 0
     out = capsys.readouterr().out
     assert "motor: spinning 0.1 s" in out and "press the buttons" in out
+
+
+def test_link_watch_shows_a_skipped_seq_as_an_alert(tmp_path, capsys):
+    import threading
+    from scripted_cage import PtyCage, frame
+    event = tmp_path / "event.toml"
+    event.write_text(event_file.example("Night", 2, 1, "s" * 32) + '\n[serial]\nurl = "loop://"\n')
+    boot = "0007a3f1"
+    with PtyCage() as cage:
+        def play():
+            cage.expect("SYNC")
+            cage.say(frame("HELLO", boot, 0, "fw=1.1.0 reader=qr"), frame("BALL", boot, 1, "4"),
+                     frame("BALL", boot, 3, "6"))
+        player = threading.Thread(target=play)
+        player.start()
+        assert main(["link", "watch", "--event", str(event), "--url", cage.url, "--seconds", "1"]) == 0
+        player.join(5)
+    out = capsys.readouterr().out
+    assert f"ball 4 from cage (boot {boot}, seq 1)" in out and "ball 6" not in out.split("ALERT")[0]
+    assert f"ALERT: cage link: refused ball 6 of cage boot {boot} seq 3: seq 2 has not arrived" in out
+    assert "gaps 1" in out

@@ -136,7 +136,7 @@ class Wire:
 class Flash:
     def __init__(self, saved=()):
         self.saved = list(saved)
-        self.counts = None
+        self.counts = []
 
     def load(self):
         return list(self.saved)
@@ -145,10 +145,10 @@ class Flash:
         self.saved = list(pending)
 
     def load_counts(self):
-        return self.counts
+        return list(self.counts)
 
     def save_counts(self, counts):
-        self.counts = counts
+        self.counts = list(counts)
 
 
 def cage(flash=None, boot="0000beef", now=0):
@@ -211,7 +211,7 @@ def test_balls_survive_a_reboot_under_their_old_boot_id():
     c.read(6, 1)
     wire.take()
     c2, wire2 = cage(flash, boot="00000002", now=5)                 # power cut: RAM gone, flash kept
-    assert wire2.take() == [("HELLO", "00000002", 0, "fw=%s reader=qr" % p.cagelink.VERSION),
+    assert wire2.take() == [("HELLO", "00000002", 0, "fw=%s reader=qr prev=00000001" % p.cagelink.VERSION),
                             ("END", "00000001", 2, "rtx=0 bad=0 misreads=0"),
                             ("BALL", "00000001", 1, "5")]
     c2.feed(ack("00000001", 1), 6)
@@ -267,3 +267,17 @@ def test_seq_never_wraps_the_boot_after_seq_max_is_a_new_boot():
     assert c.read(4, 2) == 1 and c.boot == "0000bef0"
     assert [f[:3] for f in wire.take()] == [("HELLO", "0000bef0", 0), ("END", "0000beef", p.SEQ_MAX),
                                             ("BALL", "0000bef0", 1)]
+
+
+def test_a_crash_loop_still_reports_each_earlier_boots_counters():
+    flash = Flash()
+    c, wire = cage(flash, boot="00000001")
+    c.read(5, 0)
+    for now in range(0, 800, 10):
+        c.tick(now)                                     # resends at 100, 300 and 700 ms that nobody hears
+    for boot in ("00000002", "00000003", "00000004"):
+        c, wire = cage(flash, boot=boot, now=1000)      # each boot dies before its END gets out
+    ends = [(f[1], p.fields(f[3])["rtx"]) for f in wire.take() if f[0] == "END"]
+    assert ends == [("00000003", "0"), ("00000002", "0"), ("00000001", "3")]   # newest first
+    c, wire = cage(flash, boot="00000005")
+    assert [f[1] for f in wire.take() if f[0] == "END"] == ["00000004", "00000003", "00000002"]   # 3 kept

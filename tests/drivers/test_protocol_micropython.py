@@ -40,15 +40,15 @@ print(lines.feed(b"ab\ncd"), lines.feed(b"x" * 40), lines.feed(b"y\nok\n"))
 class Flash:
     def __init__(self):
         self.saved = []
-        self.counts = None
+        self.counts = []
     def load(self):
         return list(self.saved)
     def save(self, pending):
         self.saved = list(pending)
     def load_counts(self):
-        return self.counts
+        return list(self.counts)
     def save_counts(self, counts):
-        self.counts = counts
+        self.counts = list(counts)
 
 sent = []
 flash = Flash()
