@@ -1,4 +1,5 @@
-"""Ball labels: the one design that drives the printed sticker sheets and the renderer.
+"""Ball labels: the one design the printed sticker sheets follow and the reader expects (the
+test world renders the printed PDF itself: vision.sim.ball_sheet).
 
 Each ball carries COPIES round stickers at the 12 vertices of an icosahedron (top, bottom,
 and two rings of five, like the pentagons of a football): wherever the ball rests, one
@@ -115,7 +116,7 @@ def covering_angle() -> float:
     return math.degrees(math.acos(math.sqrt((5 + 2 * math.sqrt(5)) / 15)))
 
 
-# --- drawing: the same shapes for the PDF and the renderer ---
+# --- the numerals printed above and below the QR ---
 
 @dataclass(frozen=True)
 class Numeral:
@@ -132,46 +133,6 @@ def numerals(ball: int, design: Design) -> list[Numeral]:
     under = ball in UNDERLINED
     return [Numeral(str(ball), -centre, height, width, False, under),
             Numeral(str(ball), centre, height, width, True, under)]
-
-
-def raster(ball: int, design: Design, px_per_mm: float, inverted: bool = False) -> np.ndarray:
-    """The sticker as a grey image (255 white), square, side = sticker diameter; for rendering."""
-    import cv2
-    side = int(round(design.sticker * px_per_mm))
-    paper, ink = (0, 255) if inverted else (255, 0)
-    image = np.full((side, side), paper, np.uint8)
-    mods = modules(ball)
-    qr_px = int(round(design.qr * px_per_mm))
-    code = cv2.resize(np.where(mods, ink, paper).astype(np.uint8), (qr_px, qr_px), interpolation=cv2.INTER_NEAREST)
-    at = (side - qr_px) // 2
-    image[at:at + qr_px, at:at + qr_px] = code
-    for n in numerals(ball, design):
-        _draw_numeral(image, n, px_per_mm, ink)
-    return image
-
-
-def _draw_numeral(image: np.ndarray, n: Numeral, px_per_mm: float, ink: int) -> None:
-    """Hershey lettering stands in for the PDF's Helvetica: the renderer needs the numeral's
-    place and weight, not its typeface."""
-    import cv2
-    font, weight = cv2.FONT_HERSHEY_DUPLEX, 2
-    (w, h), _ = cv2.getTextSize(n.text, font, 1.0, weight)
-    box_h = n.height * (0.8 if n.underline else 1.0) * px_per_mm
-    scale = min(box_h / h, n.width * px_per_mm / w)
-    thick = max(1, int(round(scale * weight)))
-    (w, h), _ = cv2.getTextSize(n.text, font, scale, thick)
-    canvas = np.zeros_like(image)
-    # a flipped numeral is drawn upright at the mirror place, then the canvas turns half a turn
-    y = -n.y if n.flipped else n.y
-    cx, cy = image.shape[1] / 2, image.shape[0] / 2 + y * px_per_mm
-    base = (int(round(cx - w / 2)), int(round(cy + h / 2 - (0.1 * n.height * px_per_mm if n.underline else 0))))
-    cv2.putText(canvas, n.text, base, font, scale, 255, thick, cv2.LINE_AA)
-    if n.underline:
-        under = int(base[1] + 0.18 * n.height * px_per_mm)
-        cv2.line(canvas, (base[0], under), (base[0] + w, under), 255, thick)
-    if n.flipped:
-        canvas = cv2.rotate(canvas, cv2.ROTATE_180)
-    image[canvas > 127] = ink
 
 
 # --- printing ---

@@ -51,6 +51,9 @@ def register(sub, groups) -> None:
                                                        "(decode times stay per core)")
     p.add_argument("--workers", type=int, default=2, help="decoding threads the simulated live reader runs "
                    "(the [camera] workers setting; default 2)")
+    p.add_argument("--frames", type=int, default=100, help="frames in each set that must name no wrong ball "
+                   "(a sticker sheet, a hand or page, two balls, not-a-label codes, mirrored stickers), and "
+                   "three times as many blurred 0-15 px for the read rate by blur (default 100)")
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.set_defaults(run=bench_balls)
 
@@ -191,13 +194,14 @@ def bench_balls(args) -> int:
     cv2.setNumThreads(1)
     if args.passes < len(PASS_KINDS):
         raise CommandError(f"--passes {args.passes}: at least {len(PASS_KINDS)} (one of each kind)", 2)
-    if args.jobs < 1 or args.workers < 1:
-        raise CommandError("--jobs and --workers: at least 1", 2)
+    if args.jobs < 1 or args.workers < 1 or args.frames < 0:
+        raise CommandError("--jobs and --workers: at least 1; --frames: 0 or more", 2)
     names = args.decoder or list(balls.DECODERS)
     decoders = {}
     for name in names:
         try:
-            decoders[name] = balls.BallDecoder(name, warn=lambda text: print(f"companion: {text}", file=sys.stderr))
+            decoders[name] = balls.BallDecoder(name, warn=lambda text: print(f"companion: {text}", file=sys.stderr),
+                                               distance=ball_render.RIG_DISTANCE)
         except (ValueError, balls.DecoderUnavailable) as error:
             raise CommandError(str(error), 2)
     names = [d.name for d in decoders.values()]        # after any fallback
@@ -219,6 +223,14 @@ def bench_balls(args) -> int:
             stats[record["decoder"]].add(record)
         done += len(records) // len(stats)
         _progress(done, args.passes, started)
+    started = time.monotonic()
+    frames = [(args.seed, kind, list(range(i, min(i + FRAME_CHUNK, n))), list(stats))
+              for kind, n in [("blur", 3 * args.frames)] + [(name, args.frames) for name in _scene_sets()]
+              for i in range(0, n, FRAME_CHUNK)]
+    for records in _map(_frames_chunk, frames, args.jobs):
+        for record in records:
+            stats[record["decoder"]].add_frame(record)
+    print(f"  blurred and adversarial frames: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
     report = {name: s.summary() for name, s in stats.items()}
     _print_report(report)
     if args.json:
@@ -252,7 +264,8 @@ def _bench_chunk(job) -> list[dict]:
     if not _WORKER:
         cv2.setNumThreads(1)
         _WORKER["renderer"] = ball_render.Renderer()
-        _WORKER["decoders"] = {name: balls.BallDecoder(name, warn=lambda text: None) for name in names}
+        _WORKER["decoders"] = {name: balls.BallDecoder(name, warn=lambda text: None, distance=ball_render.RIG_DISTANCE)
+                               for name in names}
     records = []
     for k in indices:
         kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
@@ -260,6 +273,42 @@ def _bench_chunk(job) -> list[dict]:
         p = ball_render.render_pass(_WORKER["renderer"], kind, fps, ball, _seed(seed, f"pass{k}"))
         for name, decoder in _WORKER["decoders"].items():
             records.append({"decoder": name, **_bench_pass(p, decoder, workers)})
+    return records
+
+
+FRAME_CHUNK = 25
+
+
+def _scene_sets() -> tuple:
+    from vision.sim import ball_scenes
+    return ball_scenes.SETS
+
+
+def _frames_chunk(job) -> list[dict]:
+    """Render blurred or adversarial frames and read each with every decoder."""
+    import cv2
+    from vision import balls
+    from vision.sim import ball_scenes
+    from vision.sim import balls as ball_render
+    seed, kind, indices, names = job
+    if not _WORKER:
+        cv2.setNumThreads(1)
+        _WORKER["renderer"] = ball_render.Renderer()
+        _WORKER["decoders"] = {name: balls.BallDecoder(name, warn=lambda text: None, distance=ball_render.RIG_DISTANCE)
+                               for name in names}
+    records = []
+    for k in indices:
+        frame_seed = _seed(seed, f"{kind}{k}")
+        if kind == "blur":        # spread evenly over 0-16 px (the golden ratio's multiples, mod 1)
+            blur = (k * 0.6180339887 % 1.0) * (ball_scenes.BLUR_BANDS[-1][1] + 1)
+            image, truth = ball_scenes.blurred_frame(_WORKER["renderer"], frame_seed, blur)
+        else:
+            image, truth = ball_scenes.adversarial_frame(_WORKER["renderer"], kind, frame_seed)
+        for name, decoder in _WORKER["decoders"].items():
+            result = decoder.read(image)
+            records.append({"decoder": name, "set": kind, "truth": truth["balls"], "blur": truth.get("blur"),
+                            "ball": result.ball, "wrong": result.ball is not None and result.ball not in truth["may_name"],
+                            "alert": bool(result.alert or result.conflict)})
     return records
 
 
@@ -274,6 +323,21 @@ class _Stats:
         self.labels_ok = self.labels = 0
         self.balls_failed: set[int] = set()
         self.dropped = self.processed = 0
+        self.sets: dict[str, dict] = {}
+        self.bands: dict[str, list[int]] = {}          # band -> [frames, read]
+
+    def add_frame(self, r: dict) -> None:
+        if r["set"] == "blur":
+            if r["truth"]:
+                band = self.bands.setdefault(_band(r["blur"]), [0, 0])
+                band[0] += 1
+                band[1] += r["ball"] in r["truth"]
+            return
+        k = self.sets.setdefault(r["set"], {"frames": 0, "wrong": 0, "named": 0, "alerts": 0})
+        k["frames"] += 1
+        k["wrong"] += r["wrong"]
+        k["named"] += r["ball"] is not None
+        k["alerts"] += r["alert"]
 
     def label(self, ok: bool, ball: int) -> None:
         self.labels += 1
@@ -322,7 +386,22 @@ class _Stats:
                           "ms_median": stat(self.cpu_ms, 50), "ms_p95": stat(self.cpu_ms, 95),
                           "empty_ms_median": stat(self.empty_ms, 50),
                           "false_ball_pct": round(100 * self.false_finds / max(self.empty_frames, 1), 2)},
-                "dropped_pct": round(100 * self.dropped / max(self.dropped + self.processed, 1), 2)}
+                "dropped_pct": round(100 * self.dropped / max(self.dropped + self.processed, 1), 2),
+                "blur_bands": {band: {"frames": n, "read_pct": round(100 * read / max(n, 1), 2)}
+                               for band, (n, read) in sorted(self.bands.items(), key=lambda b: int(b[0].strip(">").split("-")[0]))},
+                "sets": self.sets,
+                "wrong_in_sets": sum(k["wrong"] for k in self.sets.values())}
+
+
+def _band(blur: float) -> str:
+    from vision.sim import ball_scenes
+    for low, high in ball_scenes.BLUR_BANDS:
+        if blur < high + 0.5:
+            return f"{low}-{high}"
+    return f">{ball_scenes.BLUR_BANDS[-1][1]}"
+
+
+BAND_TARGETS = {"0-1": 95.0, "2-7": 95.0, "8-15": 60.0}     # frames read, % (issue 11)
 
 
 def _kind_order(kind: str) -> int:
@@ -420,6 +499,14 @@ def _print_report(report: dict) -> None:
               f"{f['ms_p95']} ms p95 (target median {TARGETS['median_ms']:g} ms: "
               f"{_met(median <= TARGETS['median_ms'], median - TARGETS['median_ms'], ' ms')}); "
               f"empty frames {f['empty_ms_median']} ms, a ball wrongly found in {f['false_ball_pct']}%")
+        if r["blur_bands"]:
+            print("  frames read by motion blur: " + "; ".join(
+                f"{band} px {b['read_pct']}% of {b['frames']}"
+                + (f" (target {BAND_TARGETS[band]:g}%: {_met(b['read_pct'] >= BAND_TARGETS[band], b['read_pct'] - BAND_TARGETS[band], '%')})"
+                   if band in BAND_TARGETS else "") for band, b in r["blur_bands"].items()))
+        for name, k in r["sets"].items():
+            print(f"  {name:22} {k['frames']:4} frames: wrong ball named {k['wrong']} (target 0: "
+                  f"{_met(k['wrong'] == 0, k['wrong'], '')}), a ball named {k['named']}, conflict/alert raised {k['alerts']}")
         medians = [k["latency_ms"]["median"] for k in r["kinds"].values() if k["latency_ms"]["median"] is not None]
         if medians:
             worst, target = max(medians), TARGETS["latency_ms"]

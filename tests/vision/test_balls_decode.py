@@ -8,6 +8,7 @@ import pytest
 from vision import ball_labels as bl
 from vision.sim import balls as br
 from vision import balls
+from vision.sim import ball_sheet
 
 RENDERER = br.Renderer()
 VIEW = balls.View.of(640, 480)
@@ -137,7 +138,7 @@ def test_rendered_passes_are_the_same_frame_for_frame_whatever_the_order():
 def test_a_finder_square_lost_to_glare_is_drawn_back_and_the_label_read(inverted):
     ppm = balls.Zxing.px_per_mm
     design = bl.Design()
-    label = cv2.copyMakeBorder(bl.raster(5, design, ppm, inverted), 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+    label = cv2.copyMakeBorder(ball_sheet.sticker_at(5, ppm, inverted), 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
     turned = cv2.warpAffine(label, cv2.getRotationMatrix2D((label.shape[1] / 2, label.shape[0] / 2), 25, 1.0),
                             label.shape[::-1], borderValue=255)
     glare = turned.copy()

@@ -8,6 +8,7 @@ import pytest
 
 from vision import ball_labels as bl
 from vision import balls
+from vision.sim import ball_sheet
 
 
 def test_every_payload_names_its_ball_and_fits_a_version_1_qr():
@@ -68,7 +69,7 @@ def test_the_flat_sticker_decodes_with_every_decoder(name):
     decoder = balls.backend(name, fallback=False)
     for ball in (1, 6, 9, 17, 27):
         for inverted in (False, True):
-            image = bl.raster(ball, bl.Design(), 10, inverted)
+            image = ball_sheet.sticker_at(ball, 10, inverted)
             image = cv2.copyMakeBorder(image, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=int(image[0, 0]))
             assert bl.payload(ball) in decoder.decode(image), (name, ball, inverted)
 

@@ -117,3 +117,11 @@ def printed(design: labels.Design, inverted: bool = False, forged: tuple[tuple[i
 def sticker(ball: int, design: labels.Design = labels.Design(), inverted: bool = False) -> np.ndarray:
     """Ball `ball`'s sticker as printed (grey, 255 white), PX_PER_MM, side = the sticker's diameter."""
     return printed(design, inverted)["stickers"][ball]
+
+
+def sticker_at(ball: int, px_per_mm: float, inverted: bool = False, design: labels.Design = labels.Design()
+               ) -> np.ndarray:
+    """The printed sticker at another scale (a flat label as the reader unrolls it)."""
+    image = sticker(ball, design, inverted)
+    side = int(round(image.shape[0] * px_per_mm / PX_PER_MM))
+    return cv2.resize(image, (side, side), interpolation=cv2.INTER_AREA)

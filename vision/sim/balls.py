@@ -36,10 +36,17 @@ CRADLE_DEPTH = (85, 105)           # the ball 205-255 px across
 CRADLE_EXPOSURE = (0.0005, 0.002)
 CRADLE_SECONDS = (0.7, 0.9)        # from rolling in to the end of the pass
 CHUTE_DEPTH = (110, 125)           # the ball 170-195 px across; the frame's long side along the chute
+RIG_DISTANCE = (80.0, 130.0)       # what [camera] ball_distance says for this rig
 CHUTE_EXPOSURE = (0.00015, 0.0005) # a bright light: blur up to ~7 px
 CHUTE_SPEED = (600, 1300)          # entering the view
 CHUTE_ACCEL = 3500                 # rolling down a 30 degree chute: 5/7 g sin 30
 TEXTURE_PX_PER_MM = ball_sheet.PX_PER_MM
+# Stickers that are not ball labels, printed on a ball-like sticker (the bench's forged balls):
+# texts one check digit off, and the near-labels that look most like a real label to the matcher
+# (`PB8817` shares most of ball 17's modules), and plain other text.
+FORGED = {**{b: f"PB{b:02d}{(int(labels.check_digits(b)) + 1) % 100:02d}" for b in labels.BALLS},
+          17: "PB8817", 27: "PB0122", 6: "PB2881", 15: "PB1151", 19: "PB5516", 22: "PB9809",
+          3: "HELLO", 8: "BALL 8"}
 PLATES = 2                         # noisy versions of the empty scene made per pass
 PAPER, INK = 0.82, 0.05            # sticker albedo (white paper, black toner)
 
@@ -98,6 +105,8 @@ class Look:
     spins: np.ndarray             # each sticker's turn about its centre (radians)
     seed: int = 0                 # for what is made once per pass (noise, the empty scene)
     cache: dict = field(default_factory=dict, repr=False)   # per-pass sensor work, done once
+    forged: bool = False          # its stickers' QR holds FORGED[ball], not the ball's label
+    mirrored: bool = False        # its stickers are stuck on mirrored (printed on film, stuck face down)
 
 
 @dataclass
@@ -168,10 +177,13 @@ class Renderer:
         # y (down) along e2 the way a camera's image axes do, so it reads the right way round
         self.centres, self.e1, self.e2 = centres.astype(np.float32), e1, np.cross(e1, centres)
 
-    def texture(self, ball: int, inverted: bool) -> np.ndarray:
-        key = (ball, inverted)
+    def texture(self, ball: int, inverted: bool, forged: bool = False, mirrored: bool = False) -> np.ndarray:
+        key = (ball, inverted, forged, mirrored)
         if key not in self._textures:
-            image = ball_sheet.sticker(ball, self.design, inverted).astype(np.float32) / 255
+            sheet = ball_sheet.printed(self.design, inverted, tuple(sorted(FORGED.items())) if forged else ())
+            image = sheet["stickers"][ball].astype(np.float32) / 255
+            if mirrored:
+                image = np.ascontiguousarray(image[:, ::-1])
             # a little pre-blur stands in for mip-mapping when the texture is minified
             self._textures[key] = cv2.GaussianBlur(INK + (PAPER - INK) * image, (0, 0), 1.2)
         return self._textures[key]
@@ -226,7 +238,7 @@ class Renderer:
         # mm on the flat sticker: a sticker pressed onto the ball keeps distances from its centre
         scale = np.float32(self.design.radius) * np.arccos(cos_rho) / np.maximum(np.sqrt(a * a + b * b), 1e-9)
         x, y = a * scale, b * scale
-        tex = self.texture(look.ball, look.inverted)
+        tex = self.texture(look.ball, look.inverted, look.forged, look.mirrored)
         ppm, half = TEXTURE_PX_PER_MM, tex.shape[0] / 2
         grey = _sample(tex, x * ppm + half, y * ppm + half)
         on_sticker = (x * x + y * y) <= (self.design.sticker / 2) ** 2
@@ -241,16 +253,20 @@ class Renderer:
         return look.cache["bases"]
 
     def frame(self, look: Look, pose: Pose | None, t: float, rng: np.random.Generator,
-              encode: bool = True) -> tuple[np.ndarray, bytes | None, bool]:
-        """One camera frame exposed from t to t + exposure: (BGR image, JPEG bytes, ball visible)."""
-        steps = self._substeps(look, pose, t) if pose else 1
+              encode: bool = True, others: list[tuple[Look, Pose]] = ()) -> tuple[np.ndarray, bytes | None, bool]:
+        """One camera frame exposed from t to t + exposure: (BGR image, JPEG bytes, ball visible).
+        `others`: more balls in view (their own look for texture and colour), placed apart."""
+        balls = ([(look, pose)] if pose else []) + list(others)
+        steps = max([self._substeps(look, p, t) for _, p in balls] or [1])
         visible = pose is not None and self.visible(look, pose, t)
         box = None
         draws = []
-        for i in range(steps if pose else 0):
-            centre, rot = pose.at(t + look.exposure * (i + 0.5) / steps)
-            drawn = self.radiance(look, centre, rot)
-            if drawn is not None:
+        for i in range(steps if balls else 0):
+            for own, p in balls:
+                centre, rot = p.at(t + look.exposure * (i + 0.5) / steps)
+                drawn = self.radiance(own, centre, rot)
+                if drawn is None:
+                    continue
                 draws.append(drawn)
                 y0, x0, hit, _ = drawn
                 y1, x1 = y0 + hit.shape[0], x0 + hit.shape[1]
@@ -310,12 +326,15 @@ class Renderer:
         r = self.camera.focal * self.design.radius / centre[2]
         return -r < u < self.camera.width + r and -r < v < self.camera.height + r
 
-    def _substeps(self, look: Look, pose: Pose, t: float) -> int:
+    def blur_px(self, look: Look, pose: Pose, t: float) -> float:
+        """How far (px) the ball's surface facing the camera moves during the exposure at t: its
+        travel plus its turn at the surface, the motion blur a label suffers."""
         (c0, r0), (c1, r1) = pose.at(t), pose.at(t + look.exposure)
         turn = math.acos(np.clip((np.trace(r1 @ r0.T) - 1) / 2, -1, 1)) * self.design.radius
-        travel_mm = np.linalg.norm(c1 - c0) + turn
-        travel_px = travel_mm * self.camera.focal / c0[2]
-        return int(np.clip(math.ceil(travel_px / 2.5), 1, 12))
+        return float((np.linalg.norm(c1 - c0) + turn) * self.camera.focal / c0[2])
+
+    def _substeps(self, look: Look, pose: Pose, t: float) -> int:
+        return int(np.clip(math.ceil(self.blur_px(look, pose, t) / 2.5), 1, 12))
 
 
 def _times(n: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -343,6 +362,7 @@ class Shot:
     image: np.ndarray
     jpeg: bytes | None
     visible: bool             # some of the ball is in the frame
+    blur: float = 0.0         # px the ball's surface moves during the exposure (motion blur)
 
 
 class Pass:
@@ -375,7 +395,8 @@ class Pass:
         if i not in self._shots:
             rng = np.random.default_rng([self.seed, 1, i])
             image, jpeg, _ = self.renderer.frame(self.look, self.pose, self.times[i], rng, encode)
-            self._shots[i] = Shot(self.times[i], image, jpeg, self.visible[i])
+            self._shots[i] = Shot(self.times[i], image, jpeg, self.visible[i],
+                                  self.renderer.blur_px(self.look, self.pose, self.times[i]))
         return self._shots[i]
 
     @property

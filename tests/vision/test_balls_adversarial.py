@@ -1,0 +1,78 @@
+"""What must name no ball (issue 11), each drawn from the printed PDF's raster: a sticker sheet in
+view, a hand or a page, a label whose QR holds another text, a lone sticker, and two balls at
+once (an alert, never a draw)."""
+import cv2
+import numpy as np
+import pytest
+
+from vision import balls
+from vision.acceptance import Acceptor, Alert, BallRead
+from vision.sim import ball_scenes as scenes
+from vision.sim import ball_sheet
+from vision.sim import balls as sim
+
+RENDERER = sim.Renderer()
+RIG = sim.RIG_DISTANCE       # the simulated cradle and chute: 85-125 mm from the camera
+
+
+@pytest.fixture(scope="module")
+def decoder():
+    return balls.BallDecoder(distance=RIG)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_sticker_sheet_in_view_is_not_a_ball(decoder, seed):
+    image, truth = scenes.adversarial_frame(RENDERER, "sheet", seed)
+    result = decoder.read(image)
+    assert (result.ball, result.found) == (None, False), result.why
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_beside_a_sticker_sheet_only_the_ball_is_named(decoder, seed):
+    image, truth = scenes.adversarial_frame(RENDERER, "sheet beside a ball", seed)
+    assert decoder.read(image).ball in truth["may_name"] | {None}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_hand_or_a_page_is_not_a_ball(decoder, seed):
+    image, _ = scenes.adversarial_frame(RENDERER, "hand or page", seed)
+    assert decoder.read(image).found is False
+
+
+def test_a_label_whose_qr_holds_another_text_is_never_matched_to_a_ball(decoder):
+    """PB8817 has a wrong check digit and shares most of ball 17's modules: decoded, it is not a
+    ball label, and the flattened label must not then be matched to ball 17."""
+    look = sim.plain_look(RENDERER, 17, seed=3)
+    look.forged = True
+    assert sim.FORGED[17] == "PB8817"
+    for copy in (0, 5):
+        result = decoder.read(sim.label_view(RENDERER, look, copy=copy, off_axis_deg=10, seed=copy))
+        assert result.ball is None and "PB8817" in result.others, result
+        assert result.why == "a code that is not a ball label: 'PB8817'"
+
+
+def test_two_balls_in_view_are_an_alert_not_a_draw(decoder):
+    acceptor = Acceptor()
+    messages = []
+    for k in range(3):
+        image, truth = scenes.adversarial_frame(RENDERER, "two balls", 1)
+        result = decoder.read(image)
+        assert result.ball is None and result.alert.startswith("2 balls in view"), result
+        messages += acceptor.frame(k / 30, result.found, result.ball, result.conflict, result.alert)
+    assert not any(isinstance(m, BallRead) for m in messages)
+    assert [m.kind for m in messages if isinstance(m, Alert)] == ["conflict"]       # once, not every frame
+
+
+def test_a_lone_printed_sticker_is_not_a_ball_of_the_rigs_size():
+    """A sticker cut from the sheet, lying flat in the tray: round and labelled, but half a
+    ball's size at the rig's distance."""
+    sticker = ball_sheet.sticker(9).astype(np.float32)
+    px_per_mm = balls.View.of(640, 480).focal / 100.0
+    side = int(sticker.shape[0] / ball_sheet.PX_PER_MM * px_per_mm)
+    small = cv2.resize(sticker, (side, side), interpolation=cv2.INTER_AREA)
+    yy, xx = np.mgrid[0:side, 0:side]
+    disc = np.hypot(xx - side / 2, yy - side / 2) < side / 2
+    frame = np.full((480, 640), 18, np.uint8)
+    y0, x0 = 240 - side // 2, 320 - side // 2
+    frame[y0:y0 + side, x0:x0 + side][disc] = (small * 0.9)[disc].astype(np.uint8)
+    assert balls.BallDecoder(distance=RIG).read(frame).ball is None
