@@ -122,7 +122,8 @@ class LinkSource:
         self.marks_file = None if journal is None else Path(f"{journal}.cage-marks")
         self.problem = ""
         marks = self._load_marks()
-        self.link = SerialLink.from_config(section, self._read, machine=places, marks=marks)   # checks the URL now
+        self.link = SerialLink.from_config(section, self._read, machine=places, marks=marks,   # checks the URL now
+                                           on_alert=self._alert)
         self.send = self.note = None
 
     def _load_marks(self) -> dict:
@@ -138,10 +139,16 @@ class LinkSource:
                         "resends after a restart may be refused as already drawn)")
         return {}
 
+    def _alert(self, text: str) -> None:
+        if self.note is not None:
+            self.note(f"cage link: {text}", "warning")
+
     def _read(self, read) -> None:
         if read.alert:
             self.note(f"cage link: {read.alert}", "warning")
         command = {"do": "draw_ball", "ball": read.ball}
+        if read.boot_id is not None:            # a resend after a restart is journaled once, marks or not
+            command["id"] = f"cage:{read.boot_id}:{read.seq}"
         if self.marks_file is None:
             self.send(command)
             return
@@ -184,6 +191,8 @@ class LinkSource:
             return "down", f"no heartbeat from the cage in {waited:.0f} s"
         if h.heartbeat_age >= STALE_SECONDS:
             return "down", f"no heartbeat for {h.heartbeat_age:.0f} s"
+        if h.alert_age is not None and h.alert_age < STALE_SECONDS:
+            return "degraded", h.alert
         return "down", f"the cage's reader reports a fault ({h.reader})"
 
     def stop(self) -> None:

@@ -88,7 +88,7 @@ def test_the_cage_hears_its_ack_only_once_the_journal_has_the_ball_and_a_restart
         command, reply = asked[0]
         reply(Outcome("ok"))
         handling.join(5)
-        assert command == {"do": "draw_ball", "ball": 9} and len(acks) == 1
+        assert command == {"do": "draw_ball", "ball": 9, "id": "cage:0badcafe:7"} and len(acks) == 1
         assert json.loads(Path(f"{journal}.cage-marks").read_text()) == {"0badcafe": 7}
     finally:
         source.stop()
