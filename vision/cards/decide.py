@@ -6,15 +6,17 @@ Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius)
     marginal <= score < definite, a light mark's shape  mark (alone in its field, nothing reaching in)
     marginal <= score < definite, otherwise             review: unclear mark
     score >= definite                                  mark
+    circled (cover >= circled), its circle's ink added  as above: a pen circle scores about 3
 
 Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
 
     the picture is too blurred to read the marks safely
     glare over a bubble, or the printed bubbles cannot be seen
     a long stray line touches a bubble, or covers more ink than its own
+    a circle's path crossing another bubble over more ink than its own (a mark under it?)
     an unclear mark; a line through a marked bubble; two marks in a field, one filled in
     faint ink in a bubble read blank; a printed ring inked over
-    ink just outside a bubble read blank (a circle drawn round it?)
+    ink round much of a bubble read blank (part of a circle, or a circle round two labels)
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
 a scribbled-out bubble beside a mark is two marks). Any other card counts with one mark in every
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import layouts as L
+from .circles import Circles
 from .measure import _Levels, _restored, _typical_ring
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
@@ -53,7 +56,10 @@ class Settings:
     span: float = 0.4           # that piece's length in radii (a speck is no mark)
     flat: float = 0.25          # the ink's narrow side under this share of its long side: a dash, no mark
     quiet: float = 0.05         # ink in the band around it at most this (a finger, shadow or line reaching in)
-    outside: float = 2.5        # ink just outside a bubble read blank, most of a pen circle's (drawn round it): review
+    # A circle drawn round a bubble (vision/cards/circles.py): the share of the rays from its centre
+    # that cross ink (its cover).
+    circled: float = 0.7        # at least this: circled, the circle's ink is its mark
+    partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,11 @@ class Reading:
     scores: dict                # (field, value) -> new ink in the disc
     around: dict                # ink in the band round it, less a marked neighbour's reach
     filled: dict                # share of the disc inked
-    halo: dict                  # ink just outside the disc
     light: frozenset            # light marks read as marks
     blurred: bool
     stroke_doubt: str | None    # what a long stray line left in doubt
+    circles: Circles            # circles drawn round bubbles, every bubble's cover
+    circle_doubt: str | None    # a circle's path over ink of another bubble's own
 
     def marked(self, s: Settings) -> dict:
         """Field -> the values read as marked."""
@@ -177,17 +184,22 @@ def _trace(r: Reading, s: Settings) -> str | None:
     return None
 
 
-def _ink_round(r: Reading, s: Settings) -> str | None:
-    """A circle drawn round a bubble, wider than the disc scored, puts its ink just outside it: a
-    bubble read blank with that much ink there may be marked."""
+def _under_circle(r: Reading, s: Settings) -> str | None:
+    return r.circle_doubt
+
+
+def _part_circled(r: Reading, s: Settings) -> str | None:
+    """Ink round much of a bubble read blank: part of a circle drawn round it, or one round two
+    labels (which is meant?). Read as blank, a vote would be lost."""
     fields = r.marked(s)
     for name, b in r.layout.bubbles():
-        if b.value not in fields[name] and r.halo[name, b.value] >= s.outside:
-            return f"ink round {b.value} ({name}), outside the bubble: a big circle drawn round it?"
+        cover = r.circles.cover[name, b.value]
+        if b.value not in fields[name] and cover >= s.partial:
+            return f"ink round {b.value} ({name}, {cover:.0%} of the way): part of a circle drawn round it?"
     return None
 
 
-DOUBTS = (_blurred, _glare, _stray_line, _unclear, _trace, _ink_round)
+DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled)
 
 
 # --- ink a neighbour's mark put there ----------------------------------------------------------------

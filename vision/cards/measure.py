@@ -19,11 +19,16 @@ def ink(grey: np.ndarray) -> np.ndarray:
     """How much darker than the paper around it each pixel is (0 paper .. 1 black).
 
     The paper level is a closing wider than any mark, so a shadow or uneven light (broad, or a
-    step) is paper, while a pen stroke or a filled dot (narrower than the window) is ink."""
+    step) is paper, while a pen stroke or a filled dot (narrower than the window) is ink. The card
+    is padded with its own edge first: a shadow's corner cut off by the card's edge (a fold's shade
+    narrower there than the window) would otherwise be closed over and read as ink."""
     grey = cv2.GaussianBlur(grey, (3, 3), 0)       # sensor noise would read as faint ink everywhere
     small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     window = int(20 * PX / 4) | 1
-    paper = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+    pad = window // 2
+    padded = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    closed = cv2.morphologyEx(padded, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+    paper = closed[pad:-pad, pad:-pad]
     paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
     paper = np.maximum(paper.astype(np.float32), np.maximum(grey, 1).astype(np.float32))
     return 1.0 - grey.astype(np.float32) / paper
@@ -91,25 +96,29 @@ def _levels(amount: np.ndarray, kind: str) -> _Levels:
     return _Levels(rings, print_level, _noise_floor(amount, kind))
 
 
-def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stray: float, cut=None):
+def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stray: float, cuts=()):
     """Per bubble: its new ink, the ink in the band around it, the share of it filled, and `own`,
     the new ink in the disc away from the other bubbles' spill zones. New ink is darkness beyond
     the blank's own print (scaled to how dark the print looks on this card); it is counted in mm²
     of full-strength stroke per mm of radius, so a 0.5 mm pen circle scores about 3 whatever the
     bubble's size. `around` leaves out the spill zones of marked bubbles (`definite`) with
     little ink in their own band (`stray`: no line runs through them): a big circle drawn round
-    such a bubble reaches there. `band` is all the band's ink. `cut` (pixels, bubbles): the
-    pixels (flat, True) left out of those bubbles (True): a stray stroke's ink."""
+    such a bubble reaches there. `band` is all the band's ink. `cuts`, pairs (pixels, bubbles): the
+    pixels (flat, True) left out of those bubbles (True): a stray stroke's ink, a circle round another."""
     regions = _regions(kind)
     flat = amount.ravel()
     keys = regions.keys
 
-    def new_ink(where):
+    def cut(where):
         index, label = where
-        new = _new_ink(flat[index], regions.print_ink[index], levels)
-        if cut is not None:
-            new = np.where(cut[0][index] & cut[1][label], 0.0, new)
-        return new
+        out = np.zeros(len(index), bool)
+        for pixels, bubbles in cuts:
+            out |= pixels[index] & bubbles[label]
+        return out
+
+    def new_ink(where):
+        new = _new_ink(flat[where[0]], regions.print_ink[where[0]], levels)
+        return np.where(cut(where), 0.0, new) if cuts else new
     per_r = 1 / (PX * PX) / regions.radii
     n = len(keys)
     inside = np.bincount(regions.inside[1], new_ink(regions.inside), minlength=n)
@@ -119,8 +128,8 @@ def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stra
     # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands
     spilling = np.append((inside * per_r >= definite) & (band_all < stray), False)     # zone -1 (none): last
     band = np.bincount(regions.band[1], band_ink * ~spilling[regions.band_zone], minlength=n)
-    count = regions.inside_count if cut is None else np.maximum(1, np.bincount(
-        regions.inside[1], ~(cut[0][regions.inside[0]] & cut[1][regions.inside[1]]), minlength=len(keys)))
+    count = regions.inside_count if not cuts else np.maximum(1, np.bincount(
+        regions.inside[1], ~cut(regions.inside), minlength=len(keys)))
     scores = dict(zip(keys, (inside * per_r).tolist()))
     around = dict(zip(keys, (band * per_r).tolist()))
     filled = dict(zip(keys, (inside / count).tolist()))
@@ -225,31 +234,6 @@ def sharpness(amount: np.ndarray) -> tuple[float, float]:
     """Ink of the thin printed outline (its peak, which blur lowers) and of the markers' solid black."""
     frame, marker = _contrast_masks()
     return float(np.median(amount[frame])), float(np.median(amount[marker]))
-
-
-@lru_cache(maxsize=None)
-def _halo(kind: str) -> tuple:
-    """Per bubble, the paper between the disc scored (1.2 radii) and the band around it, outside
-    the other bubbles' spill zones and clear of black print: (flat pixel index, bubble number)."""
-    width = _blank(kind).shape[1]
-    clear = _clear(kind)
-    index, label = [], []
-    for n, ((where, *_, zone), (_, b)) in enumerate(zip(_geometry(kind).values(), L.layout(kind).bubbles())):
-        y, x = np.mgrid[where]
-        d = np.hypot(x - b.x * PX, y - b.y * PX) / (b.r * PX)
-        mask = (d > 1.2) & (d < BAND[0]) & clear[where] & (zone < 0)
-        index.append((y * width + x)[mask])
-        label.append(np.full(int(mask.sum()), n))
-    return np.concatenate(index), np.concatenate(label)
-
-
-def _halo_ink(amount: np.ndarray, kind: str, levels: _Levels) -> dict:
-    """Per bubble, the new ink just outside it, in the units of its score."""
-    index, label = _halo(kind)
-    regions = _regions(kind)
-    new = _new_ink(amount.ravel()[index], regions.print_ink[index], levels)
-    per_r = 1 / (PX * PX) / regions.radii
-    return dict(zip(regions.keys, (np.bincount(label, new, minlength=len(regions.keys)) * per_r).tolist()))
 
 
 def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: float) -> float:

@@ -14,9 +14,10 @@ import numpy as np
 from .. import layouts as L
 from . import decide as D
 from .blank import PX
+from .circles import Circles, find as find_circles, under_circle as _under_circle
 from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code
-from .measure import _halo_ink, _levels, _one_stroke, _score, ink, sharpness
+from .measure import _levels, _one_stroke, _score, ink, sharpness
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes
 
@@ -85,34 +86,49 @@ class Scanner:
             result.command = best
 
     def _measure(self, amount: np.ndarray, layout: L.Layout, blurred: bool) -> Reading:
-        """Every bubble's ink, with a stray line's ink and a neighbour's spilt ink taken out."""
+        """Every bubble's ink, with a circle drawn round another bubble, a stray line's ink and a
+        neighbour's spilt ink taken out."""
         s, kind = self.settings, layout.kind
         levels = _levels(amount, kind)
-        numbers = _score(amount, kind, levels, s.definite, s.stray)
+        circles = find_circles(amount, kind, levels, s.circled)
+        cuts = _circle_cut(circles, layout)
+        numbers = self._numbers(amount, kind, levels, cuts, circles)
         scores, _, _, _, band = numbers
         stroke_doubt = None
-        if any(scores[k] >= s.trace and band[k] >= s.trace for k in scores):
-            numbers, stroke_doubt = self._unstroked(amount, layout, levels, numbers)
+        # a stray line through a bubble, faint ink (a crease's line?), or ink a circle's path has run into
+        inked = any(v >= s.trace and (band[k] >= s.trace or v < s.definite) for k, v in scores.items()) \
+            or circles.reach.sum() > PX * PX
+        strokes = _strokes(amount, kind, levels) if inked else []
+        if strokes:
+            stroke_cut = _stroke_cut(strokes, layout, amount.shape)
+            circles = find_circles(amount, kind, levels, s.circled, stroke_cut[0])   # a stray line is no circle
+            cuts = _circle_cut(circles, layout)
+            numbers = self._numbers(amount, kind, levels, cuts, circles)
+            numbers, stroke_doubt = self._unstroked(amount, layout, levels, numbers, cuts, circles, stroke_cut)
         scores, around, filled, own, band = numbers
         # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
-        spilt = [(name, b.value) for name, b in layout.bubbles()
-                 if scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
+        spilt = [(name, b.value) for name, b in layout.bubbles() if (name, b.value) not in circles.circled
+                 and scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
         scores = {**scores, **{key: own[key] for key in spilt}}
         light = D.light_marks(amount, layout, levels, scores, band, s, _one_stroke)
-        return Reading(layout, amount, levels, scores, around, filled, _halo_ink(amount, kind, levels), light,
-                       blurred, stroke_doubt)
+        return Reading(layout, amount, levels, scores, around, filled, light, blurred, stroke_doubt, circles,
+                       _under_circle(amount, kind, levels, circles, s.marginal) if circles.circled else None)
 
-    def _unstroked(self, amount: np.ndarray, layout: L.Layout, levels, numbers):
+    def _numbers(self, amount, kind: str, levels, cuts: list, circles: Circles):
+        """_score's numbers with the cuts made, a circled bubble scoring its circle's ink too."""
+        numbers = _score(amount, kind, levels, self.settings.definite, self.settings.stray, cuts)
+        scores = {k: v + circles.ink.get(k, 0.0) for k, v in numbers[0].items()}
+        return (scores, *numbers[1:])
+
+    def _unstroked(self, amount: np.ndarray, layout: L.Layout, levels, numbers, cuts: list, circles: Circles,
+                   stroke_cut):
         """The numbers again without the ink of long straight strokes running right through a bubble
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?). Only run where some bubble is not clearly blank."""
-        strokes = _strokes(amount, layout.kind, levels)
-        if not strokes:
-            return numbers, None
-        covered, crossed, touched, expected = _stroke_cut(strokes, layout, amount.shape)
+        covered, crossed, touched, expected = stroke_cut
         s = self.settings
-        again = _score(amount, layout.kind, levels, s.definite, s.stray, (covered, crossed)) if crossed.any() \
-            else numbers
+        again = self._numbers(amount, layout.kind, levels, [*cuts, (covered, crossed)], circles) \
+            if crossed.any() else numbers
         for n, (name, b) in enumerate(layout.bubbles()):
             key = name, b.value
             if touched[n] and again[0][key] >= s.marginal:
@@ -142,6 +158,11 @@ class Scanner:
         path = self.crops / f"{result.serial or 'card'}-{stem}.png"
         cv2.imwrite(str(path), crop)
         return str(path.absolute())     # the journal keeps it: readable from any folder
+
+
+def _circle_cut(circles: Circles, layout: L.Layout) -> list:
+    """The circles' paths, left out of every bubble (a circled one scores its circle's ink instead)."""
+    return [(circles.path, np.ones(len(layout.bubbles()), bool))] if circles.circled else []
 
 
 def _ms(start: float) -> float:

@@ -18,6 +18,7 @@ STROKE_WIDTH_MM = 1.5   # wider than this (as measured: blur included) it is no 
 
 
 STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
+FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a stroke only when this long
 
 
 @dataclass(frozen=True)
@@ -38,16 +39,31 @@ class _Stroke:
 
 def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
     """Long straight strokes of new ink (a pen line across the card, a crease): found as line
-    segments, collinear ones merged, each refitted to its ink and its width measured."""
+    segments, collinear ones merged, each refitted to its ink and its width measured. Faint ink
+    (a crease's shadow line, light pencil) counts as a stroke only when it is much longer."""
     new = _new_ink(amount, _print_everywhere(kind), levels)
-    binary = (new > 0.5).astype(np.uint8)
+    hidden = _print_everywhere(kind) >= 0.5
+    strokes = []
+    for least, length in ((0.5, STROKE_MM), (FAINT, CREASE_MM)):
+        binary = (new > least).astype(np.uint8)
+        ys, xs = np.nonzero(binary)
+        points = np.stack([xs, ys], 1).astype(np.float32)
+        for group in _segments(binary, length):
+            stroke = _refit(group, points, new, binary, hidden)
+            if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX:
+                _merge(strokes, stroke)
+    return strokes
+
+
+def _segments(binary: np.ndarray, length_mm: float) -> list[tuple]:
+    """Straight runs of ink at least length_mm long, collinear ones merged: [(p, u, t0, t1)]."""
     half = cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)      # a quarter of the votes
-    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(STROKE_MM * PX / 2),
+    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(length_mm * PX / 2),
                             maxLineGap=round(2.5 * PX))
     if found is None:
         return []
     found = found * 2 + 0.5
-    groups = []         # [(p, u, t0, t1)]
+    groups = []
     for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
         a, b = np.array([x0, y0], float), np.array([x1, y1], float)
         for n, (p, u, t0, t1) in enumerate(groups):
@@ -59,23 +75,19 @@ def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
         else:
             u = (b - a) / np.linalg.norm(b - a)
             groups.append((a, u, 0.0, float(np.linalg.norm(b - a))))
-    ys, xs = np.nonzero(binary)
-    points = np.stack([xs, ys], 1).astype(np.float32)
-    hidden = _print_everywhere(kind) >= 0.5
-    strokes = []
-    for group in groups:
-        stroke = _refit(group, points, new, binary, hidden)
-        if stroke is None or stroke.width > STROKE_WIDTH_MM * PX:
-            continue
-        same = [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
-                                                        for t in (stroke.t0, stroke.t1)) < 4]
-        if not same:
-            strokes.append(stroke)
-            continue
-        o = strokes[same[0]]
-        ends = [o.offset(*(stroke.p + t * stroke.u))[1] for t in (stroke.t0, stroke.t1)]
-        strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
-    return strokes
+    return groups
+
+
+def _merge(strokes: list[_Stroke], stroke: _Stroke) -> None:
+    """Add a stroke, or lengthen the one already found along the same line."""
+    same = [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
+                                                    for t in (stroke.t0, stroke.t1)) < 4]
+    if not same:
+        strokes.append(stroke)
+        return
+    o = strokes[same[0]]
+    ends = [o.offset(*(stroke.p + t * stroke.u))[1] for t in (stroke.t0, stroke.t1)]
+    strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
 
 
 def _refit(group, points: np.ndarray, new: np.ndarray, binary: np.ndarray, hidden: np.ndarray) -> _Stroke | None:

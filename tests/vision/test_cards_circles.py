@@ -1,0 +1,110 @@
+"""R6: players circle X, Y or Z (○で囲む). A pen circle round a bubble, from inside its printed ring
+to well outside it, an ellipse, an open circle, one crossing a neighbour's ring: that bubble's mark,
+never blank and never the neighbour's. Images are the printed PDF, rasterised, marked and
+photographed (tests/vision/printed_cards.py)."""
+import cv2
+import pytest
+
+import printed_cards as P
+from vision.cards import Scanner
+
+cv2.setNumThreads(1)
+pytestmark = P.needs_poppler
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    return Scanner(P.EVENT, P.SECRET)
+
+
+def _vote(marks) -> tuple:
+    card = P.card("vote", 2, 5)
+    picture = P.printed(card)
+    for draw in marks:
+        draw(picture)
+    return card, picture
+
+
+def _ring(kind, name, value, k, **shape):
+    return lambda picture: P.ring(picture, P.bubble(kind, name, value), k, **shape)
+
+
+def _dot(kind, name, value):
+    return lambda picture: P.dot(picture, P.bubble(kind, name, value))
+
+
+@pytest.mark.parametrize("k", [0.9, 1.25, 1.6, 1.8])
+@pytest.mark.parametrize("value", "XYZ")
+def test_a_circle_round_a_letter_is_its_vote(scanner, value, k):
+    """1.25-1.6 x the ring's radius once read `invalid: blank: nothing marked (R6)`."""
+    card, picture = _vote([_ring("vote", "mark", value, k)])
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.fields) == ("counted", {"mark": [value]}), result
+    assert result.command == {"do": "vote", "serial": card.serial, "turn": 5, "marks": [value]}
+
+
+@pytest.mark.parametrize("shape", [dict(k=1.4, aspect=1.4, tilt_deg=25), dict(k=1.5, gap_deg=70),
+                                   dict(k=1.5, shift_mm=(1.5, -1.0)), dict(k=1.7, aspect=0.8, tilt_deg=-10)],
+                         ids=["ellipse", "open", "off-centre", "tall-ellipse"])
+def test_an_ellipse_or_open_circle_round_a_letter_is_its_vote(scanner, shape):
+    card, picture = _vote([_ring("vote", "mark", "Y", **shape)])
+    result = scanner.scan_image(P.photo(picture, seed=3))
+    assert (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result
+
+
+@pytest.mark.parametrize("kind,name,value,others", [
+    ("robbery", "robber", "8", {"victim": "3", "ordinal": "5"}),
+    ("robbery", "ordinal", "4", {"robber": "2", "victim": "11"}),
+    ("exclusion", "ball", "14", {}),
+    ("change", "number", "15", {"cell": "5"})])
+def test_a_wide_circle_crossing_its_neighbours_rings_is_its_own_mark(scanner, kind, name, value, others):
+    """At 1.8 x the ring's radius the circle crosses the rings of the bubbles beside it: it is still
+    one mark, the circled one's (once read as marks in the neighbours, or review)."""
+    card = P.card(kind, 3, 2)
+    picture = P.printed(card)
+    P.ring(picture, P.bubble(kind, name, value), 1.8)
+    for field, v in others.items():
+        P.dot(picture, P.bubble(kind, field, v))
+    result = scanner.scan_image(P.photo(picture, turn_deg=-4))
+    assert (result.decision, result.fields) == ("counted", {name: [value], **{f: [v] for f, v in others.items()}}), result
+
+
+# --- two marks, one of them a circle (R6) ----------------------------------------------------------
+@pytest.mark.parametrize("marks", [
+    [_ring("vote", "mark", "X", 1.6), _dot("vote", "mark", "Z")],
+    [_ring("vote", "mark", "Y", 1.8), lambda p: P.tick(p, P.bubble("vote", "mark", "X"))],
+    [_ring("vote", "mark", "X", 1.3), _ring("vote", "mark", "Y", 1.7)]], ids=["circle+dot", "circle+tick", "two-circles"])
+def test_two_marks_where_one_is_a_circle_are_invalid(scanner, marks):
+    """Once one vote for the other bubble: the circle was not seen."""
+    card, picture = _vote(marks)
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.reason) == ("invalid", "two marks (R6)"), result
+    assert len(result.command["marks"]) == 2
+
+
+def test_a_dot_in_a_neighbour_a_wide_circle_crosses_is_a_second_mark(scanner):
+    """The circle round 8 crosses 9's disc, where a dot is: two marks in the robber row, review."""
+    card = P.card("robbery", 3, 2)
+    picture = P.printed(card)
+    P.ring(picture, P.bubble("robbery", "robber", "8"), 1.8)
+    for name, value in (("robber", "9"), ("victim", "3"), ("ordinal", "5")):
+        P.dot(picture, P.bubble("robbery", name, value))
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review", result
+
+
+# --- a circle that does not clearly enclose one label ---------------------------------------------
+def test_a_circle_round_two_labels_goes_to_review(scanner):
+    a, b = P.bubble("vote", "mark", "X"), P.bubble("vote", "mark", "Y")
+    card, picture = _vote([])
+    middle = P.bubble("vote", "mark", "X").__class__("", (a.x + b.x) / 2, a.y, a.r)
+    P.ring(picture, middle, 2.6, aspect=2.2)
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review", result
+
+
+def test_an_ellipse_reaching_into_the_next_bubble_is_never_two_marks(scanner):
+    """Wider than any circle the rays look at: its far end lies in Y's disc. Which is meant? A person says."""
+    card, picture = _vote([_ring("vote", "mark", "X", 1.8, aspect=1.6, tilt_deg=20)])
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" or result.fields == {"mark": ["X"]}, result

@@ -1,0 +1,49 @@
+"""A fold across a card is no mark: a fold shadow's soft edge or a crease's thin shadow line crossing a
+blank bubble once scored like ink (0.91, definite 0.6) and made a card with one clear fill read
+`invalid: two marks` or go to review. Images from the printed PDF (tests/vision/printed_cards.py)."""
+import cv2
+import pytest
+
+import printed_cards as P
+from vision.cards import Scanner
+
+cv2.setNumThreads(1)
+pytestmark = P.needs_poppler
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    return Scanner(P.EVENT, P.SECRET)
+
+
+def _filled_with(kind: str, name: str, marked: str):
+    card = P.card(kind, 4, 6)
+    picture = P.printed(card)
+    P.dot(picture, P.bubble(kind, name, marked))
+    return card, picture
+
+
+@pytest.mark.parametrize("kind,name,marked,blank,angle,depth,soft", [
+    ("vote", "mark", "X", "Z", 70, 0.35, 0.6),
+    ("vote", "mark", "Y", "Z", 110, 0.3, 0.8),
+    ("exclusion", "ball", "3", "18", 70, 0.31, 0.65),
+    ("exclusion", "ball", "12", "27", 60, 0.4, 1.5)])
+def test_a_fold_shadow_edge_across_a_blank_bubble_is_no_mark(scanner, kind, name, marked, blank, angle, depth, soft):
+    """The shade's corner between its edge and the card's edge was closed over as ink."""
+    card, picture = _filled_with(kind, name, marked)
+    b = P.bubble(kind, name, blank)
+    P.fold_shadow(picture, (b.x, b.y), angle, depth, soft)
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.fields) == ("counted", {name: [marked]}), result
+
+
+@pytest.mark.parametrize("kind,name,marked,blank,angle", [
+    ("vote", "mark", "Z", "X", 90), ("vote", "mark", "X", "Y", 120), ("exclusion", "ball", "3", "14", 0),
+    ("exclusion", "ball", "3", "14", 75)])
+def test_a_crease_line_across_a_blank_bubble_is_no_mark(scanner, kind, name, marked, blank, angle):
+    """A crease's shadow line, too faint for a pen stroke, crosses the whole card: no mark (was faint ink, review)."""
+    card, picture = _filled_with(kind, name, marked)
+    b = P.bubble(kind, name, blank)
+    P.crease(picture, (b.x + 0.2 * b.r, b.y), angle, dark=0.7, width_mm=0.3)
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.fields) == ("counted", {name: [marked]}), result

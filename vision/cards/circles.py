@@ -1,0 +1,170 @@
+"""Circles drawn round a bubble (R6: players circle X, Y or Z, ○で囲む).
+
+A pen circle round a bubble may lie anywhere from inside its printed ring to well outside it
+(0.9-1.8 x the ring's radius, an ellipse, open at a gap), and a wide one crosses its neighbours'
+rings and discs. Seen from the bubble's centre, its ink lies on nearly every ray; seen from a
+neighbour's, on a few. So each bubble is looked at along ANGLES rays between ARC radii of its
+centre: the share of rays that cross new ink (of those not hidden by black print) is its cover.
+A bubble with most rays covered is circled: the circle's path is traced (where each ray's ink
+is darkest), its ink is that bubble's mark, and the path is taken out of every other bubble's
+disc and band, so it is never read as a neighbour's mark. A bubble partly covered after that
+(part of a circle, a circle round two labels) is a doubt, never a blank.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from .. import layouts as L
+from .blank import PX, _print_everywhere
+from .measure import _Levels, _new_ink, _regions
+
+ANGLES, STEPS = 72, 40
+ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
+CROSSED = 0.35          # new ink on a ray at least this: the ray crosses a pen line
+PATH_MM = 0.8           # the traced path covers this much either side of where its ink is darkest
+
+
+@dataclass(frozen=True)
+class Circles:
+    cover: dict             # (field, value) -> share of its rays crossing ink (circled paths out, but its own)
+    circled: tuple          # the keys of the circled bubbles
+    path: np.ndarray        # flat bool over the rectified card: the circled bubbles' paths and their reach
+    reach: np.ndarray       # flat bool: ink joined to a traced path beyond it (an ellipse's far end, a tick touching it)
+    ink: dict               # circled key -> its traced path's new ink, in score units (mm² per mm of radius)
+    density: float          # the paths' mean new ink away from every bubble's disc
+
+
+@lru_cache(maxsize=None)
+def _rays(kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sample points (x, y in rectified pixels) of every bubble's rays: rows bubble x angle, columns
+    radius, and the radius of each column in mm per bubble (bubble x STEPS)."""
+    bubbles = [b for _, b in L.layout(kind).bubbles()]
+    angles = np.linspace(0, 2 * np.pi, ANGLES, endpoint=False)
+    radii = np.array([np.linspace(ARC[0] * b.r, ARC[1] * b.r, STEPS) for b in bubbles])      # mm
+    xs = np.concatenate([b.x + np.cos(angles)[:, None] * radii[n][None] for n, b in enumerate(bubbles)])
+    ys = np.concatenate([b.y + np.sin(angles)[:, None] * radii[n][None] for n, b in enumerate(bubbles)])
+    return (xs * PX).astype(np.float32), (ys * PX).astype(np.float32), radii
+
+
+@lru_cache(maxsize=None)
+def _hidden(kind: str) -> np.ndarray:
+    """Per bubble and ray, whether black print (titles, the card's own data, the code) hides most of it."""
+    xs, ys, radii = _rays(kind)
+    black = (_print_everywhere(kind) >= 2.0).astype(np.float32)
+    hidden = cv2.remap(black, xs, ys, cv2.INTER_NEAREST, borderValue=1.0).mean(axis=1) >= 0.5
+    return hidden.reshape(len(radii), ANGLES)
+
+
+def find(amount: np.ndarray, kind: str, levels: _Levels, circled_share: float, exclude=None) -> Circles:
+    """Which bubbles are circled (cover at least circled_share), their paths and ink, and every
+    bubble's cover once the circled paths are out. exclude (flat bool): ink that is no circle's."""
+    keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
+    new = _new_ink(amount, _print_everywhere(kind), levels).astype(np.float32)
+    if exclude is not None:
+        new[exclude.reshape(new.shape)] = 0.0
+    xs, ys, radii = _rays(kind)
+    along = cv2.remap(new, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(len(keys), ANGLES, STEPS)
+    cover = _cover(along, _hidden(kind))
+    circled = [n for n, c in enumerate(cover) if c >= circled_share]
+    none = np.zeros(new.size, bool)
+    if not circled:
+        return Circles(dict(zip(keys, cover)), (), none, none, {}, 0.0)
+    traced = np.zeros(new.shape, np.uint8)
+    ink = {}
+    for n in circled:
+        one = _trace(along[n], L.layout(kind).bubbles()[n][1], radii[n], new.shape)
+        ink[keys[n]] = float((new * one).sum() / (PX * PX) / L.layout(kind).bubbles()[n][1].r)
+        traced |= one
+    reach = _joined(new, traced)
+    spread = cv2.dilate(reach, np.ones((5, 5), np.uint8))      # a pen line's soft edge
+    path = (traced | spread).ravel() > 0
+    away = path & ~_discs(kind)
+    density = float(new.ravel()[away].mean()) if away.any() else 0.0
+    # the other bubbles' cover without the circles drawn round their neighbours
+    outside = cv2.remap(np.where(path.reshape(new.shape), 0, new).astype(np.float32), xs, ys, cv2.INTER_LINEAR,
+                        borderValue=0.0)
+    again = _cover(outside.reshape(len(keys), ANGLES, STEPS), _hidden(kind))
+    cover = [cover[n] if n in circled else again[n] for n in range(len(keys))]
+    return Circles(dict(zip(keys, cover)), tuple(keys[n] for n in circled), path, reach.ravel() > 0, ink, density)
+
+
+def _joined(new: np.ndarray, traced: np.ndarray) -> np.ndarray:
+    """Ink in one piece with a traced path, beyond it and its soft edge."""
+    binary = (new >= CROSSED).astype(np.uint8)
+    count, labels = cv2.connectedComponents(binary, connectivity=8)
+    keep = np.zeros(count, np.uint8)
+    keep[labels[(traced > 0) & (binary > 0)]] = 1
+    keep[0] = 0
+    return keep[labels] & (1 - cv2.dilate(traced, np.ones((5, 5), np.uint8)))
+
+
+def _cover(along: np.ndarray, hidden: np.ndarray) -> list[float]:
+    """Per bubble, the share of its rays (not hidden by print) that cross ink."""
+    crossed = along.max(axis=2) >= CROSSED
+    seen = crossed | ~hidden
+    return (crossed.sum(axis=1) / np.maximum(seen.sum(axis=1), 1)).tolist()
+
+
+def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> np.ndarray:
+    """The circle's path round a bubble: on each ray crossing ink, where the ink is darkest; runs
+    of neighbouring rays joined into lines."""
+    angles = np.linspace(0, 2 * np.pi, ANGLES, endpoint=False)
+    crossed = along.max(axis=1) >= CROSSED
+    rho = radii[along.argmax(axis=1)]
+    points = np.rint(np.stack([b.x + rho * np.cos(angles), b.y + rho * np.sin(angles)], 1) * PX).astype(np.int32)
+    start = int(np.argmin(crossed)) if not crossed.all() else 0     # runs split where a ray crosses nothing
+    order = np.roll(np.arange(ANGLES), -start)
+    runs, run = [], []
+    for a in order:
+        if crossed[a]:
+            run.append(points[a])
+        elif run:
+            runs.append(np.array(run))
+            run = []
+    if run:
+        runs.append(np.array(run + ([points[order[0]]] if crossed.all() else [])))
+    mask = np.zeros(shape, np.uint8)
+    cv2.polylines(mask, [r.reshape(-1, 1, 2) for r in runs], False, 1, 2 * round(PATH_MM * PX) + 1)
+    return mask
+
+
+def under_circle(amount: np.ndarray, kind: str, levels: _Levels, circles: Circles, marginal: float) -> str | None:
+    """Doubts a circle leaves in another bubble's disc: its ink reaching on beyond the traced path
+    into that disc (an ellipse wider than the rays look, or a mark touching the circle: which is
+    meant?), or its path crossing the disc over much more ink than the path carries elsewhere (a
+    mark of that bubble's own under it)."""
+    regions = _regions(kind)
+    index, label = regions.inside
+    near = circles.path[index]
+    index, label = index[near], label[near]
+    ink = _new_ink(amount.ravel()[index], regions.print_ink[index], levels)
+    n = len(regions.keys)
+    per_r = 1 / (PX * PX) / regions.radii
+    pixels = np.bincount(label, minlength=n)
+    on_ink = np.bincount(label, ink, minlength=n)
+    reached = np.bincount(label, ink * circles.reach[index], minlength=n) * per_r
+    for m, key in enumerate(regions.keys):
+        if key in circles.circled or not pixels[m]:
+            continue
+        if reached[m] >= marginal:
+            return f"the circle round {_name(circles.circled)} reaches into {key[1]} ({key[0]}): which is meant?"
+        if on_ink[m] / pixels[m] > 2 * circles.density + 0.1 and on_ink[m] * per_r[m] >= marginal:
+            return f"the circle round {_name(circles.circled)} runs over ink in {key[1]} ({key[0]}): a mark under it?"
+    return None
+
+
+@lru_cache(maxsize=None)
+def _discs(kind: str) -> np.ndarray:
+    """Flat bool: inside any bubble's scored disc."""
+    regions = _regions(kind)
+    out = np.zeros(_print_everywhere(kind).size, bool)
+    out[regions.inside[0]] = True
+    return out
+
+
+def _name(keys: tuple) -> str:
+    return " and ".join(f"{value} ({name})" for name, value in keys)
