@@ -106,7 +106,8 @@ def _pose(rng, hard: bool) -> dict:
 def _curl(rng) -> dict:
     """The paper lifting from one edge: the last `length` mm bend up over a cylinder."""
     angle = rng.uniform(0, 2 * math.pi)
-    length, bend = rng.uniform(10, 35), rng.uniform(0.25, 0.9)
+    length, lift = rng.uniform(10, 30), rng.uniform(1, 8)
+    bend = min(1.0, 2 * lift / length)          # the angle the edge ends at (lift ~ length x bend / 2)
     radius = length / bend
     return {"axis": np.array([math.cos(angle), math.sin(angle)]), "length": length, "radius": radius,
             "lift": radius * (1 - math.cos(bend)), "shade": rng.uniform(-0.35, 0.15)}

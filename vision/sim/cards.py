@@ -34,7 +34,7 @@ CIRCLES = ("circle", "ellipse", "open circle", "circle over neighbour")
 MARKS = CIRCLES + ("fill", "tick", "cross")                 # one mark in a bubble
 STYLES = MARKS + ("pencil", "scribble + correction", "two marks", "blank", "stray line", "crease", "fold shadow")
 PLAIN = ("circle", "ellipse", "fill", "tick", "cross")      # what a player draws beside another style's event
-CORPUS_VERSION = 4       # raise when the generator changes: cached corpora are then made afresh
+CORPUS_VERSION = 5       # raise when the generator changes: cached corpora are then made afresh
 
 
 # --- pens and strokes ----------------------------------------------------------------------------
@@ -199,7 +199,7 @@ def _over_neighbour(rng, bubble, others, width) -> tuple[Ink, dict]:
     ux, uy = (nx - x) / d, (ny - y) / d
     for _ in range(20):
         R = r * rng.uniform(1.2, 1.8)
-        depth = nr * rng.uniform(0.1, 0.6)           # how far past the neighbour's ring it goes
+        depth = nr * rng.uniform(0.1, 0.45)          # how far past the neighbour's ring it goes (not its label)
         off = d - (R + nr - depth)                   # centre moved towards the neighbour by this
         if 0 <= off <= R - 0.8 * r:
             break
