@@ -51,6 +51,8 @@ CREATE TRIGGER {table}_never_deleted BEFORE DELETE ON {table}
 INSERT INTO meta VALUES ('schema', '{VERSION}');
 COMMIT;
 """
+# what SQLite raises for a damaged file (a broken name in its schema does not even decode)
+SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
 TEXT, NUMBER, OPTIONAL = (str,), (int,), (str, type(None))
 COMMAND_TYPES = (NUMBER, TEXT, TEXT, OPTIONAL, TEXT, TEXT, OPTIONAL, TEXT)   # as SELECTed in _read
 EVENT_TYPES = (TEXT, NUMBER, NUMBER, TEXT, TEXT)
@@ -138,7 +140,7 @@ class Journal:
                 db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return db
-        except sqlite3.DatabaseError as error:
+        except SQLITE_ERRORS as error:
             raise JournalError(f"{self.path}: not a companion journal ({error})") from None
 
     def _check_schema(self, create: bool, old_ok: bool = False) -> None:
@@ -166,7 +168,7 @@ class Journal:
             if not self.readonly:
                 self.db.execute("PRAGMA journal_mode=DELETE")
                 self.db.execute("PRAGMA synchronous=EXTRA")
-        except sqlite3.DatabaseError as error:
+        except SQLITE_ERRORS as error:
             raise JournalError(f"{self.path}: {_readable(error)}") from None
 
     def _lock(self, holder: str) -> None:
@@ -226,9 +228,10 @@ class Journal:
         try:
             for last in self.batches():
                 pass
-            tip = self._query("SELECT batch, hash FROM tip").fetchone()
+            tip = self._one("SELECT batch, hash FROM tip")
         finally:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
         if (tip or (0, GENESIS)) != (last.number, last.hash):
             what = f"names batch {tip[0]}" if tip else "is missing"
             raise JournalDamaged(f"{self.path}: the journal's tip record {what} but the chain ends at batch "
@@ -249,7 +252,7 @@ class Journal:
 
     def _rows(self, after: int) -> list[tuple[tuple, list]]:
         commands = self._query(f"SELECT {self._columns()} FROM commands WHERE batch > ? ORDER BY batch",
-                               (after,)).fetchall()
+                               (after,))
         if not commands:
             return []
         events: dict[int, list] = {}
@@ -260,27 +263,27 @@ class Journal:
 
     def _rows_one_by_one(self, after: int):
         number = after + 1
-        while row := self._query(f"SELECT {self._columns()} FROM commands WHERE batch = ?", (number,)).fetchone():
+        while row := self._one(f"SELECT {self._columns()} FROM commands WHERE batch = ?", (number,)):
             yield row, self._query("SELECT game, seq, batch, kind, data FROM events WHERE batch = ? ORDER BY seq",
-                                   (number,)).fetchall()
+                                   (number,))
             number += 1
-        if (self._query("SELECT max(batch) FROM commands").fetchone()[0] or 0) > number:
+        if (self._one("SELECT max(batch) FROM commands")[0] or 0) > number:
             raise self._damaged(number, "is missing")
 
     def find(self, command_id: str) -> Batch | None:
         """The batch that holds the command with this id, if any."""
-        row = self._query("SELECT batch FROM commands WHERE id = ?", (command_id,)).fetchone()
+        row = self._one("SELECT batch FROM commands WHERE id = ?", (command_id,))
         if row is None:
             return None
         return self._read(row[0], GENESIS if row[0] == 1 else self._stored_hash(row[0] - 1))
 
     def count(self) -> int:
-        return self._query("SELECT count(*) FROM commands").fetchone()[0]
+        return self._one("SELECT count(*) FROM commands")[0]
 
     def _stored_hash(self, number: int) -> str:
         if self.version == 1:
             return ""
-        row = self._query("SELECT hash FROM commands WHERE batch = ?", (number,)).fetchone()
+        row = self._one("SELECT hash FROM commands WHERE batch = ?", (number,))
         if row is None or not isinstance(row[0], str):
             raise self._damaged(number, "is missing")
         return row[0]
@@ -291,11 +294,11 @@ class Journal:
         return "batch, game, at, id, command, status, reason, hash"
 
     def _read(self, number: int, previous: str) -> Batch:
-        row = self._query(f"SELECT {self._columns()} FROM commands WHERE batch = ?", (number,)).fetchone()
+        row = self._one(f"SELECT {self._columns()} FROM commands WHERE batch = ?", (number,))
         if row is None:
             raise self._damaged(number, "is missing")
         events = self._query("SELECT game, seq, batch, kind, data FROM events WHERE batch = ? ORDER BY seq",
-                             (number,)).fetchall()
+                             (number,))
         return self._checked(row, events, previous)
 
     def _checked(self, row: tuple, events: list[tuple], previous: str) -> Batch:
@@ -311,10 +314,14 @@ class Journal:
         except ValueError as error:     # only a journal this code did not write can get here
             raise self._damaged(number, f"does not decode ({error})") from None
 
-    def _query(self, sql: str, parameters: tuple = ()):
+    def _one(self, sql: str, parameters: tuple = ()) -> tuple | None:
+        rows = self._query(sql, parameters)
+        return rows[0] if rows else None
+
+    def _query(self, sql: str, parameters: tuple = ()) -> list[tuple]:
         try:
-            return self.db.execute(sql, parameters)
-        except sqlite3.DatabaseError as error:
+            return self.db.execute(sql, parameters).fetchall()
+        except SQLITE_ERRORS as error:
             raise JournalError(f"{self.path}: cannot read: {_readable(error)}; "
                                + SALVAGE_HINT.format(path=self.path)) from None
 

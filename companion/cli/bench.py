@@ -1,10 +1,29 @@
-"""`companion bench journal`: commands per second with fsync, and replay time of a whole game."""
+"""`companion bench journal`: commands per second with fsync, replay time of a whole game, and
+(--drills N) racing-writer and SIGKILL-and-retry drills with real `companion do` processes."""
 from __future__ import annotations
 
+import json
+import os
+import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+from . import CommandError
+
+BUSY = 3     # companion do's exit code when another writer holds the journal (cli/game.py)
+PLAYERS = [{"no": no, "name": f"P{no}", "account": "ABCDEF"[no - 1], "card": [no + i for i in range(9)]}
+           for no in range(1, 7)]
+SETUP = {"do": "setup", "event": "Drill night", "players": PLAYERS}
+# What two operators might send at once, after what: (prepared commands, the racing pair)
+RACES = [
+    ([SETUP, {"do": "begin_turn"}], [{"do": "draw", "balls": [1, 2, 3]}, {"do": "draw", "balls": [4, 5, 6]}]),
+    ([SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}], [{"do": "undo"}, {"do": "undo"}]),
+    ([SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}], [{"do": "close_voting"}] * 2),
+]
 
 
 def register(sub, groups) -> None:
@@ -13,10 +32,18 @@ def register(sub, groups) -> None:
     p.add_argument("--turns", type=int, default=15)
     p.add_argument("--games", type=int, default=5, help="games to write and replay (default 5)")
     p.add_argument("--dir", help="where to write the journals (default: a temporary folder; use the Pi's SD card to measure it)")
+    p.add_argument("--drills", type=int, default=0, metavar="N",
+                   help="instead: N racing-writer drills and N SIGKILL-and-retry drills with command ids")
+    p.add_argument("--damage", type=int, default=0, metavar="N",
+                   help="instead: open N copies of a journal with one random bit flipped, and N truncated ones")
     p.set_defaults(run=bench_journal)
 
 
 def bench_journal(args) -> int:
+    if args.drills:
+        return bench_drills(args.drills, args.dir)
+    if args.damage:
+        return bench_damage(args.damage, args.dir)
     from ..bingo.demo import demo_script
     from ..journal import Journal
     from ..session import Session
@@ -38,7 +65,172 @@ def bench_journal(args) -> int:
             assert replayed.state == session.state, "replay differs from the live game"
             print(f"game {game + 1}/{args.games}: {len(script)} commands, {rates[-1]:.0f} commands/s, "
                   f"replay {replays[-1]:.1f} ms", flush=True)
-    print(f"journal write (WAL, synchronous=FULL, fsync per command): median {statistics.median(rates):.0f} commands/s")
-    print(f"replay of a {args.turns}-turn, {args.players}-player game: median {statistics.median(replays):.1f} ms, "
-          f"max {max(replays):.1f} ms")
+    print(f"journal write (rollback journal, synchronous=EXTRA, hash chain, fsync per command): "
+          f"median {statistics.median(rates):.0f} commands/s")
+    print(f"replay (verify the chain and fold) of a {args.turns}-turn, {args.players}-player game: "
+          f"median {statistics.median(replays):.1f} ms, max {max(replays):.1f} ms")
     return 0
+
+
+def bench_drills(count: int, where: str | None) -> int:
+    with tempfile.TemporaryDirectory(dir=where) as folder:
+        races = [racing_drill(Path(folder), i) for i in range(count)]
+        bad = [r for r in races if r["problem"]]
+        print(f"racing writers: {count} drills, {sum(r['busy'] for r in races)} refused as busy, "
+              f"{sum(r['applied'] for r in races)} commands applied, {len(bad)} broken", flush=True)
+        kills = [kill_drill(Path(folder), i, random.Random(i)) for i in range(count)]
+    for drill in bad + [k for k in kills if k["problem"]]:
+        print(f"  {drill['problem']}")
+    after_commit = sum(k["committed"] and not k["printed"] for k in kills)
+    print(f"SIGKILL and retry: {count} drills, {after_commit} killed after the commit before \"ok\" was printed, "
+          f"{sum(k['lost'] for k in kills)} lost, {sum(k['doubled'] for k in kills)} doubled")
+    return 1 if bad or any(k["problem"] for k in kills) else 0
+
+
+def bench_damage(count: int, where: str | None) -> int:
+    from collections import Counter
+
+    from ..bingo.demo import demo_script
+    from ..journal import Journal
+    from ..session import Session
+    rng = random.Random(12)
+    with tempfile.TemporaryDirectory(dir=where) as folder:
+        clean, damaged = Path(folder) / "clean.db", Path(folder) / "damaged.db"
+        with Journal(clean) as journal:
+            session = Session(journal)
+            for command in demo_script(6, seed=3)[:120]:
+                session.submit(command)
+            batches = journal.count()
+        data = clean.read_bytes()
+        for name, make in (("single-bit flips", lambda: _flipped(data, rng.randrange(len(data) * 8))),
+                           ("truncations", lambda: data[:rng.randrange(len(data))])):
+            seen = Counter()
+            for _ in range(count):
+                damaged.write_bytes(make())
+                try:
+                    seen[judge_damaged(damaged, session.state)] += 1
+                except Exception as error:        # what the bench is here to find
+                    seen[f"traceback {type(error).__name__}"] += 1
+            print(f"{name} of a {len(data) // 1024} KB journal ({batches} batches): {count} opened, "
+                  + ", ".join(f"{n} {what}" for what, n in seen.most_common()), flush=True)
+    return 0
+
+
+def _flipped(data: bytes, bit: int) -> bytes:
+    damaged = bytearray(data)
+    damaged[bit // 8] ^= 1 << bit % 8
+    return bytes(damaged)
+
+
+def judge_damaged(path: Path, expected) -> str:
+    """Open a damaged copy of a journal: "refused" (one line), "identical" (the same state), or
+    what went wrong (a traceback escapes)."""
+    from ..journal import Journal, JournalError
+    from ..session import Session
+    try:
+        with Journal(path, readonly=True) as journal:
+            state = Session(journal).state
+    except JournalError as error:
+        return "refused" if "\n" not in str(error) else f"refused in several lines: {error}"
+    return "identical" if state == expected else "a different state"
+
+
+def _prepare(path: Path, commands: list[dict]) -> None:
+    from ..journal import Journal
+    from ..session import Session
+    with Journal(path) as journal:
+        session = Session(journal)
+        for command in commands:
+            if session.submit(command).status == "rejected":
+                raise CommandError(f"drill preparation rejected: {command}")
+
+
+def _do(path: Path, command: dict, stdout=subprocess.PIPE) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "companion", "do", "--journal", str(path), json.dumps(command)],
+                            stdout=stdout, stderr=subprocess.PIPE, text=True)
+
+
+def _full_pipe() -> tuple[int, int]:
+    """A pipe already full: a process writing "ok" to it blocks there, after its commit (as when
+    the operator's terminal or ssh link hangs), until it is killed."""
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    try:
+        while True:
+            os.write(write, b"x" * 65536)
+    except BlockingIOError:
+        pass
+    os.set_blocking(write, True)
+    return read, write
+
+
+def racing_drill(folder: Path, index: int) -> dict:
+    """Two `companion do` at once on one journal: one may be refused as busy, never both applied
+    to one state; the journal always opens afterwards."""
+    from ..journal import Journal, JournalError
+    from ..session import Session
+    prepared, pair = RACES[index % len(RACES)]
+    path = folder / f"race{index}.db"
+    _prepare(path, prepared)
+    processes = [_do(path, command) for command in pair]
+    answers = [(p.wait(timeout=60), *p.communicate()) for p in processes]
+    drill = {"busy": 0, "applied": 0, "problem": None}
+    for code, out, err in answers:
+        if code == BUSY and "in use by" in err and err.count("\n") == 1:
+            drill["busy"] += 1
+        elif code in (0, 1) and not err:
+            drill["applied"] += out.startswith("ok")
+        else:
+            drill["problem"] = f"race {index}: exit {code}: {(out + err).strip()[:200]}"
+    try:
+        with Journal(path, readonly=True) as journal:
+            batches = list(journal.batches())
+            Session(journal)
+    except JournalError as error:
+        drill["problem"] = f"race {index}: the journal does not open: {error}"
+        return drill
+    raced = batches[len(prepared):]
+    if len(raced) != drill["applied"]:
+        drill["problem"] = f"race {index}: {len(raced)} batches journaled, {drill['applied']} reported ok"
+    if pair[0]["do"] != "undo" and len(raced) > 1:
+        drill["problem"] = f"race {index}: two {pair[0]['do']} journaled for one state"
+    return drill
+
+
+def kill_drill(folder: Path, index: int, rng: random.Random) -> dict:
+    """`companion do` with an id, SIGKILLed (half the time right after its commit, before "ok" is
+    out), then retried with the same id until it answers: the command is journaled exactly once."""
+    from ..journal import Journal
+    path = folder / f"kill{index}.db"
+    _prepare(path, [SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}])
+    command = {"do": "buy", "player": 1 + index % 6, "item": "in", "id": f"drill-{index}"}
+    with Journal(path, readonly=True) as watcher:
+        if index % 2 == 0:                   # stuck writing "ok" after its commit
+            read, write = _full_pipe()
+            process = _do(path, command, stdout=write)
+            os.close(write)
+            while watcher.find(command["id"]) is None and process.poll() is None:
+                time.sleep(0.005)
+            time.sleep(0.05)
+        else:                                # at any moment from start-up to the end
+            process = _do(path, command)
+            time.sleep(rng.uniform(0, 0.5))
+        process.kill()
+        out = process.communicate()[0] or ""
+        if index % 2 == 0:
+            os.close(read)
+        committed = watcher.find(command["id"]) is not None
+    for _ in range(20):
+        retry = _do(path, command)
+        out_retry, err_retry = retry.communicate(timeout=60)
+        if retry.returncode != BUSY:
+            break
+    drill = {"committed": committed, "printed": out.startswith("ok"), "lost": 0, "doubled": 0, "problem": None}
+    if retry.returncode != 0:
+        drill["problem"] = f"kill {index}: the retry failed: {(out_retry + err_retry).strip()[:200]}"
+    with Journal(path, readonly=True) as journal:
+        bought = [b for b in journal.batches() if b.command.get("do") == "buy"]
+    drill["lost"], drill["doubled"] = int(not bought), max(0, len(bought) - 1)
+    if committed and "already applied" not in out_retry:
+        drill["problem"] = f"kill {index}: committed before the kill, but the retry said {out_retry.strip()!r}"
+    return drill
