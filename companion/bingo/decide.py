@@ -1,13 +1,14 @@
 """decide(state, command) -> events, or Rejected(reason). Pure: no I/O, clock or randomness."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 from . import commands as c
 from . import events as e
 from .rules import (ALL_LINES_BONUS, BALLS, DRAW_SIZE, EXCLUSION_FROM_TURN, LINES,
-                    MISSING_LINE_PENALTY, OPTIONS, PRICES, ROBBERY_PERCENT, Rules,
+                    MISSING_LINE_PENALTY, OPTIONS, PRICES, ROBBERY_PERCENT, START_CASH, Rules,
                     card_errors, robbery_amount)
 from .state import State, lines_complete
 
@@ -19,6 +20,12 @@ PHASE_WORDS = {
     "final": "the final robbery submission is open", "counting": "the cash count is open",
     "finished": "the game is finished",
 }
+
+# Printed serials (vision/layouts.py serial()): V<owner><turn>, R<owner><card>, two digits each.
+PRINTED = {c.Vote: ("vote", "V", re.compile(r"V([0-9]{2})([0-9]{2})")),
+           c.Rob: ("robbery", "R", re.compile(r"R([0-9]{2})([0-9]{2})"))}
+MAX_PLAYER_NO = 99      # serials print the owner in two digits
+MAX_TURNS = 99          # vote cards print their turn in two digits
 
 
 @dataclass(frozen=True)
@@ -77,14 +84,15 @@ def setup(s: State, cmd: c.Setup) -> list:
         seen = Counter(p[key] for p in cmd.players)
         twice = [v for v, n in seen.items() if n > 1]
         _need(not twice, f"two players have {key} {twice[0] if twice else ''}")
+    _need(rules.turns <= MAX_TURNS, f"a game has at most {MAX_TURNS} turns (vote cards print two digits)")
     for p in cmd.players:
-        _need(p["no"] >= 1, f"player numbers start at 1, not {p['no']}")
+        _need(1 <= p["no"] <= MAX_PLAYER_NO, f"player numbers are 1-{MAX_PLAYER_NO}, not {c.shown(p['no'])}")
         _need(len(p["account"]) == 1 and "A" <= p["account"] <= "Z",
               f"player {p['no']}: the account is one letter A-Z, not {p['account']!r}")
         problem = card_errors(p["card"])
         _need(problem is None, f"player {p['no']}: {problem}")
     players = [{k: p[k] for k in ("no", "name", "account", "card")} for p in cmd.players]
-    return [e.GameSetUp(cmd.event, players, rules.to_dict())]
+    return [e.GameSetUp(cmd.event, players, rules.to_dict(), cmd.reveal_accounts)]
 
 
 def begin_turn(s: State, cmd) -> list:
@@ -132,9 +140,29 @@ def _duplicate(s: State, card: str, serial: str) -> list | None:
     return None
 
 
+def _check_owner(s: State, card) -> None:
+    """A vote or robbery card names its owner in its printed serial: the owner must play in this
+    game, the serial be of the command's kind, and a vote card's printed turn the one entered.
+    With one vote card per player and turn, D3 then leaves one counted vote per player a turn.
+    A serial not in printed form ("V1", rehearsal scripts) names no owner: only its kind is checked."""
+    kind, letter, printed = PRINTED[type(card)]
+    _need(card.serial.startswith(letter),
+          f"{c.shown(card.serial)} is not a {kind} card's serial (those start with {letter}, e.g. {letter}0103)")
+    match = printed.fullmatch(card.serial)
+    if not match:
+        _need(card.owner is None, f"serial {c.shown(card.serial)} does not name an owner to check owner {card.owner} against")
+        return
+    owner, number = int(match[1]), int(match[2])
+    _need(card.owner in (None, owner), f"card {card.serial} is player {owner}'s, not player {card.owner}'s")
+    _need(owner in s.players, f"card {card.serial} is player {owner}'s, and there is no player {owner} in this game")
+    if isinstance(card, c.Vote):
+        _need(number == card.turn, f"card {card.serial} is printed for turn {number}, not turn {card.turn}")
+
+
 def vote(s: State, cmd: c.Vote) -> list:
     _phase(s, "voting")
     _need(bool(cmd.serial), "a vote card needs its serial")
+    _check_owner(s, cmd)
     duplicate = _duplicate(s, "vote", cmd.serial)
     if duplicate:
         return duplicate
@@ -263,6 +291,7 @@ def order_lines(s: State, cmd: c.OrderLines) -> list:
 def rob(s: State, cmd: c.Rob) -> list:
     _phase(s, *TURN_PHASES, "final")
     _need(bool(cmd.serial), "a robbery card needs its serial")
+    _check_owner(s, cmd)
     duplicate = _duplicate(s, "robbery", cmd.serial)
     if duplicate:
         return duplicate
@@ -327,6 +356,9 @@ def cash(s: State, cmd: c.Cash) -> list:
     _phase(s, "counting")
     _player(s, cmd.player)
     _need(cmd.amount >= 0, f"a cash count cannot be negative ({cmd.amount})")
+    # Chips only change hands between players (R3): no one can hold more than all of them.
+    chips = len(s.players) * START_CASH
+    _need(cmd.amount <= chips, f"a cash count of {cmd.amount:,} is more than all {chips:,} L$ of chips in this game (R3)")
     return [e.CashCounted(cmd.player, cmd.amount)]
 
 
@@ -368,8 +400,10 @@ def _awaiting_review(s: State, *kinds: str) -> None:
 
 
 def hold(s: State, cmd: c.Hold) -> list:
-    card = c.parse(cmd.card)
+    card = c.parse(cmd.card, unread_ok=True)     # held as read: a field the scanner could not read is None
     _phase(s, *(("voting",) if not isinstance(card, c.Rob) else (*TURN_PHASES, "final")))
+    if type(card) in PRINTED:
+        _check_owner(s, card)
     return _duplicate(s, _card_kind(card), card.serial) or [
         e.CardHeld(card.serial, c.to_dict(card), cmd.reason, cmd.crop, cmd.scores)]
 
@@ -379,11 +413,11 @@ def rule(s: State, cmd: c.Rule) -> list:
     held = s.held[cmd.serial]
     crop = held.crop
     if cmd.invalid is not None:
-        read = c.parse(held.card)
+        read = c.parse(held.card, unread_ok=True)
         return [e.CardRuled(cmd.serial, f"invalid: {cmd.invalid}", crop),
                 *_invalid(_card_kind(read), f"ruled invalid: {cmd.invalid}", cmd.serial, getattr(read, "player", 0))]
     card = c.parse(cmd.card)
-    _need(card.__class__ is c.parse(held.card).__class__, f"card {cmd.serial} is a {held.card['do']} card")
+    _need(card.__class__ is c.parse(held.card, unread_ok=True).__class__, f"card {cmd.serial} is a {held.card['do']} card")
     released = s.copy()
     released.serials.discard(cmd.serial)
     del released.held[cmd.serial]

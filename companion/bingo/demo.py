@@ -40,7 +40,7 @@ def demo_script(players: int = 6, seed: int = 1, turns: int = 15, event: str = "
         w.do({"do": "begin_turn"})
         machine = w.state.balls_in("machine")
         w.do({"do": "draw", "balls": rng.sample(machine, min(3, len(machine)))})
-        _robberies(w, rng, f"R{turn:02d}")
+        _robberies(w, rng)
         if w.state.phase == "voting":
             _special_cards(w, rng)
             _votes(w, rng, turn)
@@ -48,7 +48,7 @@ def demo_script(players: int = 6, seed: int = 1, turns: int = 15, event: str = "
         _order_lines(w, rng)
         w.do({"do": "end_turn"})
     w.do({"do": "begin_final"})
-    _robberies(w, rng, "RF")
+    _robberies(w, rng)
     w.do({"do": "end_final"})
     for no in w.state.players:
         w.do({"do": "cash", "player": no, "amount": START_CASH + rng.randint(-50, 50) * 10_000})
@@ -60,11 +60,14 @@ def _votes(w: _Writer, rng: Random, turn: int) -> None:
     options = OPTIONS[:len(w.state.drawn)]
     favourite = rng.choice(options)
     for no in w.state.players:
-        serial = f"V{turn:02d}{no:02d}"
         roll = rng.random()
         marks = ([] if roll < 0.04 else list(options[:2]) if roll < 0.07 else
                  [favourite] if roll < 0.5 else [rng.choice(options)])
-        card_turn = turn - 1 if roll > 0.98 and turn > 1 else turn
+        # now and then a player drops next turn's card (R6), and then has no card for that turn
+        card_turn = turn + 1 if roll > 0.98 and turn < w.state.rules.turns else turn
+        serial = f"V{no:02d}{card_turn:02d}"      # as printed: owner, turn
+        if serial in w.state.serials:
+            continue
         w.do({"do": "vote", "serial": serial, "turn": card_turn, "marks": marks})
         if rng.random() < 0.02:   # the same card fed through the scanner twice (D3)
             w.do({"do": "vote", "serial": serial, "turn": card_turn, "marks": marks})
@@ -92,14 +95,15 @@ def _special_cards(w: _Writer, rng: Random) -> None:
                 w.do({"do": "exclude", "player": no, "ball": rng.choice(candidates)})
 
 
-def _robberies(w: _Writer, rng: Random, prefix: str) -> None:
+def _robberies(w: _Writer, rng: Random) -> None:
     s = w.state
     rights_turn = s.rights_turn()
     for no, player in s.players.items():
         for line in player.lines:
             if line.turn == rights_turn and rng.random() < 0.9:
                 victim = rng.choice([other for other in s.players if other != no])
-                w.do({"do": "rob", "serial": f"{prefix}{no:02d}{line.ordinal}", "robber": no,
+                used = sum(1 for serial in w.state.serials if serial.startswith(f"R{no:02d}"))
+                w.do({"do": "rob", "serial": f"R{no:02d}{used + 1:02d}", "robber": no,   # as printed: owner, card
                       "victim": victim, "ordinal": line.ordinal})
 
 

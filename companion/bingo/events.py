@@ -9,6 +9,7 @@ class GameSetUp:
     event: str
     players: list[dict]      # no, name, account, card
     rules: dict
+    reveal_accounts: bool = False   # the event file's [event] reveal_accounts (older journals: absent)
 
 
 @dataclass

@@ -32,6 +32,7 @@ def _move_money(s: State, moved: list[dict]) -> None:
 
 def set_up(s: State, ev: e.GameSetUp) -> None:
     s.event, s.rules, s.phase = ev.event, Rules(**ev.rules), "ready"
+    s.reveal_accounts = ev.reveal_accounts
     s.players = {p["no"]: Player(p["no"], p["name"], p["account"], list(p["card"]), START_ACCOUNT)
                  for p in ev.players}
 

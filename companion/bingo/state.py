@@ -84,6 +84,7 @@ class State:
     held: dict[str, Held] = field(default_factory=dict)          # cards awaiting the operator (D2)
     tally: Tally | None = None
     announced: dict[str, int] = field(default_factory=dict)      # last balances shown, by letter (R13)
+    reveal_accounts: bool = False       # the finished public view may tie names to letters (event file)
     results: list[dict] = field(default_factory=list)
 
     def copy(self) -> "State":

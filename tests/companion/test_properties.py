@@ -9,7 +9,7 @@ from companion.journal import Journal
 from companion.session import Session
 
 PLAYERS = 5
-SERIALS = [f"S{i}" for i in range(12)]          # few serials, so duplicates happen
+SERIALS = [f"{kind}{i}" for kind in "VR" for i in range(6)]   # vote, robbery; few, so duplicates happen
 STEPS = ["begin_turn"] * 4 + ["draw"] * 4 + ["draw_ball", "buy", "inout", "change", "exclude", "rob",
          "order_lines", "cash", "void", "hold", "rule", "undo", "begin_final", "end_final", "finish"] \
     + ["vote"] * 8 + ["close_voting"] * 3 + ["end_turn"] * 3
@@ -24,8 +24,8 @@ def random_command(data, s) -> dict:
     draw = data.draw
     ball = lambda: draw(st.sampled_from(s.balls_in("machine") or list(BALLS)) | st.integers(0, 28))
     player = lambda: draw(st.integers(1, PLAYERS + 1))
-    serial = lambda: draw(st.sampled_from(SERIALS))
-    vote = lambda: {"do": "vote", "serial": serial(), "turn": draw(st.sampled_from([s.turn, s.turn, 1, 3])),
+    serial = lambda kind="": draw(st.sampled_from([x for x in SERIALS if x.startswith(kind)]))
+    vote = lambda: {"do": "vote", "serial": serial("V"), "turn": draw(st.sampled_from([s.turn, s.turn, 1, 3])),
                     "marks": draw(st.lists(st.sampled_from("XYZ"), max_size=2))}
     kind = draw(st.sampled_from(STEPS)) if draw(st.booleans()) else draw(st.sampled_from(ADVANCE.get(s.phase, STEPS)))
     if kind == "draw":
@@ -38,7 +38,7 @@ def random_command(data, s) -> dict:
         "inout": lambda: {"do": "inout", "player": player(), "dir": draw(st.sampled_from(["in", "out"])), "ball": ball()},
         "change": lambda: {"do": "change", "player": player(), "cell": draw(st.integers(1, 9)), "number": draw(st.integers(1, 27))},
         "exclude": lambda: {"do": "exclude", "player": player(), "ball": ball()},
-        "rob": lambda: {"do": "rob", "serial": serial(), "robber": player(), "victim": player(), "ordinal": draw(st.integers(1, 8))},
+        "rob": lambda: {"do": "rob", "serial": serial("R"), "robber": player(), "victim": player(), "ordinal": draw(st.integers(1, 8))},
         "order_lines": lambda: {"do": "order_lines", "player": player(),
                                 "lines": draw(st.lists(st.sampled_from(list(LINES)), min_size=1, max_size=3, unique=True))},
         "cash": lambda: {"do": "cash", "player": player(), "amount": draw(st.integers(0, 2_000_000))},

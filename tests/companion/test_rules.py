@@ -55,10 +55,10 @@ def test_balls_drawn_one_at_a_time_by_the_reader():
 
 def test_R6_invalid_votes_blank_multiple_and_wrong_turn():
     s = play(setup(), {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]})
-    assert "blank" in invalid(s, {"do": "vote", "serial": "a", "turn": 1, "marks": []})
-    assert "more than one" in invalid(s, {"do": "vote", "serial": "b", "turn": 1, "marks": ["X", "Z"]})
-    assert "turn 2 dropped in turn 1" in invalid(s, {"do": "vote", "serial": "c", "turn": 2, "marks": ["X"]})   # D12
-    assert "not now" in rejected(setup(), {"do": "vote", "serial": "d", "turn": 1, "marks": ["X"]})
+    assert "blank" in invalid(s, {"do": "vote", "serial": "Va", "turn": 1, "marks": []})
+    assert "more than one" in invalid(s, {"do": "vote", "serial": "Vb", "turn": 1, "marks": ["X", "Z"]})
+    assert "turn 2 dropped in turn 1" in invalid(s, {"do": "vote", "serial": "Vc", "turn": 2, "marks": ["X"]})   # D12
+    assert "not now" in rejected(setup(), {"do": "vote", "serial": "Vd", "turn": 1, "marks": ["X"]})
 
 
 def test_D1_D5_two_balls_left_are_drawn_alone_and_a_tie_makes_both_valid():
@@ -67,29 +67,29 @@ def test_D1_D5_two_balls_left_are_drawn_alone_and_a_tie_makes_both_valid():
         s.place[ball] = "pool"
     assert "draw 2 balls: the machine holds 2" in rejected(s, {"do": "draw", "balls": [1, 2, 3]})
     s = play(s, {"do": "draw", "balls": [1, 2]})
-    assert "no ball Z was drawn" in invalid(s, {"do": "vote", "serial": "z", "turn": 1, "marks": ["Z"]})
+    assert "no ball Z was drawn" in invalid(s, {"do": "vote", "serial": "Vz", "turn": 1, "marks": ["Z"]})
     s = play(s, *votes(1, "X", "X", "Y", "Y"), {"do": "close_voting"})
     assert s.valid == [1, 2]
 
 
 def test_D2_unclear_card_waits_for_the_operator_and_the_ruling_is_kept():
     s = play(setup(), {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}, *votes(1, "X", "X", "X"))
-    s = play(s, {"do": "hold", "card": {"do": "vote", "serial": "H1", "turn": 1, "marks": ["Y"]},
+    s = play(s, {"do": "hold", "card": {"do": "vote", "serial": "VH1", "turn": 1, "marks": ["Y"]},
                  "reason": "faint mark on Y", "crop": "crops/H1.png", "scores": {"mark": {"X": 0.0, "Y": 0.41}}})
-    assert s.held["H1"].scores == {"mark": {"X": 0.0, "Y": 0.41}}          # what the operator is shown
-    assert "H1" in s.held and "rule on the held card first: H1" in rejected(s, {"do": "close_voting"})
-    assert "duplicate" in invalid(s, {"do": "vote", "serial": "H1", "turn": 1, "marks": ["Y"]})
-    ruling = attempt(s, {"do": "rule", "serial": "H1", "card": {"do": "vote", "serial": "H1", "turn": 1, "marks": ["X"]}})
+    assert s.held["VH1"].scores == {"mark": {"X": 0.0, "Y": 0.41}}          # what the operator is shown
+    assert "VH1" in s.held and "rule on the held card first: VH1" in rejected(s, {"do": "close_voting"})
+    assert "duplicate" in invalid(s, {"do": "vote", "serial": "VH1", "turn": 1, "marks": ["Y"]})
+    ruling = attempt(s, {"do": "rule", "serial": "VH1", "card": {"do": "vote", "serial": "VH1", "turn": 1, "marks": ["X"]}})
     assert type(ruling[0]).__name__ == "CardRuled" and ruling[0].crop == "crops/H1.png"
-    s = play(s, {"do": "rule", "serial": "H1", "card": {"do": "vote", "serial": "H1", "turn": 1, "marks": ["X"]}})
+    s = play(s, {"do": "rule", "serial": "VH1", "card": {"do": "vote", "serial": "VH1", "turn": 1, "marks": ["X"]}})
     s = play(s, {"do": "close_voting"})
     assert s.tally.votes["X"] == 4 and not s.held
 
 
 def test_D2_ruled_invalid_counts_as_submitted_not_as_a_vote():
     s = play(setup(), {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}, *votes(1, "X", "X", "X"))
-    s = play(s, {"do": "hold", "card": {"do": "vote", "serial": "H1", "turn": 1, "marks": []}, "reason": "smudge"},
-             {"do": "rule", "serial": "H1", "invalid": "unreadable"}, {"do": "close_voting"})
+    s = play(s, {"do": "hold", "card": {"do": "vote", "serial": "VH1", "turn": 1, "marks": []}, "reason": "smudge"},
+             {"do": "rule", "serial": "VH1", "invalid": "unreadable"}, {"do": "close_voting"})
     assert s.tally.invalid == 1 and s.tally.void   # 3 valid votes of 6 players: no quorum
 
 
@@ -179,12 +179,12 @@ def _robbery_ready(balance_victim: int = 2_300_000):
 
 
 def test_R10_R11_example6_robbery_uses_the_right_in_the_next_turn():
-    s = play(_robbery_ready(), {"do": "rob", "serial": "R0007", "robber": 2, "victim": 5, "ordinal": 2})
+    s = play(_robbery_ready(), {"do": "rob", "serial": "R0207", "robber": 2, "victim": 5, "ordinal": 2})
     s = play(s, *votes(7, "X", "X", "X", "X"), {"do": "close_voting"}, {"do": "end_turn"})
     assert s.players[5].balance == 2_300_000 - 460_000 and s.players[2].balance == START_ACCOUNT + 460_000
     s = play(s, {"do": "begin_turn"}, {"do": "draw", "balls": s.balls_in("machine")[:3]})
-    assert "duplicate" in invalid(s, {"do": "rob", "serial": "R0007", "robber": 2, "victim": 5, "ordinal": 2})
-    assert "no line 2 formed in turn 7" in invalid(s, {"do": "rob", "serial": "R0008", "robber": 2, "victim": 5, "ordinal": 2})
+    assert "duplicate" in invalid(s, {"do": "rob", "serial": "R0207", "robber": 2, "victim": 5, "ordinal": 2})
+    assert "no line 2 formed in turn 7" in invalid(s, {"do": "rob", "serial": "R0208", "robber": 2, "victim": 5, "ordinal": 2})
 
 
 def test_R9_robbery_card_invalid_cases():

@@ -55,9 +55,9 @@ def test_turn_actions_from_the_keyboard(tmp_path):
         assert session.state.drawn == [1, 2, 3]
         await do(pilot, "v", "V0101", "enter", "enter", "X", "enter")  # turn is filled in
         assert last_command(session) == {"do": "vote", "serial": "V0101", "turn": 1, "marks": ["X"]}
-        await do(pilot, "v", "V0102", "enter", "enter", "yz", "enter", expect="invalid")
+        await do(pilot, "v", "V0201", "enter", "enter", "yz", "enter", expect="invalid")
         assert "more than one mark" in text_of(pilot.app)
-        for serial, mark in (("V0103", "Y"), ("V0104", "Z")):     # as the scanner would
+        for serial, mark in (("V0301", "Y"), ("V0401", "Z")):     # as the scanner would
             session.submit({"do": "vote", "serial": serial, "turn": 1, "marks": [mark]})
         await do(pilot, "p", "enter", "change", "enter")              # player 1: the selected row
         assert session.state.players[1].items == {"change": 1}
@@ -153,7 +153,7 @@ def test_review_queue_rules_held_cards(tmp_path):
     crop[:, 40:] = (0, 0, 255)                      # right half red (BGR)
     cv2.imwrite(str(tmp_path / "crop.png"), crop)
     session, app, _ = console_on(tmp_path, "turn1_voting")
-    for serial in ("V0110", "V0111", "V0112", "V0113"):
+    for serial in ("V0101", "V0201", "V0301", "V0401"):
         session.submit({"do": "hold", "card": {"do": "vote", "serial": serial, "turn": 1, "marks": ["X", "Y"]},
                         "reason": "mark between marginal and definite", "crop": str(tmp_path / "crop.png"),
                         "scores": {"mark": {"X": 2.91, "Y": 0.45, "Z": 0.02}}})
@@ -167,7 +167,7 @@ def test_review_queue_rules_held_cards(tmp_path):
         await do(pilot, "2")
         ruled = last_command(session)
         assert (ruled["do"], ruled["serial"], ruled["card"]) == (
-            "rule", "V0110", {"do": "vote", "serial": "V0110", "turn": 1, "marks": ["Y"]})
+            "rule", "V0101", {"do": "vote", "serial": "V0101", "turn": 1, "marks": ["Y"]})
         await do(pilot, "0", expect="invalid")
         assert last_command(session)["invalid"]
         await do(pilot, "a", expect="invalid")          # as read: two marks

@@ -131,10 +131,11 @@ def test_card_scanner_folder_counts_a_vote(tmp_path):
     import os
     import cv2
     import numpy as np
-    from vision import corpus_cards as C, layouts as L
+    from vision import layouts as L
+    from vision.sim import drawn_cards as C
     from vision.render import render
     event = event_with()
-    card = L.Card("vote", event.id, "V0150", 1, 1)
+    card = L.Card("vote", event.id, "V0101", 1, 1)
     picture = cv2.cvtColor(render(card, event.secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
     for bubble in L.layout("vote").field("mark").bubbles:
         if bubble.value == "Y":
@@ -149,8 +150,8 @@ def test_card_scanner_folder_counts_a_vote(tmp_path):
     app = ConsoleApp(session, sources=sources)
 
     async def body(pilot):
-        await settle(pilot, lambda app: any(b.serial == "V0150" for b in session.state.ballots), timeout=20)
-        assert [b.choice for b in session.state.ballots if b.serial == "V0150"] == ["Y"]
+        await settle(pilot, lambda app: any(b.serial == "V0101" for b in session.state.ballots), timeout=20)
+        assert [b.choice for b in session.state.ballots if b.serial == "V0101"] == ["Y"]
         await settle(pilot, lambda app: (folder / "done" / "card.png").exists())
         assert "card scanner ● ok" in text_of(pilot.app)
 
