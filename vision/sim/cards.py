@@ -199,7 +199,7 @@ def _over_neighbour(rng, bubble, others, width) -> tuple[Ink, dict]:
     ux, uy = (nx - x) / d, (ny - y) / d
     for _ in range(20):
         R = r * rng.uniform(1.2, 1.8)
-        depth = nr * rng.uniform(0.1, 0.45)          # how far past the neighbour's ring it goes (not its label)
+        depth = nr * rng.uniform(0.1, 0.4)           # how far past the neighbour's ring it goes (not its label)
         off = d - (R + nr - depth)                   # centre moved towards the neighbour by this
         if 0 <= off <= R - 0.8 * r:
             break
