@@ -329,3 +329,36 @@ def test_the_night_of_checklist_goes_from_printing_to_the_display():
     found = [next(i for i, step in enumerate(steps) if step.startswith(s)) for s in order]
     assert found == sorted(found), steps
     assert "plunder-display" in checklist and "plunder-companion" in checklist
+
+
+def test_the_display_units_command_serves_what_the_kiosk_opens(tmp_path):
+    """The display unit's ExecStart as written (only the event file and the port moved into the
+    test's room), and the kiosk pointed at it: the projector's page is the audience display."""
+    import socket
+    import sys
+    import urllib.request
+    event = tmp_path / "event.toml"
+    subprocess.run([sys.executable, "-m", "companion", "init", "--out", str(event), "--players", "3", "--seed", "1"],
+                   check=True, capture_output=True, timeout=60)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    words = companion_commands(HARDWARE / "systemd" / "plunder-display.service")[-1]
+    words = [str(event) if w == "/srv/plunder/event.toml" else str(port) if w == "8080" else w for w in words[1:]]
+    server = subprocess.Popen([sys.executable, "-m", "companion", *words], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "chromium").write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/opened\n')
+    (bin_dir / "chromium").chmod(0o755)
+    url = kiosk_command()[1].replace(":8080/", f":{port}/")
+    try:
+        kiosk = subprocess.run([str(HARDWARE / "kiosk" / "kiosk"), url], capture_output=True, text=True,
+                               env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}, timeout=150)
+        assert kiosk.returncode == 0, kiosk.stderr
+        assert (tmp_path / "opened").read_text().split()[-1] == url
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "<title>Plunder Bingo</title>" in page
+    finally:
+        server.terminate()
+        server.wait(10)
