@@ -38,34 +38,30 @@ class FlashStore:
         self.path, self.counts_path = path, counts_path
 
     def load(self):
-        pending = []
-        try:
-            with open(self.path) as f:
-                for line in f:
-                    parts = line.split()
-                    if len(parts) == 3:
-                        pending.append((parts[0], int(parts[1]), int(parts[2])))
-        except (OSError, ValueError):
-            pass
-        return pending
+        return _read_rows(self.path, 3)
 
     def save(self, pending):
         _write_atomic(self.path, "".join("%s %d %d\n" % entry for entry in pending))
 
     def load_counts(self):
-        kept = []
-        try:
-            with open(self.counts_path) as f:
-                for line in f:
-                    parts = line.split()
-                    if len(parts) == 5:
-                        kept.append((parts[0],) + tuple(int(part) for part in parts[1:]))
-        except (OSError, ValueError):
-            pass
-        return kept
+        return _read_rows(self.counts_path, 5)
 
     def save_counts(self, kept):
         _write_atomic(self.counts_path, "".join("%s %d %d %d %d\n" % counts for counts in kept))
+
+
+def _read_rows(path, width):
+    """Lines of `width` words, a boot id then numbers, as tuples; what cannot be read is left out."""
+    rows = []
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == width:
+                    rows.append((parts[0],) + tuple(int(part) for part in parts[1:]))
+    except (OSError, ValueError):
+        pass
+    return rows
 
 
 def _write_atomic(path, text):

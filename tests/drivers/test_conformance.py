@@ -22,7 +22,7 @@ from drivers.cage_sim import SimCage, SocketPort
 from drivers.serial_link import SerialLink
 
 from scripted_cage import PtyCage, SocketCage, frame
-from test_protocol_micropython import CAGELINK, NODE, PACKAGE, RUNNER
+from test_protocol_micropython import CAGELINK, FLASH, NODE, PACKAGE, RUNNER
 
 DOC = Path(__file__).resolve().parents[2] / "hardware" / "PROTOCOL.md"
 TEXT = DOC.read_text(encoding="utf-8")
@@ -304,18 +304,6 @@ def test_the_host_shows_every_resend_even_those_made_while_unplugged_before_a_re
 # -- the shipped firmware's obligations, under CPython and under real MicroPython --
 
 SCENARIO = r'''
-class Flash:
-    def __init__(self):
-        self.saved, self.counts = [], []
-    def load(self):
-        return list(self.saved)
-    def save(self, pending):
-        self.saved = list(pending)
-    def load_counts(self):
-        return list(self.counts)
-    def save_counts(self, counts):
-        self.counts = list(counts)
-
 clock = [0]
 out = []
 def wire(data):
@@ -369,7 +357,7 @@ for line in out:
 
 def firmware_transcript(under_micropython: bool, tmp_path) -> list[tuple[int, str, bytes]]:
     script = tmp_path / "scenario.py"
-    script.write_text(CAGELINK.read_text() + "\n" + SCENARIO)
+    script.write_text(CAGELINK.read_text() + "\n" + FLASH + SCENARIO)
     if under_micropython:
         runner = tmp_path / "run.mjs"
         runner.write_text(RUNNER % repr(PACKAGE.as_uri()))

@@ -99,12 +99,18 @@ def test_alerts_from_a_place_map_a_list_or_a_callable():
     assert alert_for(2, None) is None
 
 
-def test_the_link_alerts_with_the_referees_own_state():
+def drawing_session() -> Session:
+    """A two-player game in its first turn's draw."""
     session = Session(Journal())
     session.submit({"do": "setup", "event": "t", "players": [
         {"no": 1, "name": "A", "account": "A", "card": [1, 2, 3, 4, 5, 6, 7, 8, 9]},
         {"no": 2, "name": "B", "account": "B", "card": [10, 11, 12, 13, 14, 15, 16, 17, 18]}]})
     session.submit({"do": "begin_turn"})
+    return session
+
+
+def test_the_link_alerts_with_the_referees_own_state():
+    session = drawing_session()
     assert session.submit({"do": "draw", "balls": [3, 4, 5]}).status == "ok"
     got = []
     link = SerialLink("loop://", got.append, machine=lambda: session.state.place)
@@ -116,11 +122,7 @@ def test_the_link_alerts_with_the_referees_own_state():
 
 def test_a_ball_resent_after_a_restart_without_marks_is_journaled_once():
     from tui.sources import LinkSource
-    session = Session(Journal())
-    session.submit({"do": "setup", "event": "t", "players": [
-        {"no": 1, "name": "A", "account": "A", "card": [1, 2, 3, 4, 5, 6, 7, 8, 9]},
-        {"no": 2, "name": "B", "account": "B", "card": [10, 11, 12, 13, 14, 15, 16, 17, 18]}]})
-    session.submit({"do": "begin_turn"})
+    session = drawing_session()
     outcomes = []
     for _ in range(2):                     # the console, then the console after a restart with no marks file
         source = LinkSource({"url": "loop://"}, lambda: session.state.place)

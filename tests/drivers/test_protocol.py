@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from companion.bingo.rules import BALLS
 from drivers import protocol as p
+from drivers.cage_sim import Flash
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "hardware" / "firmware"
 PAYLOAD = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E, blacklist_characters="$*"),
@@ -131,24 +132,6 @@ class Wire:
     def take(self):
         sent, self.sent = self.sent, []
         return sent
-
-
-class Flash:
-    def __init__(self, saved=()):
-        self.saved = list(saved)
-        self.counts = []
-
-    def load(self):
-        return list(self.saved)
-
-    def save(self, pending):
-        self.saved = list(pending)
-
-    def load_counts(self):
-        return list(self.counts)
-
-    def save_counts(self, counts):
-        self.counts = list(counts)
 
 
 def cage(flash=None, boot="0000beef", now=0):

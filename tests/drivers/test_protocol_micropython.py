@@ -22,6 +22,21 @@ const mp = await loadMicroPython({stdout: (line) => process.stdout.write(line + 
 mp.runPython(fs.readFileSync(process.argv[2], "utf8"));
 """
 
+FLASH = r'''
+class Flash:
+    """What the cage keeps through a reboot, in RAM (a test's flash)."""
+    def __init__(self):
+        self.saved, self.counts = [], []
+    def load(self):
+        return list(self.saved)
+    def save(self, pending):
+        self.saved = list(pending)
+    def load_counts(self):
+        return list(self.counts)
+    def save_counts(self, counts):
+        self.counts = list(counts)
+'''
+
 EXERCISE = r'''
 import sys
 print("impl", sys.implementation.name)
@@ -36,19 +51,6 @@ print(parse_ball("27-K"), parse_ball("07"), parse_ball("28"), parse_ball("PB-3",
 print(sorted(fields("pending=1 reader=ok").items()))
 lines = Lines(16)
 print(lines.feed(b"ab\ncd"), lines.feed(b"x" * 40), lines.feed(b"y\nok\n"))
-
-class Flash:
-    def __init__(self):
-        self.saved = []
-        self.counts = []
-    def load(self):
-        return list(self.saved)
-    def save(self, pending):
-        self.saved = list(pending)
-    def load_counts(self):
-        return list(self.counts)
-    def save_counts(self, counts):
-        self.counts = list(counts)
 
 sent = []
 flash = Flash()
@@ -74,7 +76,7 @@ for frame in sent:
                     "micropython-webassembly-pyscript) not installed: ./dev setup installs it when npm is there")
 def test_cagelink_answers_the_same_under_micropython(tmp_path):
     script = tmp_path / "exercise.py"
-    script.write_text(CAGELINK.read_text() + "\n" + EXERCISE)
+    script.write_text(CAGELINK.read_text() + "\n" + FLASH + EXERCISE)
     runner = tmp_path / "run.mjs"
     runner.write_text(RUNNER % repr(PACKAGE.as_uri()))
     micro = subprocess.run([NODE, str(runner), str(script)], capture_output=True, text=True, timeout=60)
