@@ -335,6 +335,14 @@ def test_R16_R17_bonus_penalty_final_money_and_shared_ranks():
     assert final[3] == final[4] == (0, 1_000_000, 1_000_000, 3)
 
 
+def test_R3_a_cash_count_cannot_exceed_every_chip_in_the_game():
+    s = _to_counting(4)                                  # 4 players hold 4 x 1,100,000 L$ of chips between them
+    assert "more than all 4,400,000 L$ of chips" in rejected(s, {"do": "cash", "player": 1, "amount": 10**15})
+    assert "more than all" in rejected(s, {"do": "cash", "player": 1, "amount": 4_400_001})
+    s = play(s, {"do": "cash", "player": 1, "amount": 4_400_000})        # one player won every chip
+    assert s.players[1].cash == 4_400_000
+
+
 def test_D11_any_missing_penalises_everyone_short_of_8_lines():
     s = _to_counting(2, penalty_when="any_missing")
     s.players[1].lines = [Line("row1", 1, 1)]
