@@ -14,6 +14,7 @@ import stat
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -362,3 +363,42 @@ def test_the_display_units_command_serves_what_the_kiosk_opens(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_tmux_console_units_commands_start_the_console_and_check_first(tmp_path):
+    """plunder-companion-tmux.service's ExecStartPre, ExecStart and ExecStop as written, with
+    the installed paths and the tmux socket moved into the test's room."""
+    import sys
+    companion = tmp_path / "opt" / ".venv" / "bin" / "companion"
+    companion.parent.mkdir(parents=True)
+    companion.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m companion "$@"\n')
+    companion.chmod(0o755)
+    srv = tmp_path / "srv"
+    (srv / "scans").mkdir(parents=True)
+    socket_name = f"deploy-test-{os.getpid()}"
+    service = unit(HARDWARE / "systemd" / "plunder-companion-tmux.service")["Service"]
+
+    def run(key: str) -> subprocess.CompletedProcess:
+        line = (service[key].replace(INSTALLED, str(tmp_path / "opt")).replace("/srv/plunder", str(srv))
+                .replace("-L plunder", f"-L {socket_name}"))
+        return subprocess.run(shlex.split(line), cwd=srv, capture_output=True, text=True, timeout=60)
+
+    check = run("ExecStartPre")                      # no event file yet: one line, and no start
+    assert check.returncode != 0 and len(check.stderr.strip().splitlines()) == 1, check.stderr
+    subprocess.run([str(companion), "init", "--out", str(srv / "event.toml"), "--players", "3", "--seed", "1"],
+                   check=True, capture_output=True, timeout=60)
+    subprocess.run([str(companion), "start", "--event", str(srv / "event.toml")], check=True, capture_output=True,
+                   timeout=60)
+    assert run("ExecStartPre").returncode == 0
+    try:
+        assert run("ExecStart").returncode == 0
+        screen, deadline = "", time.monotonic() + 60
+        while "card scanner ● ok" not in screen and time.monotonic() < deadline:
+            time.sleep(0.5)
+            screen = subprocess.run(["tmux", "-L", socket_name, "capture-pane", "-p", "-t", "console"],
+                                    capture_output=True, text=True, timeout=10).stdout
+        assert "Hardware" in screen and "card scanner ● ok" in screen, screen
+    finally:
+        run("ExecStop")
+        subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True, timeout=10)
