@@ -133,14 +133,18 @@ class Journal:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            if self.readonly:
-                db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+            if self.readonly:      # read-write but query_only: SQLite may roll back a killed writer's
+                db = sqlite3.connect(f"file:{self.path}?mode=rw", uri=True, isolation_level=None,   # hot journal
                                      check_same_thread=False, timeout=10)
+                db.execute("PRAGMA query_only=1")
             else:
                 db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return db
         except SQLITE_ERRORS as error:
+            if "readonly database" in str(error):
+                raise JournalError(f"{self.path}: a write was cut off here and its rollback needs a writable "
+                                   "medium (the medium is read-only)") from None
             raise JournalError(f"{self.path}: not a companion journal ({error})") from None
 
     def _check_schema(self, create: bool, old_ok: bool = False) -> None:

@@ -154,8 +154,10 @@ class ConsoleApp(App):
         self.alerts: deque[tuple[str, str, str]] = deque(maxlen=ALERTS_SHOWN)   # (time, text, level)
 
     @classmethod
-    def for_journal(cls, path: str | Path, readonly: bool = False, **kwargs) -> "ConsoleApp":
-        return cls(Session(Journal(path, readonly=readonly)), **kwargs)
+    def for_journal(cls, path: str | Path, readonly: bool = False, backup: Path | None = None,
+                    **kwargs) -> "ConsoleApp":
+        """A writer console holds the journal's lock while it is open; backup: [event] backup."""
+        return cls(Session(Journal(path, readonly=readonly, existing=True), backup=backup), **kwargs)
 
     # ---- layout
 
@@ -275,6 +277,8 @@ class ConsoleApp(App):
                            level)
             self.handled += 1
             self.last_outcome = outcome
+            if outcome.warning:
+                self.alert(outcome.warning, "warning")
         self.ready = True
 
     def on_console_app_note(self, message: Note) -> None:

@@ -99,7 +99,7 @@ def console(args) -> int:
     if args.scan and event is None:
         raise CommandError("--scan needs --event (the cards are checked against its secret)", 2)
     try:
-        app = ConsoleApp.for_journal(path)
+        app = ConsoleApp.for_journal(path, backup=event.backup if event else None)
     except JournalError as error:
         raise CommandError(str(error))
     app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan, path)
