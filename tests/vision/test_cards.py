@@ -220,15 +220,6 @@ def test_faint_marks_that_once_went_uncounted_go_to_review(scanner, index):
     assert result.decision == "review", result
 
 
-def test_cached_corpus_is_the_generated_one(tmp_path):
-    paths = C.cached(2, "hard", 594, tmp_path, workers=1)
-    again = C.cached(2, "hard", 594, tmp_path, workers=1)
-    assert paths == again and len(paths) == 2
-    image, truth = C.load(paths[1])
-    s = next(C.generate(1, "hard", 594, start=1))
-    assert truth == json.loads(json.dumps(s.truth)) and np.array_equal(image, C.decoded(s))
-
-
 def test_the_cards_own_printed_data_is_not_a_stray_line(scanner):
     """The serial under the code sits in robber 5's surrounding band; the blank leaves it out, so it
     once read as a pen line through that bubble and sent clean cards to review."""

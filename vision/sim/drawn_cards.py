@@ -10,16 +10,15 @@ glare, creases, light pencil, corrections, stray lines, a finger over a marker, 
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
 
 from .. import layouts as L
 from ..render import render
+from .cards import decoded      # noqa: F401 (the tests' way to the image the scanner sees)
 
 RES = 12.0                      # px per mm the card is drawn at before it is photographed
 PHOTO_SIZE = (1600, 1200)
@@ -317,87 +316,6 @@ def _finish(rng, image, blur: float, noise: float) -> np.ndarray:
     grain = rng.standard_normal(image.shape[:2], dtype=np.float32) * np.float32(noise)
     image = image + (grain[..., None] if image.ndim == 3 else grain)
     return np.clip(image, 0, 255).astype(np.uint8)
-
-
-# --- files ---------------------------------------------------------------------------------
-def encode(s: Sample) -> tuple[bytes, str]:
-    if s.jpeg is None:
-        return cv2.imencode(".png", s.image)[1].tobytes(), ".png"
-    return cv2.imencode(".jpg", s.image, [cv2.IMWRITE_JPEG_QUALITY, s.jpeg])[1].tobytes(), ".jpg"
-
-
-def write(out: str | Path, n: int, tier: str, seed: int = 0, progress=None) -> list[Path]:
-    """Write n images with a ground-truth JSON beside each; returns the image paths."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i, s in enumerate(generate(n, tier, seed)):
-        data, suffix = encode(s)
-        path = out / f"{tier}-{i:05d}{suffix}"
-        path.write_bytes(data)
-        path.with_suffix(".json").write_text(json.dumps(s.truth, ensure_ascii=False, indent=1), encoding="utf-8")
-        paths.append(path)
-        if progress:
-            progress(i + 1, n)
-    return paths
-
-
-# --- a cached corpus, made in parallel --------------------------------------------------------
-CORPUS_VERSION = 2      # raise when the generator changes: older cached cards are then made afresh
-
-
-def cache_dir() -> Path:
-    import os
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "companion" / "cards-corpus"
-
-
-def cached(n: int, tier: str, seed: int, folder: Path | None = None, workers: int | None = None,
-           progress=None) -> list[Path]:
-    """The first n cards of a tier and seed as files (truth JSON beside each), made only once: a card
-    depends on (seed, tier, index) alone, so --n 1000 reuses what --n 3000 made. Missing ones are
-    made in a process pool."""
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-    folder = (folder or cache_dir()) / f"v{CORPUS_VERSION}-seed{seed}-{tier}"
-    folder.mkdir(parents=True, exist_ok=True)
-    have = {p.stem: p for p in folder.iterdir() if p.suffix in (".jpg", ".png")}
-    paths = [have.get(f"{i:05d}") for i in range(n)]
-    todo = [i for i, p in enumerate(paths) if p is None or not p.with_suffix(".json").exists()]
-    if todo:
-        workers = workers or os.cpu_count() or 1
-        with ProcessPoolExecutor(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-            jobs = [(folder, tier, seed, i) for i in todo]
-            for done, (i, path) in enumerate(pool.map(_make, jobs, chunksize=4), 1):
-                paths[i] = path
-                if progress:
-                    progress(done, len(todo))
-    return paths
-
-
-def _make(job) -> tuple[int, Path]:
-    folder, tier, seed, index = job
-    s = next(generate(1, tier, seed, start=index))
-    data, suffix = encode(s)
-    path = folder / f"{index:05d}{suffix}"
-    path.with_suffix(".json").write_text(json.dumps(s.truth, ensure_ascii=False), encoding="utf-8")
-    temporary = path.with_suffix(suffix + ".part")      # never a half-written card in the cache
-    temporary.write_bytes(data)
-    temporary.replace(path)
-    return index, path
-
-
-def load(path: Path) -> tuple[np.ndarray, dict]:
-    """A cached card as the scanner sees it, and its truth."""
-    image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
-    return image, json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-
-
-def decoded(s: Sample) -> np.ndarray:
-    """The image as the scanner will see it (after JPEG compression)."""
-    if s.jpeg is None:
-        return s.image
-    return cv2.imdecode(np.frombuffer(encode(s)[0], np.uint8), cv2.IMREAD_COLOR)
 
 
 # --- what the scanner's tests check -------------------------------------------------------------
