@@ -537,8 +537,13 @@ class ConsoleApp(App):
 
     def action_rule_as_read(self) -> None:
         held = self._held_or_say()
-        if held:
-            self.send({"do": "rule", "serial": held["serial"], "card": held["card"]})
+        if held is None:
+            return
+        unread = [key for key, value in held["card"].items() if value is None]
+        if unread:          # a held card carries only what the scanner read: nothing to rule "as read"
+            self.show_outcome(f"✖ {held['serial']}: {', '.join(unread)} not read; rule it with R (or 0)", "error")
+            return
+        self.send({"do": "rule", "serial": held["serial"], "card": held["card"]})
 
     def action_rule_invalid(self) -> None:
         held = self._held_or_say()

@@ -217,29 +217,22 @@ def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least:
 
 
 # --- what a card says to the referee ----------------------------------------------------------
-def command_for(card: L.Card, fields: dict, scores: dict | None = None) -> dict | None:
-    """The referee command for the marks read. A field that needs one mark and has none or
-    several is filled with its best-scoring bubble when scores are given (the best reading, for a
-    hold), else there is no command."""
+def command_for(card: L.Card, fields: dict) -> dict:
+    """The referee command for the marks read. A field read with no mark or several is None: a
+    held card carries only what was read (the operator supplies the rest)."""
     if card.kind == "vote":
         return {"do": "vote", "serial": card.serial, "turn": card.turn, "marks": list(fields["mark"])}
-    one = {}
-    for name, values in fields.items():
-        if len(values) == 1:
-            one[name] = values[0]
-        elif scores is not None:
-            one[name] = max(scores[name], key=scores[name].get)
-    if len(one) != len(fields):
-        return None
+    one = {name: values[0] if len(values) == 1 else None for name, values in fields.items()}
+
+    def number(name: str) -> int | None:
+        return None if one[name] is None else int(one[name])
     if card.kind == "robbery":
-        return {"do": "rob", "serial": card.serial, "robber": int(one["robber"]), "victim": int(one["victim"]),
-                "ordinal": int(one["ordinal"])}
+        return {"do": "rob", "serial": card.serial, "robber": number("robber"), "victim": number("victim"),
+                "ordinal": number("ordinal")}
     if card.kind == "inout":
-        return {"do": "inout", "player": card.owner, "dir": one["dir"].lower(), "ball": int(one["ball"]),
+        return {"do": "inout", "player": card.owner, "dir": one["dir"] and one["dir"].lower(), "ball": number("ball"),
                 "serial": card.serial}
     if card.kind == "change":
-        return {"do": "change", "player": card.owner, "cell": int(one["cell"]), "number": int(one["number"]),
+        return {"do": "change", "player": card.owner, "cell": number("cell"), "number": number("number"),
                 "serial": card.serial}
-    if card.kind == "exclusion":
-        return {"do": "exclude", "player": card.owner, "ball": int(one["ball"]), "serial": card.serial}
-    return None
+    return {"do": "exclude", "player": card.owner, "ball": number("ball"), "serial": card.serial}

@@ -74,16 +74,16 @@ class Scanner:
         result.scores = {f.name: {b.value: round(reading.scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
         result.fields = reading.marked(self.settings)
-        best = command_for(code, result.fields, result.scores)
+        read = command_for(code, result.fields)
         why = D.doubt(reading, self.settings)
         if why:
-            self._review(result, image, card, best, why)
+            self._review(result, image, card, read, why)
             return
         result.decision, result.reason = D.verdict(code.kind, result.fields)
         if result.decision == "review":
-            self._review(result, image, card, best, result.reason)
+            self._review(result, image, card, read, result.reason)
         else:
-            result.command = best
+            result.command = read
 
     def _measure(self, amount: np.ndarray, layout: L.Layout, blurred: bool) -> Reading:
         """Every bubble's ink, with a circle drawn round another bubble, a stray line's ink and a
@@ -142,11 +142,11 @@ class Scanner:
         frame, marker = sharpness(amount)
         return marker < 0.2 or frame / marker < self.settings.sharp
 
-    def _review(self, result: Result, image: np.ndarray, card: _Card, best: dict, reason: str) -> None:
-        """The operator rules on it (D2): held with the best reading, the crop and the scores."""
+    def _review(self, result: Result, image: np.ndarray, card: _Card, read: dict, reason: str) -> None:
+        """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
         result.decision, result.reason = "review", reason
         result.crop = self._save_crop(image, card, result)
-        result.command = {"do": "hold", "card": best, "reason": reason, "crop": result.crop or "",
+        result.command = {"do": "hold", "card": read, "reason": reason, "crop": result.crop or "",
                           "scores": result.scores}
 
     def _save_crop(self, image: np.ndarray, card: _Card, result: Result) -> str | None:

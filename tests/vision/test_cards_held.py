@@ -1,0 +1,81 @@
+"""A held robbery or special card carries only what was read (D2): a row left blank or marked twice
+is None, never the best-scoring bubble. Once held as {"robber": 1, "victim": 10, "ordinal": 4} with
+an empty robber row, and the console's `a` (rule as read) booked player 1 as the robber."""
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+import printed_cards as P
+from companion.journal import Journal
+from companion.session import Session
+from vision.cards import Scanner
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "tui"))
+from screens_helpers import drive, settle, text_of  # noqa: E402
+
+cv2.setNumThreads(1)
+pytestmark = P.needs_poppler
+PLAYERS = [{"no": n, "name": f"Player {n}", "account": "ABCD"[n - 1], "card": list(range(n, n + 9))}
+           for n in range(1, 5)]
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    return Scanner(P.EVENT, P.SECRET)
+
+
+def _robbery(marks: dict):
+    card = P.card("robbery", 1, 4)
+    picture = P.printed(card)
+    for name, value in marks.items():
+        P.dot(picture, P.bubble("robbery", name, value))
+    return card, P.photo(picture)
+
+
+@pytest.mark.parametrize("marks,read", [
+    ({"victim": "3", "ordinal": "4"}, {"robber": None, "victim": 3, "ordinal": 4}),
+    ({}, {"robber": None, "victim": None, "ordinal": None})], ids=["blank-row", "empty-card"])
+def test_a_robbery_card_with_a_blank_row_is_held_with_only_what_was_read(scanner, marks, read):
+    card, photo = _robbery(marks)
+    result = scanner.scan_image(photo)
+    assert result.decision == "review" and "no mark" in result.reason, result
+    assert result.command["do"] == "hold"
+    assert result.command["card"] == {"do": "rob", "serial": card.serial, **read}
+
+
+def test_a_row_marked_twice_is_not_read_either(scanner):
+    card = P.card("robbery", 1, 4)
+    picture = P.printed(card)
+    for name, value in (("robber", "2"), ("robber", "3"), ("victim", "1"), ("ordinal", "6")):
+        P.dot(picture, P.bubble("robbery", name, value))
+    result = scanner.scan_image(P.photo(picture))
+    assert result.command["card"] == {"do": "rob", "serial": card.serial, "robber": None, "victim": 1, "ordinal": 6}
+
+
+def _game(path) -> Session:
+    session = Session(Journal(path))
+    session.submit({"do": "setup", "event": "Held night", "rules": {"turns": 3}, "players": PLAYERS})
+    session.submit({"do": "begin_turn"})
+    return session
+
+
+def test_the_referee_holds_the_card_as_read_and_the_console_will_not_rule_it_as_read(scanner, tmp_path):
+    card, photo = _robbery({"victim": "3", "ordinal": "4"})
+    session = _game(tmp_path / "g.db")
+    outcome = session.submit(scanner.scan_image(photo).command)
+    assert outcome.status == "ok", outcome.reason
+    assert session.state.held[card.serial].card == {"do": "rob", "serial": card.serial, "robber": None,
+                                                    "victim": 3, "ordinal": 4}
+    from tui.console import ConsoleApp
+    app = ConsoleApp(session)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        before = len(list(session.journal.batches()))
+        await pilot.press("a")
+        await settle(pilot, lambda app: "robber not read" in text_of(app))
+        assert card.serial in session.state.held and len(list(session.journal.batches())) == before, "nothing ruled"
+
+    drive(app, body, (120, 36))
