@@ -20,7 +20,7 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
     # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
     "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None),
-              "backup": (str, None)},
+              "backup": (str, None), "reveal_accounts": (bool, None)},
     "rules": {**{key: (str, values) for key, values in CHOICES.items()},
               "turns": (int, None), "turn_seconds": (int, None)},
     "players": {"no": (int, None), "name": (str, None), "account": (str, None), "card": (list, None)},
@@ -64,7 +64,8 @@ class EventFile:
     backup: Path | None = None                     # [event] backup, beside the event file if relative
 
     def setup_command(self) -> dict:
-        return {"do": "setup", "event": self.name, "players": self.players, "rules": self.rules.to_dict()}
+        reveal = {"reveal_accounts": True} if self.sections.get("event", {}).get("reveal_accounts") else {}
+        return {"do": "setup", "event": self.name, "players": self.players, "rules": self.rules.to_dict(), **reveal}
 
 
 def slug(name: str) -> str:

@@ -28,6 +28,8 @@ def public_text(view: dict) -> str:
     out = [f"Turn {view['turn']}, {view['phase']}", "Balls:", *_balls(view["balls"]), *_tally(view["tally"])]
     if view["accounts"]:
         out.append("Accounts: " + "  ".join(f"{a['account']} {a['balance']:,}" for a in view["accounts"]))
+    if view.get("ranking") and not view["accounts"]:
+        out.append("Final money in whole 10,000 L$ chips, rounded down (R13: account letters stay secret)")
     for row in view.get("ranking", []):
         out.append(f"  {row['rank']:>2}. {row['name']:<16} {row['final']:>11,} L$")
     return "\n".join(out)

@@ -5,6 +5,11 @@ from dataclasses import asdict
 
 from .bingo.state import State
 
+# The smallest chip (R3). Cash is counted in chips, so final money less the account balance is a
+# whole number of chips: exact final money beside any board of balances by letter ties each name
+# to its letter (R13). Public final money is therefore shown in whole chips, rounded down.
+CHIP = 10_000
+
 
 def balls(s: State) -> dict:
     return {"machine": s.balls_in("machine"), "drawn": list(s.drawn), "valid": list(s.valid),
@@ -40,11 +45,15 @@ def staff(s: State) -> dict:
 
 def public(s: State) -> dict:
     """The audience's view: balls, counts, balances by letter when announced, the ranking.
-    No names next to letters, no robber/victim, no purchases, no per-card votes."""
+    No names next to letters, no robber/victim, no purchases, no per-card votes. Once finished,
+    unless the event reveals accounts: no board of balances, and final money in whole chips."""
+    secret = not s.reveal_accounts
+    board = [] if s.results and secret else sorted(s.announced.items())
     view = {"turn": s.turn, "phase": s.phase, "balls": balls(s), "tally": tally(s),
-            "accounts": [{"account": letter, "balance": n} for letter, n in sorted(s.announced.items())]}
+            "accounts": [{"account": letter, "balance": n} for letter, n in board]}
     if s.results:
         names = {p.no: p.name for p in s.players.values()}
-        view["ranking"] = [{"rank": row["rank"], "name": names[row["player"]], "final": row["final"]}
+        view["ranking"] = [{"rank": row["rank"], "name": names[row["player"]],
+                            "final": row["final"] // CHIP * CHIP if secret else row["final"]}
                            for row in s.results]
     return view
