@@ -15,7 +15,10 @@ MARKER_IDS = (0, 1, 2, 3)
 QR_BOX = (63.0, 3.0, 19.0)            # x, y, side (the code's quiet zone included)
 FRAME_INSET, FRAME_LINE = 1.2, 0.5    # the printed outline: the scanner's fallback when a marker is hidden
 INK, PRINT_GREY = 0.0, 0.55           # grey levels (0 black, 1 white); bubbles print grey so pen shows
-MAX_PLAYERS = 12                      # robbery cards have a bubble for each player number up to this
+# Robbery cards carry player numbers as two digit rows, tens 0-2 and units 0-9: every number up to
+# MAX_PLAYERS (an event has 2-26 players); a number that is no player is the referee's to refuse.
+TENS, UNITS = range(3), range(10)
+MAX_PLAYERS = 10 * (len(TENS) - 1) + len(UNITS) - 1
 
 KINDS = ("vote", "robbery", "inout", "change", "exclusion", "bingo")
 KIND_CODES = {"vote": "V", "robbery": "R", "inout": "I", "change": "C", "exclusion": "E", "bingo": "B"}
@@ -185,14 +188,26 @@ def vote() -> Layout:
     return Layout("vote", "Vote card", fields, tuple(items))
 
 
+def digit_fields(role: str) -> tuple[str, str]:
+    """The two fields a player number is marked in on a robbery card: its tens and its units."""
+    return f"{role}_tens", f"{role}_units"
+
+
 def robbery() -> Layout:
-    players = range(1, MAX_PLAYERS + 1)
-    fields = (Field("robber", "Robber no.", _grid(players, 34.0, 32.0, 10.0, 9.5, 6, 3.8)),
-              Field("victim", "Victim no.", _grid(players, 34.0, 53.0, 10.0, 9.5, 6, 3.8)),
-              Field("ordinal", "Line ordinal", tuple(_row(range(1, 9), 20.0, 9.2, 73.5, 3.5))))
-    items = _common("強奪カード", "ROBBERY CARD", "各欄ひとつ ○ · Mark one in each row")
-    items += _labels([(32.0, "強奪する人", "Robber"), (53.0, "される人", "Victim")])
-    items += [Text(5.0, 70.0, 2.6, "何列目"), Text(5.0, 73.6, 2.2, "Line"), *_bubble_items(fields)]
+    x0, pitch, r = 17.5, 8.0, 3.4
+    fields, items = [], []
+    for role, ja, en, top in (("robber", "強奪する人", "Robber no.", 26.5), ("victim", "される人", "Victim no.", 48.0)):
+        tens, units = digit_fields(role)
+        fields += [Field(tens, f"{en} (tens)", tuple(_row(TENS, x0, pitch, top + 5.0, r))),
+                   Field(units, f"{en} (units)", tuple(_row(UNITS, x0, pitch, top + 13.5, r)))]
+        items += [Text(5.0, top, 3.0, f"{ja} · {en}"),
+                  Text(5.0, top + 5.4, 2.4, "十の位"), Text(5.0, top + 7.6, 1.8, "tens"),
+                  Text(5.0, top + 13.9, 2.4, "一の位"), Text(5.0, top + 16.1, 1.8, "units")]
+    items.append(Text(44.0, 30.8, 2.3, "例: 7番 → 0 と 7 · player 7: 0 and 7", grey=PRINT_GREY))
+    fields.append(Field("ordinal", "Line ordinal", tuple(_row(range(1, 9), 18.0, 9.2, 74.0, r))))
+    fields = tuple(fields)
+    items = _common("強奪カード", "ROBBERY CARD", "各欄ひとつ ○ · Mark one in each row") + items
+    items += [Text(5.0, 69.0, 3.0, "何列目 · Line"), *_bubble_items(fields)]
     return Layout("robbery", "Robbery card", fields, tuple(items))
 
 

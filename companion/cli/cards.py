@@ -88,9 +88,9 @@ def print_cards(args) -> int:
     from vision.render import FontMissing
     event = _event(args.event)
     everyone = {p["no"]: p for p in event.players}
-    if len(everyone) > L.MAX_PLAYERS:
-        raise CommandError(f"{args.event}: robbery cards have bubbles for players 1-{L.MAX_PLAYERS}; "
-                           f"this event has {len(everyone)} players", 2)
+    if max(everyone, default=0) > L.MAX_PLAYERS:
+        raise CommandError(f"{args.event}: robbery cards carry player numbers 1-{L.MAX_PLAYERS}; "
+                           f"this event has player {max(everyone)}", 2)
     chosen = sorted(everyone)
     if args.players:
         try:

@@ -71,8 +71,9 @@ def _qr_smudged(card):
 
 
 def test_upside_down_and_every_kind_read_right(scanner):
-    cases = [(L.Card("robbery", C.EVENT, "R0203", 2), {"robber": ["2"], "victim": ["5"], "ordinal": ["3"]},
-              {"do": "rob", "serial": "R0203", "robber": 2, "victim": 5, "ordinal": 3}),
+    cases = [(L.Card("robbery", C.EVENT, "R0203", 2), {"robber_tens": ["0"], "robber_units": ["2"], "victim_tens": ["2"],
+                                                       "victim_units": ["5"], "ordinal": ["3"]},
+              {"do": "rob", "serial": "R0203", "robber": 2, "victim": 25, "ordinal": 3}),
              (L.Card("inout", C.EVENT, "I03001", 3), {"dir": ["OUT"], "ball": ["14"]},
               {"do": "inout", "player": 3, "dir": "out", "ball": 14, "serial": "I03001"}),
              (L.Card("change", C.EVENT, "C01002", 1), {"cell": ["5"], "number": ["27"]},
@@ -221,13 +222,14 @@ def test_faint_marks_that_once_went_uncounted_go_to_review(scanner, index):
 
 
 def test_the_cards_own_printed_data_is_not_a_stray_line(scanner):
-    """The serial under the code sits in robber 5's surrounding band; the blank leaves it out, so it
-    once read as a pen line through that bubble and sent clean cards to review."""
+    """The serial under the code once sat in a robber bubble's surrounding band; the blank leaves it
+    out, so it read as a pen line through that bubble and sent clean cards to review."""
     card = L.Card("robbery", C.EVENT, "R0105", 1)
     picture = cv2.cvtColor(render(card, C.SECRET, C.RES, 1), cv2.COLOR_GRAY2BGR)
     layout = L.layout("robbery")
-    for name, value in (("robber", "5"), ("victim", "2"), ("ordinal", "3")):
+    marks = {"robber_tens": ["1"], "robber_units": ["5"], "victim_tens": ["0"], "victim_units": ["2"], "ordinal": ["3"]}
+    for name, (value,) in marks.items():
         bubble = next(b for b in layout.field(name).bubbles if b.value == value)
         C._mark(np.random.default_rng(7), picture, bubble, "circle", (30, 30, 30))
     result = scanner.scan_image(cv2.copyMakeBorder(picture, 60, 60, 60, 60, cv2.BORDER_CONSTANT, value=(90, 60, 40)))
-    assert (result.decision, result.fields) == ("counted", {"robber": ["5"], "victim": ["2"], "ordinal": ["3"]}), result
+    assert (result.decision, result.fields) == ("counted", marks), result

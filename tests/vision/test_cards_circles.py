@@ -53,8 +53,9 @@ def test_an_ellipse_or_open_circle_round_a_letter_is_its_vote(scanner, shape):
 
 
 @pytest.mark.parametrize("kind,name,value,others", [
-    ("robbery", "robber", "8", {"victim": "3", "ordinal": "5"}),
-    ("robbery", "ordinal", "4", {"robber": "2", "victim": "11"}),
+    ("robbery", "robber_units", "8", {"robber_tens": "0", "victim_tens": "1", "victim_units": "3", "ordinal": "5"}),
+    ("robbery", "robber_tens", "1", {"robber_units": "0", "victim_tens": "0", "victim_units": "9", "ordinal": "5"}),
+    ("robbery", "ordinal", "4", {"robber_tens": "0", "robber_units": "2", "victim_tens": "1", "victim_units": "1"}),
     ("exclusion", "ball", "14", {}),
     ("change", "number", "15", {"cell": "5"})])
 def test_a_wide_circle_crossing_its_neighbours_rings_is_its_own_mark(scanner, kind, name, value, others):
@@ -83,11 +84,12 @@ def test_two_marks_where_one_is_a_circle_are_invalid(scanner, marks):
 
 
 def test_a_dot_in_a_neighbour_a_wide_circle_crosses_is_a_second_mark(scanner):
-    """The circle round 8 crosses 9's disc, where a dot is: two marks in the robber row, review."""
+    """The circle round 8 crosses 9's disc, where a dot is: two marks in the robber's units row, review."""
     card = P.card("robbery", 3, 2)
     picture = P.printed(card)
-    P.ring(picture, P.bubble("robbery", "robber", "8"), 1.8)
-    for name, value in (("robber", "9"), ("victim", "3"), ("ordinal", "5")):
+    P.ring(picture, P.bubble("robbery", "robber_units", "8"), 1.8)
+    for name, value in (("robber_units", "9"), ("robber_tens", "0"), ("victim_tens", "0"), ("victim_units", "3"),
+                        ("ordinal", "5")):
         P.dot(picture, P.bubble("robbery", name, value))
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review", result

@@ -35,7 +35,8 @@ def _robbery(marks: dict):
 
 
 @pytest.mark.parametrize("marks,read", [
-    ({"victim": "3", "ordinal": "4"}, {"robber": None, "victim": 3, "ordinal": 4}),
+    ({"robber_tens": "0", "victim_tens": "1", "victim_units": "3", "ordinal": "4"},
+     {"robber": None, "victim": 13, "ordinal": 4}),
     ({}, {"robber": None, "victim": None, "ordinal": None})], ids=["blank-row", "empty-card"])
 def test_a_robbery_card_with_a_blank_row_is_held_with_only_what_was_read(scanner, marks, read):
     card, photo = _robbery(marks)
@@ -48,7 +49,8 @@ def test_a_robbery_card_with_a_blank_row_is_held_with_only_what_was_read(scanner
 def test_a_row_marked_twice_is_not_read_either(scanner):
     card = P.card("robbery", 1, 4)
     picture = P.printed(card)
-    for name, value in (("robber", "2"), ("robber", "3"), ("victim", "1"), ("ordinal", "6")):
+    for name, value in (("robber_tens", "0"), ("robber_units", "2"), ("robber_units", "3"), ("victim_tens", "0"),
+                        ("victim_units", "1"), ("ordinal", "6")):
         P.dot(picture, P.bubble("robbery", name, value))
     result = scanner.scan_image(P.photo(picture))
     assert result.command["card"] == {"do": "rob", "serial": card.serial, "robber": None, "victim": 1, "ordinal": 6}
@@ -62,7 +64,7 @@ def _game(path) -> Session:
 
 
 def test_the_referee_holds_the_card_as_read_and_the_console_will_not_rule_it_as_read(scanner, tmp_path):
-    card, photo = _robbery({"victim": "3", "ordinal": "4"})
+    card, photo = _robbery({"victim_tens": "0", "victim_units": "3", "ordinal": "4"})
     session = _game(tmp_path / "g.db")
     outcome = session.submit(scanner.scan_image(photo).command)
     assert outcome.status == "ok", outcome.reason

@@ -116,7 +116,7 @@ def test_a_big_circle_reaching_into_the_next_bubble_counts_where_its_ink_is(scan
     neighbour holds none of its own."""
     picture = _card(kind, serial)
     _circle(picture, kind, name, value, size=1.25, width=0.8)
-    marks = {"robbery": {"robber": "3", "victim": "5"}}.get(kind, {})
+    marks = {"robbery": {"robber_tens": "0", "robber_units": "3", "victim_tens": "1", "victim_units": "5"}}.get(kind, {})
     for field, v in marks.items():
         _dot(picture, kind, field, v)
     result = scanner.scan_image(_photo(picture))

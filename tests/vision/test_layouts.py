@@ -29,7 +29,10 @@ def test_fields_per_kind_match_the_rules():
     values = {k: {f.name: [b.value for b in f.bubbles] for f in L.layout(k).fields} for k in L.KINDS}
     assert values["vote"] == {"mark": ["X", "Y", "Z"]}
     assert values["robbery"]["ordinal"] == [str(n) for n in range(1, 9)]
-    assert values["robbery"]["robber"] == values["robbery"]["victim"] == [str(n) for n in range(1, L.MAX_PLAYERS + 1)]
+    for role in ("robber", "victim"):       # player numbers 1-26 as two digit rows
+        tens, units = L.digit_fields(role)
+        assert values["robbery"][tens] == ["0", "1", "2"] and values["robbery"][units] == [str(n) for n in range(10)]
+    assert L.MAX_PLAYERS >= 26
     assert values["inout"] == {"dir": ["IN", "OUT"], "ball": [str(n) for n in range(1, 28)]}
     assert values["change"] == {"cell": [str(n) for n in range(1, 10)], "number": [str(n) for n in range(1, 28)]}
     assert values["exclusion"] == {"ball": [str(n) for n in range(1, 28)]}

@@ -226,8 +226,12 @@ def command_for(card: L.Card, fields: dict) -> dict:
 
     def number(name: str) -> int | None:
         return None if one[name] is None else int(one[name])
+
+    def player(role: str) -> int | None:       # two digit rows: both read, or the number is not
+        tens, units = (number(name) for name in L.digit_fields(role))
+        return None if tens is None or units is None else 10 * tens + units
     if card.kind == "robbery":
-        return {"do": "rob", "serial": card.serial, "robber": number("robber"), "victim": number("victim"),
+        return {"do": "rob", "serial": card.serial, "robber": player("robber"), "victim": player("victim"),
                 "ordinal": number("ordinal")}
     if card.kind == "inout":
         return {"do": "inout", "player": card.owner, "dir": one["dir"] and one["dir"].lower(), "ball": number("ball"),
