@@ -31,7 +31,7 @@ from companion import views
 from companion.bingo import commands as c
 from companion.bingo.rules import ROBBERY_PERCENT
 from companion.journal import Journal, JournalError
-from companion.session import Outcome, Session
+from companion.session import Door, Outcome, Session
 
 from .feed import Feed
 from .forms import CommandForm, Confirm
@@ -199,6 +199,7 @@ class ConsoleApp(App):
         for label in ("#", "time", "status", "command"):
             journal.add_column(label, key=label)
         self.run_session()
+        self.door = Door.for_session(self.session, self.send)     # `companion do` while the console is open
         for slot, source in self.sources.items():
             try:
                 source.start(self.sender(slot), self.hardware_note)
@@ -213,6 +214,8 @@ class ConsoleApp(App):
     def on_unmount(self) -> None:
         for source in self.sources.values():
             source.stop()
+        if getattr(self, "door", None):
+            self.door.close()
 
     # ---- the session thread: the only place that touches the journal
 

@@ -12,7 +12,7 @@ from .. import event_file, views
 from ..bingo import commands as c
 from ..journal import Journal, JournalBusy, JournalError
 from ..report import public_text, staff_text
-from ..session import Game, Session, salvage, split_id
+from ..session import Game, Session, door_path, salvage, split_id, through_door
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
 
@@ -150,7 +150,13 @@ def start(args) -> int:
 
 
 def do(args) -> int:
-    session = session_for(args)
+    try:
+        session = session_for(args)
+    except CommandError as error:
+        path = args.journal or load_event(args.event).journal
+        if error.code == BUSY and door_path(path).exists():
+            return do_through_door(path, args.commands, error)
+        raise
     worst = 0
     for text in args.commands:
         try:
@@ -159,11 +165,38 @@ def do(args) -> int:
             raise CommandError(f"{c.shown(text, 60)}: {error}", 2)
         except JournalError as error:
             raise CommandError(str(error))
-        print(outcome.status + (f": {outcome.reason}" if outcome.reason else "")
-              + (f" (already applied as command {outcome.batch}; not applied again)" if outcome.already else ""))
-        warn(outcome)
-        worst = max(worst, outcome.status == "rejected")
+        worst = max(worst, print_outcome(outcome))
     return worst
+
+
+def do_through_door(path, texts: list[str], busy: CommandError) -> int:
+    """The journal's writer is an open console: its session applies the commands, in its order."""
+    commands = []
+    for text in texts:                      # all checked before any is sent
+        try:
+            command = c.loads(text)
+            c.parse(split_id(command)[1])
+        except c.Malformed as error:
+            raise CommandError(f"{c.shown(text, 60)}: {error}", 2)
+        commands.append(command)
+    worst, answered = 0, 0
+    try:
+        for outcome in through_door(path, commands):
+            worst, answered = max(worst, print_outcome(outcome)), answered + 1
+    except (OSError, ValueError, KeyError) as error:
+        if not answered:
+            raise busy from None
+        raise CommandError(f"{path}: the console stopped answering after {answered} of {len(commands)} "
+                           f"commands ({error}); check with companion status") from None
+    return worst
+
+
+def print_outcome(outcome) -> int:
+    """One line per command; returns 1 for a rejection."""
+    print(outcome.status + (f": {outcome.reason}" if outcome.reason else "")
+          + (f" (already applied as command {outcome.batch}; not applied again)" if outcome.already else ""))
+    warn(outcome)
+    return int(outcome.status == "rejected")
 
 
 def warn(outcome) -> None:

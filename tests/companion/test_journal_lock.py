@@ -95,3 +95,35 @@ def test_killed_and_retried_with_its_id_a_command_is_never_lost_nor_doubled(tmp_
     assert [d["problem"] for d in drills] == [None] * 5
     assert sum(d["lost"] + d["doubled"] for d in drills) == 0
     assert sum(d["committed"] and not d["printed"] for d in drills) >= 3     # the window the retry is for
+
+
+def test_do_while_the_console_is_open_goes_through_the_console(tmp_path):
+    """`companion do` is not refused by an open console: it hands its commands to the console's
+    session (a unix socket beside the journal), which applies them in its order and shows them."""
+    import asyncio
+
+    from tui.console import ConsoleApp
+    write_game(tmp_path / "j.db", DEMO[:2]).journal.close()
+    app = ConsoleApp.for_journal(tmp_path / "j.db")
+    results = {}
+
+    async def body():
+        async with app.run_test(size=(120, 34)) as pilot:
+            while not app.ready:
+                await pilot.pause(0.05)
+            draw = {**DEMO[2], "id": "cage:1"}
+            results["first"] = await asyncio.to_thread(companion, "do", "--journal", tmp_path / "j.db",
+                                                       json.dumps(draw), '{"do":"draw","balls":[4,5,6]}')
+            results["again"] = await asyncio.to_thread(companion, "do", "--journal", tmp_path / "j.db", json.dumps(draw))
+            results["bad"] = await asyncio.to_thread(companion, "do", "--journal", tmp_path / "j.db", '{"do":"dance"}')
+            await pilot.pause(0.3)
+            results["drawn"] = list(app.session.state.drawn)
+            results["rows"] = len(app.batches)
+    asyncio.run(body())
+    first, again, bad = results["first"], results["again"], results["bad"]
+    assert first.returncode == 1 and first.stdout.splitlines()[0] == "ok" and "rejected" in first.stdout, first
+    assert again.returncode == 0 and "already applied as command 3" in again.stdout
+    assert bad.returncode == 2 and "unknown command" in bad.stderr
+    assert results["drawn"] == DEMO[2]["balls"] and results["rows"] == 3     # the console shows the draw
+    assert not (tmp_path / "j.db.sock").exists()                             # closed with the console
+    assert Session(Journal(tmp_path / "j.db", readonly=True)).state.drawn == DEMO[2]["balls"]
