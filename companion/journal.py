@@ -70,9 +70,9 @@ class JournalBusy(JournalError):
 class JournalDamaged(JournalError):
     """The file is not what was written: a batch fails its hash, or rows are missing."""
 
-    def __init__(self, message: str, batch: int | None = None):
-        super().__init__(message)
-        self.batch = batch
+    def __init__(self, path: str, what: str, batch: int | None = None):
+        super().__init__(f"{path}: {what}: the file is damaged or was changed; " + SALVAGE_HINT.format(path=path))
+        self.what, self.batch = what, batch
 
 
 @dataclass
@@ -238,8 +238,8 @@ class Journal:
                 self.db.execute("ROLLBACK")
         if (tip or (0, GENESIS)) != (last.number, last.hash):
             what = f"names batch {tip[0]}" if tip else "is missing"
-            raise JournalDamaged(f"{self.path}: the journal's tip record {what} but the chain ends at batch "
-                                 f"{last.number}; " + SALVAGE_HINT.format(path=self.path), last.number + 1)
+            raise JournalDamaged(self.path, f"the journal's tip record {what} but the chain ends at batch "
+                                            f"{last.number}", last.number + 1)
         return last.number
 
     def batches(self, after: int = 0, one_by_one: bool = False):
@@ -330,8 +330,7 @@ class Journal:
                                + SALVAGE_HINT.format(path=self.path)) from None
 
     def _damaged(self, number: int, what: str) -> JournalDamaged:
-        return JournalDamaged(f"{self.path}: batch {number} {what}: the file is damaged or was changed; "
-                              + SALVAGE_HINT.format(path=self.path), number)
+        return JournalDamaged(self.path, f"batch {number} {what}", number)
 
     # ---- writing
 

@@ -87,8 +87,8 @@ class Game:
             try:
                 self.apply(batch.number, [e.decode(kind, data) for _, kind, data in batch.events])
             except Exception as error:      # only a journal this code did not write gets here
-                raise JournalDamaged(f"{journal.path}: batch {batch.number} does not replay "
-                                     f"({type(error).__name__}: {error})", batch.number) from None
+                raise JournalDamaged(journal.path, f"batch {batch.number} does not replay "
+                                                   f"({type(error).__name__}: {error})", batch.number) from None
             yield batch
 
 
@@ -193,6 +193,8 @@ def salvage(source: str | Path, out: str | Path) -> tuple[int, str | None]:
                 kept += 1
             if old.version > 1:
                 old.verify()
+        except JournalDamaged as error:
+            problem = error.what
         except JournalError as error:
             problem = str(error)
         finally:
