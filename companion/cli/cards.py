@@ -233,7 +233,7 @@ def corpus(args) -> int:
     except OSError as error:
         raise CommandError(f"{args.out}: cannot write ({error.strerror})")
     print(f"wrote {len(paths)} {args.tier} images with ground truth JSON beside each to {args.out} "
-          f"(event {card_deck.EVENT_NAME!r}, secret {card_deck.SECRET!r})")
+          f"(event id {card_deck.event_id()!r}, secret {card_deck.SECRET!r})")
     return 0
 
 

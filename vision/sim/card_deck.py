@@ -83,6 +83,12 @@ def _png(path: str) -> np.ndarray:
     return image
 
 
+def event_id() -> str:
+    """The printed event's id (the event file makes it from the name)."""
+    from companion import event_file
+    return event_file.slug(EVENT_NAME)
+
+
 def cache_root(folder: Path | None = None) -> Path:
     if folder:
         return Path(folder)
