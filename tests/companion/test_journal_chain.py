@@ -1,7 +1,5 @@
 """A journal that proves itself: hash-chained batches, verified on open; damage is refused in one
 line naming what is wrong, never a traceback and never a silently different state."""
-import contextlib
-import io
 import json
 import random
 import sqlite3
@@ -10,28 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.bingo.demo import demo_script
-from companion.cli import main
 from companion.cli.bench import judge_damaged
-from companion.journal import Journal, JournalDamaged, JournalError
+from companion.journal import Journal, JournalDamaged
 from companion.session import Session
 
-DEMO = demo_script(6, seed=3)
+from journal_games import DEMO, run
+from journal_games import write_game as write_open
 
 
 def write_game(path, lines=DEMO[:40]) -> Session:
-    session = Session(Journal(path))
-    for line in lines:
-        assert session.submit(line).status != "rejected"
-    session.journal.close()
-    return session
-
-
-def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(map(str, argv)))
-    return code, out.getvalue(), err.getvalue()
+    return write_open(path, lines, close=True)
 
 
 def tamper(path, sql: str) -> None:

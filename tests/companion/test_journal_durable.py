@@ -1,7 +1,6 @@
 """Nothing lives only beside the .db: backups (command and [event] backup), a full disk and a
 read-only medium each say what they are, and nothing committed is lost."""
 import contextlib
-import io
 import os
 import subprocess
 import sys
@@ -9,26 +8,10 @@ import uuid
 
 import pytest
 
-from companion.bingo.demo import demo_script
-from companion.cli import main
 from companion.journal import Journal, JournalError
 from companion.session import Session
 
-DEMO = demo_script(6, seed=3)
-
-
-def write_game(path, lines=DEMO[:10]) -> Session:
-    session = Session(Journal(path))
-    for line in lines:
-        assert session.submit(line).status != "rejected"
-    return session
-
-
-def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(map(str, argv)))
-    return code, out.getvalue(), err.getvalue()
+from journal_games import DEMO, run, write_game
 
 
 def test_journal_backup_copies_a_running_game_and_verifies_the_copy(tmp_path):

@@ -9,19 +9,16 @@ import time
 
 import pytest
 
-from companion.bingo.demo import demo_script
 from companion.cli import bench, main
 from companion.journal import Journal, JournalBusy
 from companion.session import Session
 
-DEMO = demo_script(6, seed=3)
+from journal_games import DEMO
+from journal_games import write_game as write_demo
 
 
 def write_game(path, lines=DEMO[:3]) -> Session:
-    session = Session(Journal(path))
-    for line in lines:
-        assert session.submit(line).status != "rejected"
-    return session
+    return write_demo(path, lines)
 
 
 def companion(*argv, timeout=60):
