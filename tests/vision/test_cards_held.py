@@ -81,3 +81,21 @@ def test_the_referee_holds_the_card_as_read_and_the_console_will_not_rule_it_as_
         assert card.serial in session.state.held and len(list(session.journal.batches())) == before, "nothing ruled"
 
     drive(app, body, (120, 36))
+
+
+def test_a_card_scanned_past_the_time_limit_is_rejected_naming_the_limit(tmp_path):
+    """Settings.time_limit_ms (event.toml [cards]): the watched folder moves it to rejected/, nothing is sent."""
+    from vision.cards import FolderWatcher, Settings
+    card, photo = _robbery({"robber_tens": "0", "robber_units": "2", "victim_tens": "0", "victim_units": "3",
+                            "ordinal": "4"})
+    assert Scanner(P.EVENT, P.SECRET).scan_image(photo).decision == "counted"
+    slow = Scanner(P.EVENT, P.SECRET, Settings(time_limit_ms=0.01))
+    result = slow.scan_image(photo)
+    assert (result.decision, result.command) == ("rejected", None), result
+    assert "0 ms limit per card (time_limit_ms" in result.reason
+    cv2.imwrite(str(tmp_path / "card.png"), photo)
+    sent = []
+    watcher = FolderWatcher(slow, tmp_path, lambda command: sent.append(command) or ("ok", None))
+    watcher.SETTLE = 0
+    [filed] = watcher.poll()
+    assert filed.decision == "rejected" and (tmp_path / "rejected" / "card.png").exists() and not sent

@@ -60,6 +60,7 @@ class Settings:
     # that cross ink (its cover).
     circled: float = 0.7        # at least this: circled, the circle's ink is its mark
     partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
+    time_limit_ms: float = 2000.0   # a card whose scan runs longer is rejected (the next card is not kept waiting)
 
 
 @dataclass(frozen=True)

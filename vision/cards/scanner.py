@@ -43,11 +43,13 @@ class Scanner:
 
     def scan_image(self, image: np.ndarray, name: str = "image") -> Result:
         start = time.perf_counter()
+        self._deadline = start + self.settings.time_limit_ms / 1000
         result = Result(name, "rejected")
         try:
             self._scan(image, result)
+            self._on_time()
         except Rejection as why:
-            result.decision, result.reason = "rejected", str(why)
+            result.decision, result.reason, result.command = "rejected", str(why), None
         result.ms = _ms(start)
         return result
 
@@ -57,6 +59,7 @@ class Scanner:
         if min(grey.shape) < 200:
             raise Rejection(f"not a card: the image is only {grey.shape[1]}x{grey.shape[0]} pixels")
         card = locate(self.detector, grey)
+        self._on_time()
         result.method = card.method
         amount = ink(card.grey)
         blurred = self._blur(amount)
@@ -70,6 +73,7 @@ class Scanner:
         if not layout.fields:
             result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
             return
+        self._on_time()
         reading = self._measure(amount, layout, blurred)
         result.scores = {f.name: {b.value: round(reading.scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
@@ -98,6 +102,7 @@ class Scanner:
         # a stray line through a bubble, faint ink (a crease's line?), or ink a circle's path has run into
         inked = any(v >= s.trace and (band[k] >= s.trace or v < s.definite) for k, v in scores.items()) \
             or circles.reach.sum() > PX * PX
+        self._on_time()
         strokes = _strokes(amount, kind, levels) if inked else []
         if strokes:
             stroke_cut = _stroke_cut(strokes, layout, amount.shape)
@@ -137,6 +142,12 @@ class Scanner:
             if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
                 return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
         return again, None
+
+    def _on_time(self) -> None:
+        """A card that takes too long (a huge or hostile image, a starved machine) is not waited for."""
+        if time.perf_counter() > self._deadline:
+            raise Rejection(f"too slow: the scan ran over the {self.settings.time_limit_ms:.0f} ms limit per card "
+                            "(time_limit_ms in [cards])")
 
     def _blur(self, amount: np.ndarray) -> bool:
         frame, marker = sharpness(amount)
