@@ -25,6 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.image_files import read_image
+
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 NO_FRAME_SECONDS = 3.0      # a started camera with no new frame for this long is not working
@@ -163,10 +165,10 @@ class FolderSource(Source):
             self._next = 0
         path = self.files[self._next]
         self._next += 1
-        image = cv2.imread(path, cv2.IMREAD_COLOR)
-        if image is None:
-            raise CameraError(f"{path}: not an image OpenCV can read")
-        return image
+        try:
+            return read_image(path)         # regular files only, within the byte and pixel limits
+        except OSError as error:
+            raise CameraError(str(error)) from None
 
 
 class SimSource(Source):

@@ -93,9 +93,9 @@ def _ball_list(text: str) -> list[int]:
 # --- read ---
 
 def read_balls(args) -> int:
-    import cv2
     from drivers.ball_reader import Settings, SettingsError
     from vision.balls import BallDecoder
+    from vision.image_files import read_image
 
     section = _camera_section(args.event) if args.event else {}
     try:
@@ -111,11 +111,11 @@ def read_balls(args) -> int:
         raise CommandError(str(error), 2)
     failed = 0
     for path in args.images:
-        image = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
-        if image is None:
+        try:
+            image = read_image(path)        # regular files only, within the byte and pixel limits
+        except OSError as error:
             failed += 1
-            why = "not an image OpenCV can read" if Path(path).is_file() else "no such file"
-            print(f"companion: {path}: {why}", file=sys.stderr)
+            print(f"companion: {path}: {error.strerror}", file=sys.stderr)
             continue
         result = decoder.read(image)
         if args.json:

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
+from ..image_files import ImageFileError, checked_bytes
 from . import decide as D
 from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
@@ -182,9 +183,9 @@ def _ms(start: float) -> float:
 
 def load_image(path: Path) -> np.ndarray:
     try:
-        data = path.read_bytes()
+        data = checked_bytes(path)      # regular files only, within the byte and pixel limits
     except OSError as error:
-        raise Rejection(f"cannot read {path}: {error.strerror}")
+        raise Rejection(error.strerror if isinstance(error, ImageFileError) else f"cannot read {path}: {error.strerror}")
     if not data:
         raise Rejection("empty file")
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-64:]:
