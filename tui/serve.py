@@ -5,6 +5,10 @@ command is ever built here, so the console is never served. The page is ours, no
 textual-serve's: it loads nothing from the internet (the font ships with textual-serve)
 and, when the session drops (network blip, display process ended, server restarted),
 it waits for the server and reloads itself, so a kiosk needs no one to press "Restart".
+
+Each browser costs a process (about 40 MB), so at most `max_viewers` are served at once: one more
+gets HTTP 503 and a page saying so, which tries again every few seconds (a kiosk takes the place
+of a viewer that left). The server listens on 127.0.0.1 unless told another address.
 """
 from __future__ import annotations
 
@@ -67,6 +71,19 @@ PAGE = string.Template("""<!DOCTYPE html>
 """)
 
 
+FULL = string.Template("""<!DOCTYPE html>
+<html>
+<head><meta charset="utf-8"><meta http-equiv="refresh" content="$retry_s"><title>$title</title></head>
+<body style="margin: 0; height: 100vh; display: flex; align-items: center; justify-content: center;
+             background: #000000; color: #ffd400; font: 32px monospace; text-align: center;">
+  <p>The display already has $viewers viewers, its limit (--max-viewers $viewers).<br>
+     This page tries again every $retry_s seconds.</p>
+</body>
+</html>
+""")
+MAX_VIEWERS = 4
+
+
 def display_command(journal: Path) -> str:
     """The one command the server runs per browser: the read-only display. `exec`, so the
     display's parent is the server itself, whose pid it is given (were the server gone before
@@ -86,14 +103,28 @@ class DisplaySession(AppService):
 
 
 class DisplayServer(Server):
-    def __init__(self, journal: Path, host: str, port: int, font_size: int = 24, retry_ms: int = 2000):
+    def __init__(self, journal: Path, host: str, port: int, font_size: int = 24, retry_ms: int = 2000,
+                 max_viewers: int = MAX_VIEWERS):
         super().__init__(display_command(journal), host=host, port=port, title="Plunder Bingo")
         self.font_size = font_size
         self.retry_ms = retry_ms
+        self.max_viewers = max_viewers
+        self.viewers = 0            # browsers with a display process now
+
+    def full(self) -> web.Response | None:
+        """HTTP 503 and a page saying why, when every viewer's place is taken."""
+        if self.viewers < self.max_viewers:
+            return None
+        page = FULL.substitute(title=self.title, viewers=self.max_viewers, retry_s=max(1, self.retry_ms // 1000))
+        return web.Response(status=503, text=page, content_type="text/html",
+                            headers={"Cache-Control": "no-store", "Retry-After": str(max(1, self.retry_ms // 1000))})
 
     async def handle_index(self, request: web.Request) -> web.Response:
         """The page, with addresses taken from the request: a browser on another machine
         reaches the server by the name it used, whatever --host the server listens on."""
+        refused = self.full()
+        if refused:
+            return refused
         scheme = "wss" if request.secure else "ws"
         page = PAGE.substitute(
             title=self.title, websocket=f"{scheme}://{request.host}/ws",
@@ -101,7 +132,17 @@ class DisplayServer(Server):
         return web.Response(text=page, content_type="text/html", headers={"Cache-Control": "no-store"})
 
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        refused = self.full()           # two pages loaded at once: the second socket is refused here
+        if refused:
+            return refused
+        self.viewers += 1
+        try:
+            return await self._serve_viewer(request)
+        finally:
+            self.viewers -= 1
+
+    async def _serve_viewer(self, request: web.Request) -> web.WebSocketResponse:
         websocket = web.WebSocketResponse(heartbeat=15)     # a silent network drop is noticed too
         await websocket.prepare(request)
         session = DisplaySession(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
@@ -120,7 +161,7 @@ class DisplayServer(Server):
         return websocket
 
 
-def serve_display(journal: Path, host: str, port: int, font_size: int = 24) -> int:
+def serve_display(journal: Path, host: str, port: int, font_size: int = 24, max_viewers: int = MAX_VIEWERS) -> int:
     """Raises OSError when the address cannot be used (port taken, no such interface)."""
-    DisplayServer(journal, host, port, font_size).serve()
+    DisplayServer(journal, host, port, font_size, max_viewers=max_viewers).serve()
     return 0

@@ -22,8 +22,11 @@ def register(sub, groups) -> None:
     where.add_argument("--journal", help="the game journal to follow")
     where.add_argument("--event", help="event.toml (its journal)")
     p.add_argument("--serve", action="store_true", help="serve the display to browsers with textual-serve")
-    p.add_argument("--host", default="0.0.0.0", help="address to serve on (default 0.0.0.0: the venue network)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to serve on (default 127.0.0.1: this machine only; 0.0.0.0: the venue network)")
     p.add_argument("--port", type=int, default=8080, help="port to serve on (default 8080)")
+    p.add_argument("--max-viewers", type=int, default=4,
+                   help="browsers served at once, one process each (default 4); one more gets HTTP 503")
     p.add_argument("--font-size", type=int, default=24, help="browser font size in pixels (default 24)")
     p.set_defaults(run=display)
 
@@ -53,8 +56,10 @@ def display(args) -> int:
     path = journal_of(args)
     if args.serve:
         from tui.serve import serve_display
+        if args.max_viewers < 1:
+            raise CommandError(f"--max-viewers must be at least 1, not {args.max_viewers}", 2)
         try:
-            return serve_display(path, args.host, args.port, args.font_size)
+            return serve_display(path, args.host, args.port, args.font_size, args.max_viewers)
         except OSError as error:
             raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
     from tui.display import DisplayApp
