@@ -53,6 +53,7 @@ class Tally:
     def __init__(self):
         self.rows: dict[str, dict[str, int]] = {}
         self.reasons: dict[str, int] = {}
+        self.style_reasons: dict[str, dict[str, int]] = {}
         self.errors: list = []
         self.times: list[float] = []
         self.circled = [0, 0]
@@ -65,6 +66,8 @@ class Tally:
         if v in ("review", "unread"):
             key = re.sub(r"\d[\d.]*|'[^']*'|\(.*\)", "#", result.reason or "")[:70]
             self.reasons[key] = self.reasons.get(key, 0) + 1
+            mine = self.style_reasons.setdefault(truth["style"], {})
+            mine[key] = mine.get(key, 0) + 1
         if v == "silent error":
             self.errors.append((index, truth["style"], truth["kind"], truth["fields"], result.decision, result.fields,
                                 result.reason))
@@ -143,8 +146,11 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
         f"(target {TARGETS[tier]['review']:.0%}); unread {total['unread'] / max(1, total['n']):.2%}")
     for item in tally.errors[:12]:
         say(f"    #{item[0]} {item[1]} {item[2]}: truth {item[3]}, read {item[4]} {item[5]} ({item[6]})")
-    for key, value in sorted(tally.reasons.items(), key=lambda kv: -kv[1])[:10]:
+    say("  why cards went to review or were not read (all styles, then the top three per style):")
+    for key, value in _top(tally.reasons, 10):
         say(f"    {value:4d}  {key}")
+    for style in [s for s in C.STYLES if s in tally.style_reasons]:
+        say(f"    {style}: " + "; ".join(f"{value} {key}" for key, value in _top(tally.style_reasons[style], 3)))
     if total["silent error"]:
         failed.append(f"{tier}: {total['silent error']} silent errors")
     if review > TARGETS[tier]["review"]:
@@ -163,6 +169,10 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
         if median > MEDIAN_MS:
             failed.append(f"{tier}: median {median:.1f} ms > {MEDIAN_MS:g} ms")
     return failed
+
+
+def _top(counts: dict, n: int) -> list:
+    return sorted(counts.items(), key=lambda kv: -kv[1])[:n]
 
 
 def _bench_bad(scanner, deck, say) -> None:
