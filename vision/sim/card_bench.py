@@ -55,10 +55,11 @@ class Tally:
         self.reasons: dict[str, int] = {}
         self.style_reasons: dict[str, dict[str, int]] = {}
         self.errors: list = []
-        self.times: list[float] = []
+        self.times: list[float] = []        # wall ms the scanner reports, per 1600x1200 photo
+        self.cpu: list[float] = []          # CPU ms of the scan (what a shared machine does not inflate)
         self.circled = [0, 0]
 
-    def add(self, result, truth: dict, index: int, photo: bool) -> str:
+    def add(self, result, truth: dict, index: int, photo: bool, cpu_ms: float = 0.0) -> str:
         v = verdict(result, truth)
         row = self.rows.setdefault(truth["style"], dict.fromkeys(("n",) + COLUMNS, 0))
         row["n"] += 1
@@ -76,6 +77,7 @@ class Tally:
             self.circled[1] += 1
         if photo:
             self.times.append(result.ms)
+            self.cpu.append(cpu_ms)
         return v
 
     def total(self) -> dict[str, int]:
@@ -117,8 +119,10 @@ def bench(n: int, seed: int, watch_n: int, say=print, cache: Path | None = None,
         tally = Tally()
         for i, path in enumerate(paths):
             image, truth = C.load(path)
+            started = time.process_time()
             result = scanner.scan_image(image, f"{tier}-{i}")
-            tally.add(result, truth, i, photo=image.shape[:2] == C.PHOTO_SIZE[::-1])
+            cpu_ms = (time.process_time() - started) * 1000
+            tally.add(result, truth, i, photo=image.shape[:2] == C.PHOTO_SIZE[::-1], cpu_ms=cpu_ms)
         failed += _report(tier, tally, say)
     _bench_bad(scanner, deck, say)
     _bench_watch(deck, watch_n, cache, workers, say)
@@ -162,13 +166,18 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
         if share < TARGETS[tier]["circled"]:
             failed.append(f"{tier}: circled votes counted {share:.2%} < {TARGETS[tier]['circled']:.0%}")
     if tally.times:
-        times = sorted(tally.times)
-        median = statistics.median(times)
-        say(f"  time per 1600x1200 photo (one core): median {median:.1f} ms, "
-            f"p95 {times[int(0.95 * (len(times) - 1))]:.1f} ms ({len(times)} photos)")
-        if median > MEDIAN_MS:
-            failed.append(f"{tier}: median {median:.1f} ms > {MEDIAN_MS:g} ms")
+        cpu, wall = _spread(tally.cpu), _spread(tally.times)
+        say(f"  time per 1600x1200 photo on one core: CPU median {cpu[0]:.1f} ms, p95 {cpu[1]:.1f} ms; "
+            f"wall median {wall[0]:.1f} ms, p95 {wall[1]:.1f} ms ({len(tally.times)} photos)")
+        if cpu[0] > MEDIAN_MS:
+            failed.append(f"{tier}: median {cpu[0]:.1f} ms CPU > {MEDIAN_MS:g} ms")
     return failed
+
+
+def _spread(values: list[float]) -> tuple[float, float]:
+    """Median and 95th percentile."""
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
 
 
 def _top(counts: dict, n: int) -> list:
