@@ -171,6 +171,19 @@ def test_each_style_says_what_the_scanner_should_decide(deck, style, kind, want)
     assert marked == {"counted": fields, "invalid": 0 if style == "blank" else 2}.get(want, marked)
 
 
+def test_a_robbery_card_names_player_numbers_in_its_digit_rows(deck):
+    """Whatever the layout's fields, a player number 1..MAX_PLAYERS is marked as its tens and units."""
+    numbers = []
+    for index in range(12):
+        rng = np.random.default_rng([3, index])
+        picture = np.full((round(L.CARD_H * D.RES), round(L.CARD_W * D.RES), 3), 255, np.float32)
+        fields, _, _ = C.mark_card(rng, picture, "robbery", deck.bubbles["robbery"], "tick")
+        for role in ("robber", "victim"):
+            tens, units = L.digit_fields(role)
+            numbers.append(int(fields[tens][0] + fields[units][0]))
+    assert all(1 <= n <= L.MAX_PLAYERS for n in numbers) and any(n >= 10 for n in numbers), numbers
+
+
 def test_the_corpus_is_the_same_for_a_seed_and_differs_between_seeds(deck):
     first = list(C.generate(deck, 3, "hard", seed=4))
     again = list(C.generate(deck, 3, "hard", seed=4))

@@ -34,7 +34,7 @@ CIRCLES = ("circle", "ellipse", "open circle", "circle over neighbour")
 MARKS = CIRCLES + ("fill", "tick", "cross")                 # one mark in a bubble
 STYLES = MARKS + ("pencil", "scribble + correction", "two marks", "blank", "stray line", "crease", "fold shadow")
 PLAIN = ("circle", "ellipse", "fill", "tick", "cross")      # what a player draws beside another style's event
-CORPUS_VERSION = 5       # raise when the generator changes: cached corpora are then made afresh
+CORPUS_VERSION = 6       # raise when the generator changes: cached corpora are then made afresh
 
 
 # --- pens and strokes ----------------------------------------------------------------------------
@@ -283,14 +283,15 @@ def mark_card(rng, picture: np.ndarray, kind: str, rings: dict, style: str) -> t
     names = list(rings)
     odd = names[int(rng.integers(len(names)))]          # the field a two-mark / blank / correction style hits
     fields, drawn, events = {}, [], {}
+    meant = _meant(rng, rings)
     for name in names:
         values = list(rings[name])
-        count = 1
+        chosen = [meant[name]]
         if name == odd and style in ("two marks", "scribble + correction"):
-            count = 2
+            others = [v for v in values if v != meant[name]]
+            chosen.append(others[int(rng.integers(len(others)))])
         elif name == odd and style == "blank":
-            count = 0
-        chosen = [str(v) for v in rng.choice(values, size=count, replace=False)]
+            chosen = []
         for n, value in enumerate(chosen):
             xyr = rings[name][value]
             shape = _shape(rng, style, n)
@@ -308,6 +309,18 @@ def mark_card(rng, picture: np.ndarray, kind: str, rings: dict, style: str) -> t
     elif style == "fold shadow":
         events["fold shadow"] = fold_shadow(rng, picture, through)
     return fields, drawn, events
+
+
+def _meant(rng, rings: dict) -> dict[str, str]:
+    """The value a player means in each field; a player number on a robbery card is one number
+    1..MAX_PLAYERS written as its tens and units digits."""
+    meant = {name: list(values)[int(rng.integers(len(values)))] for name, values in rings.items()}
+    for role in ("robber", "victim"):
+        tens, units = L.digit_fields(role)
+        if tens in rings and units in rings:
+            number = int(rng.integers(1, L.MAX_PLAYERS + 1))
+            meant[tens], meant[units] = str(number // 10), str(number % 10)
+    return meant
 
 
 def _shape(rng, style: str, n: int) -> str:
