@@ -25,10 +25,10 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from . import card_deck
-from .card_deck import RES, SECRET
+from . import card_deck, card_photo
+from .card_deck import RES
+from .card_photo import PHOTO_SIZE  # noqa: F401 (the bench asks the corpus for its photo size)
 
-PHOTO_SIZE = (1600, 1200)
 KIND_WEIGHTS = {"vote": 0.5, "robbery": 0.2, "inout": 0.1, "change": 0.1, "exclusion": 0.1}
 CIRCLES = ("circle", "ellipse", "open circle", "circle over neighbour")
 MARKS = CIRCLES + ("fill", "tick", "cross")                 # one mark in a bubble
@@ -334,7 +334,7 @@ def _shape(rng, style: str, n: int) -> str:
     return PLAIN[int(rng.integers(len(PLAIN)))]
 
 
-def sample(deck: card_deck.Deck, rng, tier: str, index: int, kinds=None, styles=None) -> Sample:
+def sample(deck: card_deck.Deck, rng, tier: str, kinds=None, styles=None) -> Sample:
     hard = tier == "hard"
     names = list(kinds or KIND_WEIGHTS)
     weights = np.array([KIND_WEIGHTS.get(k, 0.1) for k in names])
@@ -353,7 +353,6 @@ def sample(deck: card_deck.Deck, rng, tier: str, index: int, kinds=None, styles=
     truth = {"kind": kind, "serial": card.serial, "owner": card.owner, "turn": card.turn, "event": card.event,
              "code": code, "style": style, "fields": fields, "expected": expected(kind, fields, code),
              "marks": drawn, "events": events}
-    from . import card_photo
     spots = [xyr[:2] for values in deck.bubbles[kind].values() for xyr in values.values()]
     image, capture = card_photo.take(rng, np.clip(picture, 0, 255).astype(np.uint8), hard, spots)
     truth["capture"] = capture
@@ -371,7 +370,7 @@ def generate(deck: card_deck.Deck, n: int, tier: str, seed: int = 0, start: int 
         raise ValueError(f"tier must be clean or hard, not {tier!r}")
     for index in range(start, start + n):
         rng = np.random.default_rng([seed, index, tier == "hard"])
-        yield sample(deck, rng, tier, index, kinds, styles)
+        yield sample(deck, rng, tier, kinds, styles)
 
 
 # --- files ----------------------------------------------------------------------------------------------
