@@ -246,3 +246,16 @@ def test_the_per_style_table_counts_each_style_and_the_silent_errors():
     circle = next(line for line in lines if line.startswith("circle "))
     assert circle.split()[1:] == ["2", "1", "0", "0", "0", "0", "0", "1"]
     assert tally.circled == [1, 2] and len(tally.errors) == 1 and len(tally.times) == 2
+
+
+def test_the_bench_prints_every_style_row_the_bad_input_and_the_watched_folder(deck, tmp_path, monkeypatch):
+    monkeypatch.setattr(D, "deck", lambda cache=None: deck)
+    said = []
+    worst = B.bench(8, B.REPORTING_SEED, 2, said.append, tmp_path, workers=1)
+    text = "\n".join(said)
+    assert "seed 2 (the reporting seed" in text and worst in (0, 1)
+    for tier in ("clean", "hard"):
+        rows = [line for line in said[said.index(f"{tier} tier"):] if line.startswith("all ")]
+        assert rows and rows[0].split()[1] == "4", rows
+    assert "forged.png       rejected: forged" in text and "other-event.png  rejected: other event" in text
+    assert "watched folder: 2 files read" in text
