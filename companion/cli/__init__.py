@@ -8,7 +8,7 @@ import importlib
 import sys
 
 # Modules that add commands; each has register(sub, groups).
-MODULES = ["companion.cli.game", "companion.cli.bench", "companion.cli.screens", "companion.cli.link", "companion.cli.cards", "companion.cli.balls"]
+MODULES = ["companion.cli.game", "companion.cli.bench", "companion.cli.screens", "companion.cli.link", "companion.cli.cards", "companion.cli.balls", "companion.cli.demo"]
 # Command groups shared by several modules: `companion print cards`, `companion bench link`, ...
 GROUPS = {
     "print": "print cards and ball labels",

@@ -107,6 +107,17 @@ def deck(cache: Path | None = None, players: int = PLAYERS) -> Deck:
     return load(folder)
 
 
+def of_pdf(pdf: Path, cache: Path | None = None) -> Deck:
+    """One event's own printed cards (a `companion print cards` PDF) as a deck: rasterised and cut once
+    per PDF, under the cache's cards-print/event-<hash of the PDF>/ (the demo night's cards)."""
+    digest = hashlib.sha256(Path(pdf).read_bytes()).hexdigest()[:16]
+    folder = cache_root(cache) / "cards-print" / f"event-v{DECK_VERSION}-{digest}"
+    if not (folder / "index.json").exists():
+        with tempfile.TemporaryDirectory() as work:
+            _cut_deck([("ok", Path(pdf))], folder, Path(work))
+    return load(folder)
+
+
 def load(folder: Path) -> Deck:
     try:
         data = json.loads((folder / "index.json").read_text(encoding="utf-8"))

@@ -1,0 +1,52 @@
+"""`companion demo`: a whole night on simulated hardware (tui/demo.py); headless with --headless or
+when stdout is not a terminal."""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import CommandError
+
+
+def register(sub, groups) -> None:
+    p = sub.add_parser("demo", help="a whole demo night on simulated hardware (cage, camera, card scanner, players)")
+    p.add_argument("--headless", action="store_true",
+                   help="no screen: one line per turn and the ranking (the default when stdout is not a terminal)")
+    p.add_argument("--seed", type=int, default=1, help="seed of every choice (default 1); the same seed prints the same lines")
+    p.add_argument("--folder", help="the demo event's folder (default: a new one under /tmp); "
+                                    "a folder holding a demo's journal resumes it")
+    p.add_argument("--turns", type=int, default=15, help="turns of the demo game (default 15)")
+    p.add_argument("--pace", type=float, default=0.0, help="seconds the simulated operator waits before each command")
+    p.add_argument("--cache", help="where the rasterised printed cards are kept (default ~/.cache/companion)")
+    p.set_defaults(run=demo)
+
+
+def demo(args) -> int:
+    from companion.event_file import EventFileError
+    from companion.journal import JournalError
+    from tui.demo import DemoError, Night
+    folder = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix=f"companion-demo-{args.seed}-"))
+    headless = args.headless or not sys.stdout.isatty()
+    print(f"demo event in {folder} (seed {args.seed})", file=sys.stderr)
+    started = time.monotonic()
+    try:
+        night = Night(folder, args.seed, say=lambda line: print(line, flush=True),
+                      cache=Path(args.cache) if args.cache else None, turns=args.turns, pace=args.pace)
+    except (DemoError, EventFileError, JournalError, OSError) as error:
+        raise CommandError(str(error))
+    try:
+        night.start()
+        if headless:
+            night.run()
+        else:
+            from tui.demo import run_on_screen
+            run_on_screen(night)
+    except (DemoError, JournalError) as error:
+        raise CommandError(str(error))
+    finally:
+        night.stop()
+    print(f"demo: {night.state.turn} turns, phase {night.state.phase}, in {time.monotonic() - started:.1f} s; "
+          f"journal {night.event.journal}", file=sys.stderr)
+    return 0

@@ -1,0 +1,109 @@
+"""The whole night on simulated hardware (issue 13, items 1 and 5; ARCHITECTURE.md testing ladder 5):
+`companion demo --headless` plays through the cage link, the card scanner and the session, prints
+the same lines for the same seed, and a demo killed with SIGKILL during voting, during a robbery's
+resolution and during the cash count resumes from its journal to the same end as a run straight through."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.journal import Journal, JournalError
+from companion.session import Game
+
+SEED, TURNS = 154, 4        # seed 154: lines in turn 2 (a three-way tie), a robbery resolved in turn 3
+PACE = 0.3                  # the operator's pause: each phase lasts long enough to be killed in
+
+
+def demo(folder: Path, pace: float = 0.0) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "companion", "demo", "--headless", "--seed", str(SEED),
+                             "--turns", str(TURNS), "--folder", str(folder), "--pace", str(pace)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finished(folder: Path) -> tuple[str, str]:
+    process = demo(folder)
+    out, err = process.communicate(timeout=240)
+    assert process.returncode == 0, err
+    return out, err
+
+
+def state_of(folder: Path):
+    path = folder / "demo-night.db"
+    try:
+        journal = Journal(path, readonly=True)
+    except JournalError:             # not made yet, or still empty
+        return None
+    try:
+        game = Game()
+        for _ in game.follow(journal):
+            pass
+        return game.state
+    finally:
+        journal.close()
+
+
+def comparable(state) -> dict:
+    return dataclasses.asdict(state)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("clean")
+    out, _ = finished(folder)
+    return folder, out
+
+
+def test_the_demo_plays_every_turn_through_cage_scanner_and_review(clean):
+    folder, out = clean
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines[:TURNS]] == [f"turn {t:2d}" for t in range(1, TURNS + 1)]
+    assert lines[TURNS].startswith("final submission")
+    assert [line.split(":")[0] for line in lines[TURNS + 1:]] == [f"rank {n}" for n in (1, 2, 3, 4, 5, 6)]
+    state = state_of(folder)
+    assert state.phase == "finished"
+    journal = Journal(folder / "demo-night.db", readonly=True)
+    batches = list(journal.batches())
+    journal.close()
+    done = [b.command["do"] for b in batches]
+    assert done.count("draw_ball") == 3 * TURNS
+    assert all((b.id or "").startswith("cage:") for b in batches if b.command["do"] == "draw_ball")
+    assert "hold" in done and "rule" in done                     # some cards went to review
+    assert "rob" in done and "buy" in done
+    scanned = (folder / "scan" / "scan-log.jsonl").read_text().splitlines()
+    assert len(scanned) >= 6 * TURNS                              # every vote came through the scan folder
+    assert list((folder / "scan" / "review").iterdir())
+
+
+def test_killed_during_voting_resolution_and_count_it_ends_as_the_clean_run(clean, tmp_path):
+    """Each kill waits for its moment in the journal, SIGKILLs the demo, and starts it again on its folder."""
+    clean_folder, clean_out = clean
+    moments = [("voting", lambda s: s.phase == "voting" and s.turn == 2 and len(s.ballots) >= 1),
+               ("a robbery's resolution", lambda s: s.phase == "resolve" and bool(s.robberies)),
+               ("the cash count", lambda s: s.phase == "counting" and any(p.cash is not None for p in s.players.values()))]
+    for what, moment in moments:
+        process = demo(tmp_path, PACE)
+        deadline = time.monotonic() + 180
+        while True:
+            state = state_of(tmp_path)
+            if state is not None and moment(state):
+                break
+            assert process.poll() is None, f"the demo ended before {what}: {process.stderr.read()}"
+            assert time.monotonic() < deadline, f"no {what} within 180 s"
+            time.sleep(0.02)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        process.stdout.close()
+        process.stderr.close()
+    out, _ = finished(tmp_path)
+    assert comparable(state_of(tmp_path)) == comparable(state_of(clean_folder))
+    assert out == clean_out                                     # the same lines, the same ranking
+    verified = subprocess.run([sys.executable, "-m", "companion", "journal", "verify", str(tmp_path / "demo-night.db")],
+                              capture_output=True, text=True)
+    assert verified.returncode == 0, verified.stderr

@@ -1,0 +1,265 @@
+"""The demo night: a whole Plunder Bingo event on simulated hardware, through the night's own code.
+
+Only the hardware is simulated. The cage (drivers.cage_sim) talks over a pseudo-terminal to the cage
+link the console uses (tui.sources.LinkSource: draw_ball commands with ids "cage:BOOT:SEQ", each
+acknowledged once journaled); simulated players (drivers.demo_players) drop photos of their printed
+cards into a scan folder that the console's card scanner watches (tui.sources.ScannerSource); a
+simulated operator types what the staff would: begin and close, buys at the desk, rulings on held
+cards, cash counts. The referee is the session (companion.session) on the event's one journal.
+
+Each step looks at the journal's state first, so a demo killed at any moment and started again on
+its folder carries on where the journal stopped; the operator's commands carry ids (a command
+journaled before is not applied twice). Lines are printed from the journal as it grows, so a
+resumed demo prints the same lines as one that ran straight through.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from companion import event_file
+from companion.bingo import events as e
+from companion.journal import Journal
+from companion.session import Game, Session
+from drivers import demo_players as dp
+
+PLAYERS = 6
+TURNS = 15
+WAIT_S = 30.0               # longest wait for the cage's ball or the scanner's cards
+
+
+class DemoError(RuntimeError):
+    """The demo cannot go on: one line saying what and where."""
+
+
+def prepare(folder: Path, seed: int, turns: int = TURNS) -> Path:
+    """The demo event in its folder: event.toml (dealt cards, a secret from the seed), the printed
+    cards (cards.pdf, with the special cards the players will buy) and the journal, set up. Kept
+    as they are when the folder holds them already (a resumed demo)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scan").mkdir(exist_ok=True)
+    path = folder / "event.toml"
+    if not path.exists():
+        text = event_file.example("Demo night", PLAYERS, seed, dp.demo_secret(seed))
+        event_file.write_atomic(path, text.replace("turns = 15", f"turns = {turns}"))
+    event = event_file.load(path)
+    pdf = folder / "cards.pdf"
+    if not pdf.exists():
+        _print_cards(path, pdf, dp.specials_plan(seed, len(event.players), event.rules.turns))
+    return path
+
+
+def _print_cards(event: Path, pdf: Path, plan: list) -> None:
+    from reportlab import rl_config
+    from companion.cli import main
+    rl_config.invariant = 1         # no date or random id in the PDF: the same seed prints the same file
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+        code = main(["print", "cards", "--event", str(event), "--out", str(pdf), *dp.print_arguments(plan)])
+    if code:
+        raise DemoError(f"companion print cards: {said.getvalue().strip()}")
+
+
+class Night:
+    """One demo event run headless: step() until the game is finished."""
+
+    def __init__(self, folder: Path, seed: int, say: Callable[[str], None] = print, cache: Path | None = None,
+                 turns: int = TURNS, pace: float = 0.0):
+        """pace: seconds the simulated operator waits before each command (to watch it, or to stop it
+        mid-turn in a fault drill)."""
+        self.folder, self.seed, self.say, self.pace = Path(folder), seed, say, pace
+        self.event = event_file.load(prepare(self.folder, seed, turns))
+        self.players = dp.Players(seed, dp.specials_plan(seed, len(self.event.players), self.event.rules.turns))
+        from vision.sim.card_deck import DeckError
+        try:
+            self.photographer = dp.Photographer.of_pdf(self.folder / "cards.pdf", cache)
+        except DeckError as error:
+            raise DemoError(str(error)) from None
+        self.session = Session(Journal(self.event.journal))
+        if not self.session.journal.count():
+            self._operator(self.event.setup_command(), "setup")
+        self.printed, self.told = Game(), 0   # the lines printed so far: the journal folded to batch `told`
+        self.alerts: list[str] = []
+        self.sources: dict = {}
+        self.cage = None
+        self.paused = False
+
+    # -- the hardware, as the console wires it --
+    def start(self) -> None:
+        from drivers.cage_sim import PtyPort, SimCage
+        from tui.sources import LinkSource, ScannerSource
+        places = lambda: dict(self.session.state.place)      # noqa: E731
+        # a restarted demo's cage boots anew (a new boot id, so its ids are not taken for the last run's)
+        boot_seed = f"{self.seed}:{self.session.journal.count()}"
+        self.cage = SimCage(PtyPort(), machine=places, seed=boot_seed).start()
+        self.sources = {"link": LinkSource({"url": self.cage.url}, places, self.event.journal),
+                        "scanner": ScannerSource(self.folder / "scan", self.event)}
+        for source in self.sources.values():
+            source.start(self.send, self.note)
+
+    def stop(self) -> None:
+        for source in self.sources.values():
+            source.stop()
+        if self.cage is not None:
+            self.cage.stop()
+        self.session.journal.close()
+
+    def send(self, command: dict, reply=None) -> None:
+        """What the console's send does: the command to the session; a refusal said (in the console:
+        the hardware pane's alerts)."""
+        outcome = self.session.submit(command)
+        if reply is not None:
+            reply(outcome)
+        elif outcome.status == "rejected":
+            self.note(f"{command.get('do')}: {outcome.reason}", "warning")
+
+    def note(self, text: str, level: str = "info") -> None:
+        if level != "info":
+            self.alerts.append(text)
+
+    @property
+    def state(self):
+        return self.session.state
+
+    # -- the night --
+    def run(self, should_stop: Callable[[], bool] = lambda: False) -> None:
+        self.tell()
+        while self.state.phase != "finished" and not should_stop():
+            if self.paused:
+                time.sleep(0.1)
+                continue
+            self.step()
+            self.tell()
+
+    def step(self) -> None:
+        s = self.state
+        if s.phase in ("ready", "turn_over") and s.turn < s.rules.turns:
+            self._operator({"do": "begin_turn"}, f"begin:{s.turn + 1}")
+        elif s.phase == "turn_over":
+            self._operator({"do": "begin_final"}, "final")
+        elif s.phase == "draw":
+            self._draw()
+        elif s.phase == "voting":
+            self._cards(self.players.robberies(s) + self.players.specials(s) + self.players.votes(s))
+            self._rule_held()
+            self._operator({"do": "close_voting"}, f"close:{s.turn}")
+        elif s.phase == "resolve":
+            for no, lines in self.players.order(s).items():
+                self._operator({"do": "order_lines", "player": no, "lines": lines}, f"order:{s.turn}:{no}")
+            self._rule_held()
+            self._operator({"do": "end_turn"}, f"end:{s.turn}")
+        elif s.phase == "final":
+            self._cards(self.players.robberies(s))
+            self._rule_held()
+            self._operator({"do": "end_final"}, "end-final")
+        elif s.phase == "counting":
+            for no, amount in self.players.cash(s).items():
+                self._operator({"do": "cash", "player": no, "amount": amount}, f"cash:{no}")
+            self._operator({"do": "finish"}, "finish")
+        else:
+            raise DemoError(f"{self.event.journal}: the game is {s.phase!r}; the demo cannot go on from there")
+
+    def _operator(self, command: dict, key: str):
+        """A command the operator types, with an id: typed again after a restart, it is not applied twice."""
+        time.sleep(self.pace)
+        outcome = self.session.submit({**command, "id": f"demo:{key}"})
+        if outcome.status == "rejected" and command["do"] not in ("buy", "order_lines"):
+            raise DemoError(f"the operator's {command['do']} was refused: {outcome.reason}")
+        return outcome
+
+    def _draw(self) -> None:
+        """The cage gives the turn's balls one by one; the cage link turns each into a draw_ball."""
+        for ball in self.players.draws(self.state):
+            if ball in self.state.drawn:
+                continue
+            self.cage.read(ball)
+            self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage")
+
+    def _cards(self, drops: list[dp.Drop]) -> None:
+        """The players drop their cards in the ballot box: photos in the scan folder, scanned in order."""
+        self._wait(lambda: not self._pending(), "the scan folder to empty")     # a resumed demo's leftovers
+        s = self.state
+        fresh = [d for d in drops if d.serial not in s.serials and d.serial not in s.held]
+        base = time.time() - 10
+        scan = self.folder / "scan"
+        for n, drop in enumerate(fresh):
+            if drop.buy and self._operator({"do": "buy", "player": drop.owner, "item": drop.buy},
+                                           f"buy:{drop.serial}").status != "ok":
+                continue                      # not enough L$ in the account: no card
+            data, suffix = self.photographer.photo(drop, self.seed)
+            name = f"t{s.turn:02d}-{n:02d}-{drop.serial}"
+            part = scan / f".{name}.part"
+            part.write_bytes(data)
+            os.utime(part, (base + n / 100, base + n / 100))        # settled, in the order dropped
+            part.rename(scan / f"{name}{suffix}")
+        self._wait(lambda: not self._pending(), f"the card scanner to read {len(fresh)} cards")
+
+    def _planned(self) -> dict[str, dp.Drop]:
+        """The cards the players drop in this window, by serial (the same after a restart)."""
+        s = self.state
+        drops = self.players.robberies(s)
+        if s.phase != "final":
+            drops += self.players.specials(s) + self.players.votes(s)
+        return {d.serial: d for d in drops}
+
+    def _pending(self) -> list[Path]:
+        from vision.cards.watch import IMAGE_SUFFIXES
+        return [p for p in (self.folder / "scan").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES]
+
+    def _rule_held(self) -> None:
+        """The operator looks at each held card and asks its player what they meant."""
+        for serial in sorted(self.state.held):
+            drop = self._planned().get(serial)
+            meant = drop and drop.meant
+            ruling = {"card": meant} if meant else {"invalid": "spoilt card"}
+            outcome = self._operator({"do": "rule", "serial": serial, **ruling}, f"rule:{serial}")
+            if outcome.status == "rejected":
+                self._operator({"do": "rule", "serial": serial, "invalid": outcome.reason[:200]},
+                               f"rule-invalid:{serial}")
+
+    def _wait(self, done: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not done():
+            if time.monotonic() > deadline:
+                problems = "; ".join(self.alerts[-3:]) or "no alert"
+                raise DemoError(f"waited {WAIT_S:.0f} s for {what} ({problems})")
+            time.sleep(0.005)
+
+    # -- what is printed --
+    def tell(self) -> None:
+        """One line per turn and the final ranking, from the journal (so a resumed demo tells the same)."""
+        for batch in self.printed.follow(self.session.journal, after=self.told):
+            self.told = batch.number
+            for _, kind, data in batch.events:
+                for line in lines_for(self.printed.state, e.decode(kind, data)):
+                    self.say(line)
+
+
+def lines_for(state, event) -> list[str]:
+    """What the demo prints for an event just folded into state."""
+    if isinstance(event, e.TurnEnded):
+        return [turn_line(state, event)]
+    if isinstance(event, e.FinalEnded):
+        balances = " ".join(f"{letter} {money:,}" for letter, money in state.balances().items())
+        return [f"final submission: robberies {len(event.transfers)} | {balances}"]
+    if isinstance(event, e.GameFinished):
+        return [f"rank {row['rank']}: player {row['player']} {state.players[row['player']].name} "
+                f"({state.players[row['player']].account}) final {row['final']:,} = cash {row['cash']:,} "
+                f"+ account {row['account']:,} + bonus {row['bonus']:,} - penalty {row['penalty']:,}"
+                for row in event.results]
+    return []
+
+
+def turn_line(state, ended) -> str:
+    """turn 3: X=12 Y=5 Z=20 | votes X3 Y2 Z0, 1 invalid | valid 12 | robberies 2 | A 1,100,000 B ..."""
+    tally = state.tally
+    drawn = " ".join(f"{letter}={ball}" for letter, ball in tally.options.items()) or "no draw"
+    votes = " ".join(f"{letter}{n}" for letter, n in tally.votes.items())
+    valid = "void (no quorum)" if tally.void else " ".join(map(str, tally.valid))
+    balances = " ".join(f"{letter} {money:,}" for letter, money in state.balances().items())
+    return (f"turn {ended.turn:2d}: {drawn} | votes {votes}, {tally.invalid} invalid | valid {valid} | "
+            f"robberies {len(ended.transfers)} | {balances}")
