@@ -16,6 +16,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -24,6 +25,7 @@ import os
 import sqlite3
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +33,7 @@ from pathlib import Path
 GAME = "bingo"
 VERSION = 2                 # 1: WAL, no hash chain, no ids (before 2026-12-01)
 GENESIS = "0" * 64          # the "previous hash" of batch 1
+READER_WAIT_S = 10.0        # how long a reader waits for a writer's commit before giving up
 SCHEMA = """
 BEGIN IMMEDIATE;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,7 +63,10 @@ SALVAGE_HINT = "`companion journal salvage {path} --out NEW.db` copies the good 
 
 
 class JournalError(Exception):
-    pass
+    """One line naming the file and what is wrong (SQLite's own messages may quote a schema's lines)."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(message.split()))
 
 
 class JournalBusy(JournalError):
@@ -100,8 +106,10 @@ def describe_process() -> str:
     """`companion do`, `companion console`...: how another writer is told who holds the lock."""
     program = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path("python")
     name = program.parent.name if program.name == "__main__.py" else program.name
+    if not name or name.startswith("-"):            # python -c ...
+        name = "python"
     words = [word for word in sys.argv[1:3] if not word.startswith("-")][:1]
-    return " ".join([name or "python", *words])
+    return " ".join([name, *words])
 
 
 class Journal:
@@ -122,9 +130,15 @@ class Journal:
             self._lock(holder or describe_process())
         try:
             self.db = self._connect()
-            self._check_schema(create=not (self.readonly or existing), old_ok=not check)
-            if check:
-                self.verify()
+            if not self.readonly and not existing:
+                self._create_if_new()
+            with self._snapshot():
+                self._check_schema(old_ok=not check)
+                if check:
+                    self.verify()
+            if not self.readonly:
+                self._query("PRAGMA journal_mode=DELETE")
+                self._query("PRAGMA synchronous=EXTRA")
         except BaseException:
             self.close()
             raise
@@ -135,25 +149,26 @@ class Journal:
         try:
             if self.readonly:      # read-write but query_only: SQLite may roll back a killed writer's
                 db = sqlite3.connect(f"file:{self.path}?mode=rw", uri=True, isolation_level=None,   # hot journal
-                                     check_same_thread=False, timeout=10)
+                                     check_same_thread=False, timeout=0)       # busy: see _execute
                 db.execute("PRAGMA query_only=1")
-            else:
-                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return db
+                return db
+            return sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
         except SQLITE_ERRORS as error:
-            if "readonly database" in str(error):
-                raise JournalError(f"{self.path}: a write was cut off here and its rollback needs a writable "
-                                   "medium (the medium is read-only)") from None
-            raise JournalError(f"{self.path}: not a companion journal ({error})") from None
+            raise self._not_a_journal(error) from None
 
-    def _check_schema(self, create: bool, old_ok: bool = False) -> None:
+    def _create_if_new(self) -> None:
         try:
-            tables = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not tables and create:
-                self.db.execute("PRAGMA journal_mode=DELETE")
+            if not self._tables():
                 self.db.executescript(SCHEMA)
-                tables = {"meta"}
+        except SQLITE_ERRORS as error:
+            raise self._not_a_journal(error) from None
+
+    def _tables(self) -> set[str]:
+        return {name for (name,) in self._execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def _check_schema(self, old_ok: bool = False) -> None:
+        try:
+            tables = self._tables()
             if not tables:
                 raise JournalError(f"{self.path}: holds no journal (an empty database); "
                                    "`companion start --event ...` begins a game")
@@ -165,15 +180,35 @@ class Journal:
                     raise JournalError(f"{self.path}: an older journal without a hash chain (version 1); "
                                        + SALVAGE_HINT.format(path=self.path) + " of this version")
                 raise JournalError(f"{self.path}: not a companion journal (no journal tables)")
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            row = next(iter(self._execute("SELECT value FROM meta WHERE key = 'schema'")), None)
             if row is None or row[0] != str(VERSION):
                 raise JournalError(f"{self.path}: journal version {row[0] if row else '?'!r}, this companion "
                                    f"reads version {VERSION}")
-            if not self.readonly:
-                self.db.execute("PRAGMA journal_mode=DELETE")
-                self.db.execute("PRAGMA synchronous=EXTRA")
         except SQLITE_ERRORS as error:
-            raise JournalError(f"{self.path}: {_readable(error)}") from None
+            raise self._not_a_journal(error) from None
+
+    def _not_a_journal(self, error: Exception) -> JournalError:
+        if "readonly database" in str(error):
+            return JournalError(f"{self.path}: a write was cut off here and its rollback needs a writable "
+                                "medium (the medium is read-only)")
+        return JournalError(f"{self.path}: not a companion journal ({_readable(error)})")
+
+    @contextlib.contextmanager
+    def _snapshot(self):
+        """One read transaction, so one shared lock for all its reads: a writer's commit cannot fall
+        between them, and a reader waits for a busy writer once rather than at every statement."""
+        if self.db.in_transaction:
+            yield
+            return
+        try:
+            self.db.execute("BEGIN")
+        except SQLITE_ERRORS as error:
+            raise self._not_a_journal(error) from None
+        try:
+            yield
+        finally:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
 
     def _lock(self, holder: str) -> None:
         try:
@@ -228,14 +263,10 @@ class Journal:
     def verify(self) -> int:
         """Check every batch's hash and the tip; returns the number of batches."""
         last = Batch(0, "", {}, "", None, [], hash=GENESIS)
-        self._query("BEGIN")                # one snapshot: a writer's commit must not fall between
-        try:
+        with self._snapshot():
             for last in self.batches():
                 pass
             tip = self._one("SELECT batch, hash FROM tip")
-        finally:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
         if (tip or (0, GENESIS)) != (last.number, last.hash):
             what = f"names batch {tip[0]}" if tip else "is missing"
             raise JournalDamaged(self.path, f"the journal's tip record {what} but the chain ends at batch "
@@ -245,9 +276,13 @@ class Journal:
     def batches(self, after: int = 0, one_by_one: bool = False):
         """Accepted commands after batch number `after`, oldest first, each checked against its hash.
         one_by_one reads a batch at a time, so a file damaged further on still yields its good start."""
-        previous = GENESIS if after == 0 else self._stored_hash(after)
+        if one_by_one:
+            previous, rows = self._stored_hash(after), self._rows_one_by_one(after)
+        else:
+            with self._snapshot():
+                previous, rows = self._stored_hash(after), self._rows(after)
         expected = after + 1
-        for row, events in self._rows_one_by_one(after) if one_by_one else self._rows(after):
+        for row, events in rows:
             if row[0] != expected:
                 raise self._damaged(expected, "is missing")
             batch = self._checked(row, events, previous)
@@ -279,12 +314,14 @@ class Journal:
         row = self._one("SELECT batch FROM commands WHERE id = ?", (command_id,))
         if row is None:
             return None
-        return self._read(row[0], GENESIS if row[0] == 1 else self._stored_hash(row[0] - 1))
+        return self._read(row[0], self._stored_hash(row[0] - 1))
 
     def count(self) -> int:
         return self._one("SELECT count(*) FROM commands")[0]
 
     def _stored_hash(self, number: int) -> str:
+        if number == 0:
+            return GENESIS
         if self.version == 1:
             return ""
         row = self._one("SELECT hash FROM commands WHERE batch = ?", (number,))
@@ -322,9 +359,21 @@ class Journal:
         rows = self._query(sql, parameters)
         return rows[0] if rows else None
 
+    def _execute(self, sql: str, parameters: tuple = ()) -> list[tuple]:
+        """All rows. A reader retries every 2 ms while a writer commits (SQLite's own busy handler
+        backs off to 100 ms steps, and would miss the few idle milliseconds between commands)."""
+        deadline = time.monotonic() + READER_WAIT_S
+        while True:
+            try:
+                return self.db.execute(sql, parameters).fetchall()
+            except sqlite3.OperationalError as error:
+                if not (self.readonly and "locked" in str(error) and time.monotonic() < deadline):
+                    raise
+                time.sleep(0.002)
+
     def _query(self, sql: str, parameters: tuple = ()) -> list[tuple]:
         try:
-            return self.db.execute(sql, parameters).fetchall()
+            return self._execute(sql, parameters)
         except SQLITE_ERRORS as error:
             raise JournalError(f"{self.path}: cannot read: {_readable(error)}; "
                                + SALVAGE_HINT.format(path=self.path)) from None
