@@ -29,6 +29,8 @@ from textual.worker import get_current_worker
 
 from companion import views
 from companion.bingo import commands as c
+from companion.bingo.decide import Rejected, decide
+from companion.bingo.evolve import fold
 from companion.bingo.rules import ROBBERY_PERCENT
 from companion.journal import Journal, JournalError
 from companion.session import Door, Outcome, Session
@@ -92,6 +94,7 @@ class ConsoleApp(App):
         Binding("b", "send('begin_turn')", "begin turn"),
         Binding("d", "form('draw')", "draw"),
         Binding("v", "form('vote')", "vote card"),
+        Binding("V", "form('tally')", "typed tally"),
         Binding("r", "form('rob')", "robbery card"),
         Binding("p", "form('buy')", "sell special"),
         Binding("i", "form('inout')", "IN/OUT"),
@@ -482,9 +485,29 @@ class ConsoleApp(App):
     def send_from_form(self, command: dict | None) -> None:
         if command is None:
             return
+        if "do" not in command and "votes" in command:
+            self.send_tally(command["votes"])
+            return
         if command["do"] == "draw" and len(command["balls"]) == 1:
             command = {"do": "draw_ball", "ball": command["balls"][0]}
         self.send(command)
+
+    def send_tally(self, votes: list[tuple[int, list[str]]]) -> None:
+        """A typed tally: each vote is the player's printed card (serial V<player><turn>), checked by
+        the referee like a scanned one. The line is sent only if the referee takes every vote of it
+        as the game stands, so none of it is half-applied."""
+        state = self.session.state
+        commands = [{"do": "vote", "serial": f"V{no:02d}{state.turn:02d}", "turn": state.turn, "marks": marks}
+                    for no, marks in votes]
+        for (no, marks), command in zip(votes, commands):
+            result = decide(state, c.parse(command))
+            if isinstance(result, Rejected):
+                token = f"{no}{marks[0].lower() if marks else '-'}"
+                self.show_outcome(f"✖ tally: {token}: {result.reason}; nothing of the line was sent", "error")
+                return
+            state = fold(result, state)
+        for command in commands:
+            self.send(command)
 
     def defaults(self, name: str) -> dict:
         """Pre-filled fields: the player whose row is selected, this turn's number."""
