@@ -110,3 +110,14 @@ def test_an_ellipse_reaching_into_the_next_bubble_is_never_two_marks(scanner):
     card, picture = _vote([_ring("vote", "mark", "X", 1.8, aspect=1.6, tilt_deg=20)])
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review" or result.fields == {"mark": ["X"]}, result
+
+
+@pytest.mark.parametrize("value,toward", [("Z", -1), ("X", 1)])
+def test_a_wide_circle_pushed_into_the_neighbour_is_still_its_own_mark(scanner, value, toward):
+    """Bench seed 1 #123, #162: a circle 1.7x the ring, its centre 4.5 mm towards Y, runs 1.5 mm into
+    Y's disc, farther out than the rays look: once two marks (invalid), then review ("which is
+    meant?"); the ellipse fitted to the whole stroke goes round Z (X) only."""
+    card, picture = _vote([_ring("vote", "mark", value, 1.7, shift_mm=(4.5 * toward, 0.0))])
+    result = scanner.scan_image(P.photo(picture, seed=5))
+    assert (result.decision, result.fields) == ("counted", {"mark": [value]}), result
+

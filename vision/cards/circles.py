@@ -26,6 +26,7 @@ ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
 CROSSED = 0.35          # new ink on a ray at least this: the ray crosses a pen line
 PATH_MM = 0.8           # the traced path covers this much either side of where its ink is darkest
+JOIN_MM = 1.2           # ink this close to a circle's is the same pen stroke
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,9 @@ class Circles:
     cover: dict             # (field, value) -> share of its rays crossing ink (circled paths out, but its own)
     circled: tuple          # the keys of the circled bubbles
     path: np.ndarray        # flat bool over the rectified card: the circled bubbles' paths and their reach
-    reach: np.ndarray       # flat bool: ink joined to a traced path beyond it (an ellipse's far end, a tick touching it)
+    reach: np.ndarray       # flat bool: ink joined to a traced path beyond it (a wide circle's far side, a tick touching it)
+    astray: np.ndarray      # flat bool: the reach off the ellipse fitted to its stroke (a tick touching it, not the circle)
+    round_others: tuple     # ((circled key, other key), ...): a circle's ellipse goes round another bubble's centre too
     ink: dict               # circled key -> its traced path's new ink, in score units (mm² per mm of radius)
     density: float          # the paths' mean new ink away from every bubble's disc
 
@@ -72,14 +75,14 @@ def find(amount: np.ndarray, kind: str, levels: _Levels, circled_share: float, e
     circled = [n for n, c in enumerate(cover) if c >= circled_share]
     none = np.zeros(new.size, bool)
     if not circled:
-        return Circles(dict(zip(keys, cover)), (), none, none, {}, 0.0)
+        return Circles(dict(zip(keys, cover)), (), none, none, none, (), {}, 0.0)
     traced = np.zeros(new.shape, np.uint8)
     ink = {}
     for n in circled:
         one = _trace(along[n], L.layout(kind).bubbles()[n][1], radii[n], new.shape)
         ink[keys[n]] = float((new * one).sum() / (PX * PX) / L.layout(kind).bubbles()[n][1].r)
         traced |= one
-    reach = _joined(new, traced)
+    reach, astray, round_others = _joined(new, traced, kind, [keys[n] for n in circled])
     spread = cv2.dilate(reach, np.ones((5, 5), np.uint8))      # a pen line's soft edge
     path = (traced | spread).ravel() > 0
     away = path & ~_discs(kind)
@@ -89,17 +92,53 @@ def find(amount: np.ndarray, kind: str, levels: _Levels, circled_share: float, e
                         borderValue=0.0)
     again = _cover(outside.reshape(len(keys), ANGLES, STEPS), _hidden(kind))
     cover = [cover[n] if n in circled else again[n] for n in range(len(keys))]
-    return Circles(dict(zip(keys, cover)), tuple(keys[n] for n in circled), path, reach.ravel() > 0, ink, density)
+    return Circles(dict(zip(keys, cover)), tuple(keys[n] for n in circled), path, reach.ravel() > 0,
+                   astray.ravel() > 0, round_others, ink, density)
 
 
-def _joined(new: np.ndarray, traced: np.ndarray) -> np.ndarray:
-    """Ink in one piece with a traced path, beyond it and its soft edge."""
+def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tuple:
+    """Ink in one piece with a traced path (across gaps up to JOIN_MM: where the pen runs along a
+    printed ring, the print model hides some of it) beyond the path and its soft edge: a circle wider
+    than the rays look, or a mark touching it. Each such stroke is fitted with an ellipse: its ink
+    off the ellipse is astray (not the circle), and another bubble's centre inside it is a circle
+    round two labels. Returns (reach, astray, ((circled key, other key), ...))."""
     binary = (new >= CROSSED).astype(np.uint8)
-    count, labels = cv2.connectedComponents(binary, connectivity=8)
-    keep = np.zeros(count, np.uint8)
-    keep[labels[(traced > 0) & (binary > 0)]] = 1
-    keep[0] = 0
-    return keep[labels] & (1 - cv2.dilate(traced, np.ones((5, 5), np.uint8)))
+    bridged = cv2.dilate(binary, np.ones((2 * round(JOIN_MM * PX / 2) + 1,) * 2, np.uint8))
+    _, labels = cv2.connectedComponents(bridged, connectivity=8)
+    near = cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0
+    reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
+    for piece in np.unique(labels[(traced > 0) & (binary > 0)]):
+        stroke = (labels == piece) & (binary > 0) if piece else None
+        if stroke is None or not (stroke & ~near).any():
+            continue
+        beyond = stroke & ~near
+        reach |= beyond
+        off, inside = _off_ellipse(stroke, beyond, kind)
+        astray |= off
+        round_others += [(key, other) for key in circled for other in inside if other not in circled]
+    return reach, astray, tuple(dict.fromkeys(round_others))
+
+
+def _off_ellipse(stroke: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.ndarray, list]:
+    """The pixels of beyond off the ellipse fitted to a stroke's ink (by more than JOIN_MM), and
+    the bubbles whose centres lie inside it."""
+    ys, xs = np.nonzero(stroke)
+    if len(xs) < 5:
+        return beyond, []
+    (cx, cy), (w, h), angle = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
+    if min(w, h) < 1:
+        return beyond, []
+    turn = np.radians(angle)
+
+    def ratio(x, y):            # 1 on the ellipse, under 1 inside it
+        dx, dy = x - cx, y - cy
+        u, v = dx * np.cos(turn) + dy * np.sin(turn), -dx * np.sin(turn) + dy * np.cos(turn)
+        return np.hypot(u / (w / 2), v / (h / 2))
+    by, bx = np.nonzero(beyond)
+    off = np.zeros_like(beyond)
+    off[by, bx] = np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > JOIN_MM * PX
+    inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if ratio(b.x * PX, b.y * PX) < 1]
+    return off, inside
 
 
 def _cover(along: np.ndarray, hidden: np.ndarray) -> list[float]:
@@ -133,10 +172,12 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> np.ndarr
 
 
 def under_circle(amount: np.ndarray, kind: str, levels: _Levels, circles: Circles, marginal: float) -> str | None:
-    """Doubts a circle leaves in another bubble's disc: its ink reaching on beyond the traced path
-    into that disc (an ellipse wider than the rays look, or a mark touching the circle: which is
-    meant?), or its path crossing the disc over much more ink than the path carries elsewhere (a
+    """Doubts a circle leaves: it goes round another bubble's centre too; ink joined to it but off
+    its ellipse reaches into another bubble's disc (a mark touching the circle: which is meant?); or
+    its path crosses another bubble's disc over much more ink than the path carries elsewhere (a
     mark of that bubble's own under it)."""
+    for key, other in circles.round_others:
+        return f"the circle round {key[1]} ({key[0]}) goes round {other[1]} ({other[0]}) too: which is meant?"
     regions = _regions(kind)
     index, label = regions.inside
     near = circles.path[index]
@@ -146,7 +187,7 @@ def under_circle(amount: np.ndarray, kind: str, levels: _Levels, circles: Circle
     per_r = 1 / (PX * PX) / regions.radii
     pixels = np.bincount(label, minlength=n)
     on_ink = np.bincount(label, ink, minlength=n)
-    reached = np.bincount(label, ink * circles.reach[index], minlength=n) * per_r
+    reached = np.bincount(label, ink * circles.astray[index], minlength=n) * per_r
     for m, key in enumerate(regions.keys):
         if key in circles.circled or not pixels[m]:
             continue

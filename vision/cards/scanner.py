@@ -100,9 +100,8 @@ class Scanner:
         numbers = self._numbers(amount, kind, levels, cuts, circles)
         scores, _, _, _, band = numbers
         stroke_doubt = None
-        # a stray line through a bubble, faint ink (a crease's line?), or ink a circle's path has run into
-        inked = any(v >= s.trace and (band[k] >= s.trace or v < s.definite) for k, v in scores.items()) \
-            or circles.reach.sum() > PX * PX
+        # any ink may be (or hide) a long stray line or a crease's (D19); ink a circle's path has run into
+        inked = any(v >= s.trace for v in scores.values()) or circles.reach.sum() > PX * PX
         self._on_time()
         strokes = _strokes(amount, kind, levels) if inked else []
         if strokes:
@@ -139,6 +138,8 @@ class Scanner:
             key = name, b.value
             if touched[n] and again[0][key] >= s.marginal:
                 return again, f"a line touches {b.value} ({name}): mark or stray stroke?"
+            if crossed[n] and key not in circles.circled and s.marginal <= again[0][key] < 2 * s.definite:
+                return again, f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?"
             removed = numbers[0][key] - again[0][key]
             if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
                 return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"

@@ -48,11 +48,34 @@ def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
         binary = (new > least).astype(np.uint8)
         ys, xs = np.nonzero(binary)
         points = np.stack([xs, ys], 1).astype(np.float32)
-        for group in _segments(binary, length):
+        # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
+        # to its true ends: it must be long enough then
+        for group in _segments(binary, 0.8 * length):
             stroke = _refit(group, points, new, binary, hidden)
-            if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX:
+            if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= length * PX:
                 _merge(strokes, stroke)
-    return strokes
+    return _without_crosses(strokes, kind)
+
+
+def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
+    """Two strokes crossing in a bubble, neither reaching much beyond it, are a cross drawn on it (a
+    mark), not stray lines."""
+    crossing = set()
+    for i, a in enumerate(strokes):
+        for j in range(i + 1, len(strokes)):
+            b = strokes[j]
+            sine = abs(a.u[0] * b.u[1] - a.u[1] * b.u[0])
+            if sine < 0.5:
+                continue
+            d = b.p - a.p
+            t = (d[0] * b.u[1] - d[1] * b.u[0]) / (a.u[0] * b.u[1] - a.u[1] * b.u[0])     # where a meets b, along a
+            at = a.p + t * a.u
+            for _, bubble in L.layout(kind).bubbles():
+                reach = 1.8 * bubble.r * PX
+                if np.hypot(at[0] - bubble.x * PX, at[1] - bubble.y * PX) < 1.2 * bubble.r * PX and all(
+                        max(line.offset(*at)[1] - line.t0, line.t1 - line.offset(*at)[1]) <= reach for line in (a, b)):
+                    crossing |= {i, j}
+    return [line for n, line in enumerate(strokes) if n not in crossing]
 
 
 def _segments(binary: np.ndarray, length_mm: float) -> list[tuple]:
