@@ -218,7 +218,8 @@ class CalibrateApp(App):
         decoders = {}
         for name in DECODERS:
             try:
-                decoder = BallDecoder(name, settings.ball_diameter, settings.fov, warn=lambda text: None)
+                decoder = BallDecoder(name, settings.ball_diameter, settings.fov, warn=lambda text: None,
+                                      distance=settings.ball_distance)
             except (DecoderUnavailable, ImportError):
                 decoder = None
             if decoder is None or decoder.name != name:        # it fell back to another decoder

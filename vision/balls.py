@@ -171,7 +171,7 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_r, max_r = radius_px
     found = []
-    for contour in contours:
+    for i, contour in enumerate(contours):
         area = cv2.contourArea(contour) * scale * scale
         if area < math.pi * min_r * min_r * 0.3 or len(contour) < 6:
             continue
@@ -180,10 +180,27 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
             continue
         circle = Circle(shape.x * scale + (scale - 1) / 2, shape.y * scale + (scale - 1) / 2, shape.r * scale)
         if min_r <= circle.r <= max_r:
-            found.append((area, circle))
+            found.append((area, i, circle))
     found.sort(key=lambda item: -item[0])
-    fine = [_refine(gray, circle, low, level) for _, circle in found[:most]]
+    blobs = np.zeros(small.shape[:2], np.int32)          # the candidates (not a ball's own fragments)
+    for _, i, _ in found[:most]:
+        cv2.drawContours(blobs, contours, i, i + 1, -1)
+    grow = max(1, int(0.3 * min([circle.r for _, _, circle in found[:most]] or [0]) / scale))
+    fine = [_refine(gray, circle, low, level, _others(blobs, i + 1, scale, grow)) for _, i, circle in found[:most]]
     return [c for c in fine if c.roundness >= ROUND_MIN]
+
+
+def _others(blobs: np.ndarray, own: int, scale: int, grow: int):
+    """Is a full-resolution point (x, y) on or near (`grow` px of the small image: the blob stops
+    short of a ball's darker rim) another candidate's blob than `own`, a second ball beside this
+    one? So the outline of one ball is never taken from its neighbour."""
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+    foreign = cv2.dilate(((blobs > 0) & (blobs != own)).astype(np.uint8), disc).astype(bool)
+    h, w = foreign.shape
+
+    def test(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        return foreign[np.clip((ys / scale).astype(int), 0, h - 1), np.clip((xs / scale).astype(int), 0, w - 1)]
+    return test
 
 
 def find_ball(gray: np.ndarray, min_r: float = 25, max_r: float = 300) -> tuple[Circle | None, str]:
@@ -291,10 +308,10 @@ def _inside(points: np.ndarray, shape) -> np.ndarray:
 RAYS, STEPS = 90, 64
 
 
-def _refine(gray: np.ndarray, c: Circle, background: float, level: float) -> Circle:
+def _refine(gray: np.ndarray, c: Circle, background: float, level: float, foreign=None) -> Circle:
     """The outline at full resolution: along rays from the coarse centre, the outermost point
-    brighter than the surround. (The coarse mask cuts the ball's darker rim short, and the
-    ball's size in the frame is what tells its distance.)"""
+    brighter than the surround and not on another blob (`foreign`). (The coarse mask cuts the
+    ball's darker rim short, and the ball's size in the frame is what tells its distance.)"""
     angles = np.linspace(0, 2 * np.pi, RAYS, endpoint=False, dtype=np.float32)
     radii = np.linspace(0.5, 2.0, STEPS, dtype=np.float32) * c.r
     xs = c.x + np.cos(angles)[:, None] * radii[None, :]
@@ -304,6 +321,10 @@ def _refine(gray: np.ndarray, c: Circle, background: float, level: float) -> Cir
     inside = (xs > 2) & (xs < w - 3) & (ys > 2) & (ys < h - 3)
     mid = background + 0.5 * (level - background)
     bright = (profile > mid) & inside
+    if foreign is not None:              # a ray ends where it meets another candidate
+        met = foreign(xs, ys)
+        end = np.where(met.any(axis=1), np.argmax(met, axis=1), STEPS)
+        bright &= np.arange(STEPS)[None, :] < end[:, None]
     last = STEPS - 1 - np.argmax(bright[:, ::-1], axis=1)
     rows = np.arange(RAYS)
     ok = bright[rows, last] & (last < STEPS - 1) & inside[rows, np.minimum(last + 1, STEPS - 1)]
@@ -313,11 +334,14 @@ def _refine(gray: np.ndarray, c: Circle, background: float, level: float) -> Cir
     r = radii[last] + frac * (radii[1] - radii[0])
     rim = np.stack([c.x + np.cos(angles) * r, c.y + np.sin(angles) * r], -1)[ok]
     rim = rim[_inside(rim, gray.shape)]
-    fit = _fit(rim, gray.shape, robust=True) if len(rim) >= 12 else None
-    if (fit is None or not 0.5 * c.r < fit.r < 2 * c.r) and len(rim) >= 6:
-        fit = _arc_fit(rim)              # a ball cut off by the frame's edge: a circle fits its arc
-    if fit is None or not 0.5 * c.r < fit.r < 2 * c.r:      # the rays reach 0.5 to 2 coarse radii
+    # the ellipse (motion blur stretches the ball) or, when it fits the outline better, a circle
+    # (a short arc where the frame's edge cuts the ball; or where leaving out the points inside
+    # led the ellipse astray); the rays reach 0.5 to 2 coarse radii
+    fits = [f for f in (_fit(rim, gray.shape, robust=True) if len(rim) >= 12 else None,
+                        _arc_fit(rim) if len(rim) >= 6 else None) if f is not None and 0.5 * c.r < f.r < 2 * c.r]
+    if not fits:
         return Circle(c.x, c.y, c.r, rim, roundness=0.0)
+    fit = max(fits, key=lambda f: f.roundness)
     return Circle(fit.x, fit.y, fit.r, rim, fit.roundness)
 
 

@@ -255,17 +255,23 @@ def _map(function, items: list, jobs: int):
 _WORKER: dict = {}
 
 
-def _bench_chunk(job) -> list[dict]:
-    """Render passes and run each decoder over them: one record per pass and decoder."""
+def _worker(names: list[str]) -> None:
+    """This process's renderer and decoders (set up once: the codebook and textures take a while)."""
     import cv2
     from vision import balls
     from vision.sim import balls as ball_render
-    seed, indices, names, workers = job
     if not _WORKER:
         cv2.setNumThreads(1)
         _WORKER["renderer"] = ball_render.Renderer()
         _WORKER["decoders"] = {name: balls.BallDecoder(name, warn=lambda text: None, distance=ball_render.RIG_DISTANCE)
                                for name in names}
+
+
+def _bench_chunk(job) -> list[dict]:
+    """Render passes and run each decoder over them: one record per pass and decoder."""
+    from vision.sim import balls as ball_render
+    seed, indices, names, workers = job
+    _worker(names)
     records = []
     for k in indices:
         kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
@@ -286,16 +292,9 @@ def _scene_sets() -> tuple:
 
 def _frames_chunk(job) -> list[dict]:
     """Render blurred or adversarial frames and read each with every decoder."""
-    import cv2
-    from vision import balls
     from vision.sim import ball_scenes
-    from vision.sim import balls as ball_render
     seed, kind, indices, names = job
-    if not _WORKER:
-        cv2.setNumThreads(1)
-        _WORKER["renderer"] = ball_render.Renderer()
-        _WORKER["decoders"] = {name: balls.BallDecoder(name, warn=lambda text: None, distance=ball_render.RIG_DISTANCE)
-                               for name in names}
+    _worker(names)
     records = []
     for k in indices:
         frame_seed = _seed(seed, f"{kind}{k}")
@@ -389,7 +388,7 @@ class _Stats:
                 "dropped_pct": round(100 * self.dropped / max(self.dropped + self.processed, 1), 2),
                 "blur_bands": {band: {"frames": n, "read_pct": round(100 * read / max(n, 1), 2)}
                                for band, (n, read) in sorted(self.bands.items(), key=lambda b: int(b[0].strip(">").split("-")[0]))},
-                "sets": self.sets,
+                "sets": {name: self.sets[name] for name in _scene_sets() if name in self.sets},
                 "wrong_in_sets": sum(k["wrong"] for k in self.sets.values())}
 
 

@@ -88,13 +88,14 @@ def test_a_camera_that_fails_is_reported_as_an_alert(tmp_path):
 def test_settings_come_from_the_event_files_camera_section(tmp_path):
     text = event_file.example("Night", 2, seed=1, secret="s") + (
         '\n[camera]\nsource = "sim:chute"\nfps = 60\nroi = [10, 20, 600, 400]\ndecoder = "pyzbar"\n'
-        "window_ms = 400\nagree = 3\nball_diameter = 38\n")
+        "window_ms = 400\nagree = 3\nball_diameter = 38\nball_distance = [80, 130]\n")
     path = tmp_path / "event.toml"
     path.write_text(text)
     settings = Settings.from_section(event_file.load(path).sections["camera"])
     assert (settings.source, settings.fps, settings.roi, settings.decoder) == ("sim:chute", 60, (10, 20, 600, 400),
                                                                                   "pyzbar")
     assert settings.acceptor_for().agree == 3 and settings.decoder_for().design.diameter == 38
+    assert settings.ball_distance == (80.0, 130.0) and settings.decoder_for().distance == (80.0, 130.0)
     path.write_text(text.replace("agree = 3", "agreement = 3"))
     with pytest.raises(event_file.EventFileError, match=r"event.toml:\d+: unknown key 'agreement' in \[camera\]"):
         event_file.load(path)
@@ -106,7 +107,10 @@ def test_settings_come_from_the_event_files_camera_section(tmp_path):
 
 @pytest.mark.parametrize("section, message", [
     ({"roi": [1, 2, 3]}, "roi must be"), ({"roi": [0, 0, 5, 5]}, "at least 16"), ({"agree": 0}, "agree"),
-    ({"ball_diameter": 400.0}, "millimetres"), ({"exposure": 3}, "unknown key 'exposure'")])
+    ({"ball_diameter": 400.0}, "millimetres"), ({"exposure": 3}, "unknown key 'exposure'"),
+    ({"ball_distance": [150]}, r"ball_distance must be \[nearest, farthest\]"),
+    ({"ball_distance": [130, 80]}, "ball_distance must be"),
+    ({"ball_distance": [15, 80]}, "more than the ball's radius")])
 def test_bad_settings_name_the_key(section, message):
     with pytest.raises(SettingsError, match=message):
         Settings.from_section(section)
@@ -165,9 +169,16 @@ def test_the_bench_records_a_pass_and_reports_misses_by_how_much(capsys):
     summary = stats.summary()
     assert summary["kinds"]["chute 60 fps"]["success_pct"] == 100 and summary["misreads"] == 0
     summary["kinds"]["chute 60 fps"]["success_pct"] = 97.5
+    for k, (kind, truth, ball) in enumerate([("two balls", [3, 4], None), ("sheet", [], 7), ("blur", [5], 5)]):
+        stats.add_frame({"set": kind, "truth": truth, "ball": ball, "blur": 9.0, "alert": kind == "two balls",
+                         "wrong": ball is not None and ball not in truth})
+    summary = {**summary, **{key: stats.summary()[key] for key in ("sets", "blur_bands")}}
     cli._print_report({"zxing": summary})
     out = capsys.readouterr().out
     assert "chute 60 fps" in out and "MISSED by 1.5%" in out
+    assert "8-15 px 100.0% of 1" in out
+    assert "sheet" in out and "wrong ball named 1 (target 0: MISSED by 1)" in out
+    assert "two balls" in out and "conflict/alert raised 1" in out
 
 
 def _jpeg(image):
