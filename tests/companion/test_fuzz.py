@@ -5,6 +5,7 @@ traceback; refused input changes nothing. Commands run in-process through the CL
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from companion.bingo import commands as c
 from companion.cli import main
 from companion.journal import Journal
 
+SCALE = int(os.environ.get("FUZZ_SCALE", "1"))      # FUZZ_SCALE=10: a longer campaign, same tests
 PLAYERS = [{"no": no, "name": f"Name{no}", "account": "ABCDEF"[no - 1], "card": [9 * (no % 3) + i for i in range(1, 10)]}
            for no in range(1, 7)]
 SETUP = {"do": "setup", "event": "Fuzz night", "players": PLAYERS}
@@ -98,7 +100,7 @@ def commands_in(journal: Path) -> int:
 
 
 # 1,000 `do` arguments
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=1000 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=do_texts)
 def test_do_answers_every_argument_in_one_line_and_refusals_change_nothing(game, text):
     before = commands_in(game)
@@ -112,7 +114,7 @@ def test_do_answers_every_argument_in_one_line_and_refusals_change_nothing(game,
 
 
 # 600 `replay` scripts
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=600 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
 @given(lines=st.lists(do_texts | st.just("# a comment") | st.just(""), min_size=1, max_size=6))
 def test_replay_answers_every_script_and_a_malformed_one_runs_nothing(tmp_path_factory, lines):
     folder = tmp_path_factory.mktemp("replay")
@@ -142,7 +144,7 @@ def event(game) -> str:
     return text.replace('journal = "night-1.db"', f'journal = "{game.name}"')
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=250 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
 @given(edits=st.lists(st.tuples(st.integers(0, 200), st.sampled_from(EVENT_EDITS), st.integers(0, 2)), min_size=1, max_size=3),
        public=st.booleans())
 def test_status_answers_every_damaged_event_file_in_one_line(game, event, edits, public):
@@ -162,7 +164,7 @@ def test_status_answers_every_damaged_event_file_in_one_line(game, event, edits,
     assert code in (0, 1, 2), (code, err)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.binary(max_size=4096) | st.binary(max_size=64).map(lambda b: b"SQLite format 3\x00" + b))
 def test_status_answers_a_journal_of_random_bytes_in_one_line(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("bytes") / "j.db"
