@@ -24,10 +24,12 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "rules": {**{key: (str, values) for key, values in CHOICES.items()},
               "turns": (int, None), "turn_seconds": (int, None)},
     "players": {"no": (int, None), "name": (str, None), "account": (str, None), "card": (list, None)},
-    # the card scanner's thresholds (vision/cards.py Settings); defaults there
+    # the card scanner's thresholds (vision/cards/decide.py Settings); defaults there
     "cards": {"marginal": (float, None), "definite": (float, None), "heavy": (float, None),
               "stray": (float, None), "sharp": (float, None), "glare": (float, None),
-              "trace": (float, None), "ring_dark": (float, None)},
+              "trace": (float, None), "ring_dark": (float, None), "coherent": (float, None), "span": (float, None),
+              "flat": (float, None), "quiet": (float, None), "circled": (float, None), "partial": (float, None),
+              "time_limit_ms": (float, None)},
     # The cage link (drivers/serial_link.py): a pyserial URL; "raw" for a plain barcode scanner.
     "serial": {"url": (str, None), "baud": (int, None), "mode": (str, ("framed", "raw")),
                "raw_pattern": (str, None), "raw_repeat_seconds": (float, None)},

@@ -99,3 +99,17 @@ def test_a_card_scanned_past_the_time_limit_is_rejected_naming_the_limit(tmp_pat
     watcher.SETTLE = 0
     [filed] = watcher.poll()
     assert filed.decision == "rejected" and (tmp_path / "rejected" / "card.png").exists() and not sent
+
+
+def test_every_scanner_setting_can_be_set_in_the_event_file(tmp_path):
+    """[cards] in event.toml: an unknown key is an error (law 5), so every Settings field must be known there."""
+    from dataclasses import fields
+    from companion import event_file
+    from companion.cli import main
+    from companion.cli.cards import _settings
+    from vision.cards import Settings
+    path = tmp_path / "event.toml"
+    assert main(["init", "--out", str(path), "--players", "3", "--seed", "1"]) == 0
+    values = {f.name: f.default * 1.5 for f in fields(Settings)}
+    path.write_text(path.read_text() + "\n[cards]\n" + "".join(f"{k} = {v}\n" for k, v in values.items()))
+    assert _settings(event_file.load(path)) == Settings(**values)
