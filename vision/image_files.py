@@ -12,6 +12,9 @@ import errno
 import os
 import stat
 import struct
+import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 MAX_BYTES = 64 * 1024 * 1024     # a 20-megapixel photo as PNG or BMP is well below this
@@ -61,18 +64,44 @@ def checked_bytes(path: str | Path, max_bytes: int = MAX_BYTES, max_pixels: int 
 
 def read_image(path: str | Path, max_bytes: int = MAX_BYTES, max_pixels: int = MAX_PIXELS):
     """The image as a BGR array (numpy, from cv2), within the limits above; raises ImageFileError."""
-    import cv2
-    import numpy as np
     data = checked_bytes(path, max_bytes, max_pixels)
     if not data:
         raise ImageFileError(path, "an empty file")
-    try:
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except cv2.error:
-        image = None
+    image = decode(data)
     if image is None:
         raise ImageFileError(path, "not an image OpenCV can read (or a damaged one)")
     return image
+
+
+def decode(data: bytes):
+    """cv2.imdecode (BGR), or None, without libjpeg's and libpng's own lines on stderr ("Corrupt
+    JPEG data: ...", "libpng error: ..."): the answer about a damaged file is ours, in one line."""
+    import cv2
+    import numpy as np
+    with _stderr_silenced():
+        try:
+            return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        except cv2.error:
+            return None
+
+
+_SILENCE = threading.Lock()
+
+
+@contextmanager
+def _stderr_silenced():
+    """File descriptor 2 to /dev/null meanwhile (the C libraries write there, not to sys.stderr);
+    one decode at a time, so each puts back the descriptor it found."""
+    with _SILENCE:
+        sys.stderr.flush()
+        saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _file_kind(mode: int) -> str | None:

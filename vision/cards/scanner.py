@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from ..image_files import ImageFileError, checked_bytes
+from ..image_files import ImageFileError, checked_bytes, decode
 from . import decide as D
 from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
@@ -191,7 +191,7 @@ def load_image(path: Path) -> np.ndarray:
         raise Rejection("empty file")
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-64:]:
         raise Rejection("truncated JPEG: the file ends before the image does")
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    image = decode(data)                # without the C libraries' own lines on stderr
     if image is None:
         raise Rejection("not an image (or a damaged one)")
     return image
