@@ -9,6 +9,8 @@ import zlib
 import cv2
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from drivers.camera import Camera, FolderSource
 from vision.image_files import ImageFileError, checked_bytes, image_size, read_image
@@ -121,3 +123,20 @@ def test_companion_scan_and_read_balls_answer_each_hostile_file_in_one_line_with
     assert [line.split(": ", 1)[1].split(":")[0] for line in read.stderr.splitlines()] == [str(folder / n) for n in names]
     for name, line in zip(names, read.stderr.splitlines()):
         assert expected[name] in line, line
+
+
+MAGICS = [b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR", b"\xff\xd8", b"\xff\xd8\xff\xc0\x00\x11\x08", b"BM", b"II*\x00",
+          b"MM\x00*", b"RIFF\x00\x00\x00\x00WEBPVP8X", b"RIFF\x00\x00\x00\x00WEBPVP8L", b""]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(magic=st.sampled_from(MAGICS), tail=st.binary(max_size=200))
+def test_any_bytes_behind_an_image_header_are_an_image_or_one_refusal(tmp_path_factory, magic, tail):
+    path = tmp_path_factory.mktemp("fuzz") / "x.img"
+    path.write_bytes(magic + tail)
+    try:
+        image = read_image(path)
+    except ImageFileError as refused:
+        assert "\n" not in str(refused)
+    else:
+        assert image.ndim == 3 and image.shape[0] * image.shape[1] <= 20_000_000
