@@ -15,6 +15,7 @@ resumed demo prints the same lines as one that ran straight through.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import time
@@ -80,16 +81,19 @@ class Night:
         except DeckError as error:
             raise DemoError(str(error)) from None
         self.session = Session(Journal(self.event.journal))
-        if not self.session.journal.count():
-            self._operator(self.event.setup_command(), "setup")
+        self.submit = self.session.submit     # on screen: through the console's queue (its one session thread)
         self.printed, self.told = Game(), 0   # the lines printed so far: the journal folded to batch `told`
         self.alerts: list[str] = []
         self.sources: dict = {}
         self.cage = None
         self.paused = False
+        self.stopping = False                 # the console is closing: the players leave the table
+        if not self.session.journal.count():
+            self._operator(self.event.setup_command(), "setup")
 
     # -- the hardware, as the console wires it --
-    def start(self) -> None:
+    def hardware(self) -> dict:
+        """The simulated cage on a pseudo-terminal, and the console's sources for it and the scan folder."""
         from drivers.cage_sim import PtyPort, SimCage
         from tui.sources import LinkSource, ScannerSource
         places = lambda: dict(self.session.state.place)      # noqa: E731
@@ -98,7 +102,11 @@ class Night:
         self.cage = SimCage(PtyPort(), machine=places, seed=boot_seed).start()
         self.sources = {"link": LinkSource({"url": self.cage.url}, places, self.event.journal),
                         "scanner": ScannerSource(self.folder / "scan", self.event)}
-        for source in self.sources.values():
+        return self.sources
+
+    def start(self) -> None:
+        """Headless: the sources send straight to the session (the console's queue does it on screen)."""
+        for source in self.hardware().values():
             source.start(self.send, self.note)
 
     def stop(self) -> None:
@@ -111,7 +119,7 @@ class Night:
     def send(self, command: dict, reply=None) -> None:
         """What the console's send does: the command to the session; a refusal said (in the console:
         the hardware pane's alerts)."""
-        outcome = self.session.submit(command)
+        outcome = self.submit(command)
         if reply is not None:
             reply(outcome)
         elif outcome.status == "rejected":
@@ -126,14 +134,17 @@ class Night:
         return self.session.state
 
     # -- the night --
-    def run(self, should_stop: Callable[[], bool] = lambda: False) -> None:
-        self.tell()
-        while self.state.phase != "finished" and not should_stop():
+    def run(self, should_stop: Callable[[], bool] = lambda: False, tell: bool = True) -> None:
+        """Step until the game is finished; tell: print the lines (headless: the journal is ours alone)."""
+        while True:
+            if tell:
+                self.tell()
+            if self.state.phase == "finished" or should_stop():
+                return
             if self.paused:
                 time.sleep(0.1)
                 continue
             self.step()
-            self.tell()
 
     def step(self) -> None:
         s = self.state
@@ -165,8 +176,9 @@ class Night:
 
     def _operator(self, command: dict, key: str):
         """A command the operator types, with an id: typed again after a restart, it is not applied twice."""
+        self._while_paused()
         time.sleep(self.pace)
-        outcome = self.session.submit({**command, "id": f"demo:{key}"})
+        outcome = self.submit({**command, "id": f"demo:{key}"})
         if outcome.status == "rejected" and command["do"] not in ("buy", "order_lines"):
             raise DemoError(f"the operator's {command['do']} was refused: {outcome.reason}")
         return outcome
@@ -176,6 +188,7 @@ class Night:
         for ball in self.players.draws(self.state):
             if ball in self.state.drawn:
                 continue
+            self._while_paused()
             self.cage.read(ball)
             self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage")
 
@@ -187,6 +200,7 @@ class Night:
         base = time.time() - 10
         scan = self.folder / "scan"
         for n, drop in enumerate(fresh):
+            self._while_paused()
             if drop.buy and self._operator({"do": "buy", "player": drop.owner, "item": drop.buy},
                                            f"buy:{drop.serial}").status != "ok":
                 continue                      # not enough L$ in the account: no card
@@ -216,14 +230,24 @@ class Night:
             drop = self._planned().get(serial)
             meant = drop and drop.meant
             ruling = {"card": meant} if meant else {"invalid": "spoilt card"}
+            if serial not in self.state.held:           # ruled by the staff meanwhile (on screen)
+                continue
             outcome = self._operator({"do": "rule", "serial": serial, **ruling}, f"rule:{serial}")
             if outcome.status == "rejected":
                 self._operator({"do": "rule", "serial": serial, "invalid": outcome.reason[:200]},
                                f"rule-invalid:{serial}")
 
+    def _while_paused(self) -> None:
+        while self.paused and not self.stopping:
+            time.sleep(0.1)
+        if self.stopping:
+            raise DemoError("stopped")
+
     def _wait(self, done: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + WAIT_S
         while not done():
+            if self.stopping:
+                raise DemoError("stopped")
             if time.monotonic() > deadline:
                 problems = "; ".join(self.alerts[-3:]) or "no alert"
                 raise DemoError(f"waited {WAIT_S:.0f} s for {what} ({problems})")
@@ -263,3 +287,76 @@ def turn_line(state, ended) -> str:
     balances = " ".join(f"{letter} {money:,}" for letter, money in state.balances().items())
     return (f"turn {ended.turn:2d}: {drawn} | votes {votes}, {tally.invalid} invalid | valid {valid} | "
             f"robberies {len(ended.transfers)} | {balances}")
+
+
+# -- on screen ---------------------------------------------------------------------------------------
+def run_on_screen(night: Night, port: int = 8080) -> str:
+    """The staff console on screen with the demo's hardware, the audience display served to
+    browsers (`companion display --serve`), the simulated players in a thread (P pauses them).
+    Returns the display's URL."""
+    import subprocess
+    import sys
+    url = f"http://127.0.0.1:{port}"
+    display = subprocess.Popen([sys.executable, "-m", "companion", "display", "--serve", "--journal",
+                                str(night.event.journal), "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        console_class()(night, url).run()
+    finally:
+        display.terminate()
+        display.wait(timeout=5)
+    return url
+
+
+@functools.cache
+def console_class():
+    """DemoConsole (made on first use: Textual is loaded only when the console is)."""
+    from textual import work
+    from textual.binding import Binding
+    from textual.worker import get_current_worker
+    from tui.console import ConsoleApp
+
+    class DemoConsole(ConsoleApp):
+        """The console, with the demo's simulated players at the table; P hands the table to the staff."""
+        BINDINGS = [*ConsoleApp.BINDINGS, Binding("P", "players", "pause/resume demo players")]
+
+        def __init__(self, night: Night, url: str = ""):
+            super().__init__(night.session, sources=night.hardware())
+            self.night, self.url = night, url
+            night.submit, night.say = self.through_queue, lambda line: None
+
+        def on_mount(self) -> None:          # after the console's own on_mount (Textual calls both)
+            self.set_timer(0.5, self.run_players)
+            if self.url:
+                self.note(f"audience display: {self.url}   P pauses the simulated players")
+
+        def through_queue(self, command: dict):
+            """A simulated player's or operator's command, queued like a key press; waits for its outcome."""
+            import threading
+            from companion.session import Outcome
+            answered, box = threading.Event(), []
+            self.send(command, lambda outcome: (box.append(outcome), answered.set()))
+            if not answered.wait(WAIT_S):
+                return Outcome("rejected", "the console did not answer in time")
+            return box[0]
+
+        @work(thread=True, group="demo players", name="demo players")
+        def run_players(self) -> None:
+            worker = get_current_worker()
+            try:
+                self.night.run(lambda: worker.is_cancelled, tell=False)
+            except DemoError as error:
+                if not self.night.stopping:
+                    self.night.paused = True
+                    self.hardware_note(f"demo players stopped: {error}", "error")
+
+        def on_unmount(self) -> None:        # before the console's own on_unmount stops the sources
+            self.night.stopping = True
+
+        def action_players(self) -> None:
+            self.night.paused = not self.night.paused
+            self.show_outcome("simulated players paused: the table is yours (P resumes them)" if self.night.paused
+                              else "simulated players playing (P pauses them)", "info")
+
+    return DemoConsole
+

@@ -18,7 +18,9 @@ def register(sub, groups) -> None:
     p.add_argument("--folder", help="the demo event's folder (default: a new one under /tmp); "
                                     "a folder holding a demo's journal resumes it")
     p.add_argument("--turns", type=int, default=15, help="turns of the demo game (default 15)")
-    p.add_argument("--pace", type=float, default=0.0, help="seconds the simulated operator waits before each command")
+    p.add_argument("--pace", type=float, help="seconds the simulated operator waits before each command "
+                                              "(default 0 headless, 1 on screen)")
+    p.add_argument("--port", type=int, default=8080, help="port the audience display is served on (default 8080)")
     p.add_argument("--cache", help="where the rasterised printed cards are kept (default ~/.cache/companion)")
     p.set_defaults(run=demo)
 
@@ -33,16 +35,17 @@ def demo(args) -> int:
     started = time.monotonic()
     try:
         night = Night(folder, args.seed, say=lambda line: print(line, flush=True),
-                      cache=Path(args.cache) if args.cache else None, turns=args.turns, pace=args.pace)
+                      cache=Path(args.cache) if args.cache else None, turns=args.turns,
+                      pace=args.pace if args.pace is not None else 0.0 if headless else 1.0)
     except (DemoError, EventFileError, JournalError, OSError) as error:
         raise CommandError(str(error))
     try:
-        night.start()
         if headless:
+            night.start()
             night.run()
         else:
             from tui.demo import run_on_screen
-            run_on_screen(night)
+            print(f"audience display: {run_on_screen(night, args.port)}", file=sys.stderr)
     except (DemoError, JournalError) as error:
         raise CommandError(str(error))
     finally:

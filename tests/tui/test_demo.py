@@ -16,6 +16,9 @@ import pytest
 
 from companion.journal import Journal, JournalError
 from companion.session import Game
+from tui.demo import Night, console_class
+
+from screens_helpers import drive, settle, text_of
 
 SEED, TURNS = 154, 4        # seed 154: lines in turn 2 (a three-way tie), a robbery resolved in turn 3
 PACE = 0.3                  # the operator's pause: each phase lasts long enough to be killed in
@@ -107,3 +110,28 @@ def test_killed_during_voting_resolution_and_count_it_ends_as_the_clean_run(clea
     verified = subprocess.run([sys.executable, "-m", "companion", "journal", "verify", str(tmp_path / "demo-night.db")],
                               capture_output=True, text=True)
     assert verified.returncode == 0, verified.stderr
+
+
+def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tmp_path):
+    night = Night(tmp_path, SEED, turns=TURNS, pace=0.1)
+    app = console_class()(night, "http://127.0.0.1:8080")
+    pending = night._pending
+
+    async def body(pilot):
+        await settle(pilot, lambda app: night.state.phase == "voting" and app.batches, timeout=120)
+        assert "P  pause/resume demo players" in text_of(pilot.app)
+        await pilot.press("P")
+        assert night.paused and "simulated players paused" in text_of(pilot.app)
+        await pilot.pause(1.0)                                     # the command under way lands
+        await settle(pilot, lambda app: not pending(), timeout=30)  # and the cards already dropped
+        await pilot.pause(0.5)
+        held = max(app.batches)
+        await pilot.pause(1.5)
+        assert max(app.batches) == held                            # nobody plays while paused
+        await pilot.press("P")
+        await settle(pilot, lambda app: max(app.batches) > held, timeout=60)
+
+    try:
+        drive(app, body, (160, 45))
+    finally:
+        night.stop()
