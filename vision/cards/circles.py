@@ -27,6 +27,7 @@ ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn roun
 CROSSED = 0.35          # new ink on a ray at least this: the ray crosses a pen line
 PATH_MM = 0.8           # the traced path covers this much either side of where its ink is darkest
 JOIN_MM = 1.2           # ink this close to a circle's is the same pen stroke
+ON_MM = 2.0             # ink beyond the rays this close to the circle's fitted ellipse is the circle going on
 
 
 @dataclass(frozen=True)
@@ -113,16 +114,16 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
             continue
         beyond = stroke & ~near
         reach |= beyond
-        off, inside = _off_ellipse(stroke, beyond, kind)
+        off, inside = _off_ellipse(stroke & near, beyond, kind)
         astray |= off
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
     return reach, astray, tuple(dict.fromkeys(round_others))
 
 
-def _off_ellipse(stroke: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.ndarray, list]:
-    """The pixels of beyond off the ellipse fitted to a stroke's ink (by more than JOIN_MM), and
-    the bubbles whose centres lie inside it."""
-    ys, xs = np.nonzero(stroke)
+def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.ndarray, list]:
+    """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than ON_MM): a
+    mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse."""
+    ys, xs = np.nonzero(traced)
     if len(xs) < 5:
         return beyond, []
     (cx, cy), (w, h), angle = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
@@ -136,7 +137,7 @@ def _off_ellipse(stroke: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.
         return np.hypot(u / (w / 2), v / (h / 2))
     by, bx = np.nonzero(beyond)
     off = np.zeros_like(beyond)
-    off[by, bx] = np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > JOIN_MM * PX
+    off[by, bx] = np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > ON_MM * PX
     inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if ratio(b.x * PX, b.y * PX) < 1]
     return off, inside
 
