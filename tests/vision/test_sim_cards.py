@@ -259,3 +259,20 @@ def test_the_bench_prints_every_style_row_the_bad_input_and_the_watched_folder(d
         assert rows and rows[0].split()[1] == "4", rows
     assert "forged.png       rejected: forged" in text and "other-event.png  rejected: other event" in text
     assert "watched folder: 2 files read" in text
+
+
+@pytest.mark.parametrize("name", ["card_deck", "cards", "card_photo"])
+def test_the_printed_card_world_never_draws_with_the_code_printer_and_scanner_share(name):
+    """Law 8: its cards come from the PDF; the renderer and the printer's drawing code stay out."""
+    import ast
+    import importlib
+    import inspect
+    tree = ast.parse(inspect.getsource(importlib.import_module(f"vision.sim.{name}")))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            imported |= {f"{node.module or ''}.{alias.name}".strip(".") for alias in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+    shared = {n for n in imported if {"render", "printing"} & set(n.split("."))}
+    assert not shared, shared
