@@ -26,8 +26,8 @@ def take(rng, card: np.ndarray, hard: bool, spots=()) -> tuple[np.ndarray, dict]
     return photo(rng, card, hard, list(spots))
 
 
-def scan(rng, card: np.ndarray):
-    """A document scanner: flat, even light, fed any way round, 150-300 dpi."""
+def scan(rng, card: np.ndarray, lowest_jpeg: int = 75):
+    """A document scanner: flat, even light, fed any way round, 150-300 dpi, stored as PNG or JPEG."""
     dpi = rng.uniform(150, 300)
     scale = dpi / 25.4 / RES
     angle = float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 2.0))
@@ -39,7 +39,7 @@ def scan(rng, card: np.ndarray):
     image = cv2.warpAffine(card, m, (out_w, out_h), flags=cv2.INTER_AREA, borderValue=(bed, bed, bed))
     image = optics(rng, image.astype(np.float32), gauss=rng.uniform(0.2, 0.8))
     image = sensor(rng, image, rng.uniform(0.5, 2.5), 0.0)
-    jpeg = None if rng.random() < 0.3 else int(rng.integers(75, 96))
+    jpeg = None if rng.random() < 0.3 else int(rng.integers(lowest_jpeg, 96))
     return image, {"how": "scan", "dpi": round(dpi), "angle": round(angle, 1), "jpeg": jpeg}
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import layouts as L
 from ..render import render
+from . import card_photo
 from .cards import decoded      # noqa: F401 (the tests' way to the image the scanner sees)
 
 RES = 12.0                      # px per mm the card is drawn at before it is photographed
@@ -184,19 +185,7 @@ def _stray(rng, picture, ink) -> None:
 
 # --- taking the picture --------------------------------------------------------------------
 def _scan(rng, picture: np.ndarray, hard: bool):
-    """A document scanner: flat, even light, fed any way round, 150-300 dpi."""
-    dpi = rng.uniform(150, 300)
-    scale = dpi / 25.4 / RES
-    angle = float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 2.0))
-    h, w = picture.shape[:2]
-    out_w, out_h = int(w * scale * 1.25), int(h * scale * 1.25)
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
-    m[:, 2] += (out_w / 2 - w / 2, out_h / 2 - h / 2)
-    bed = int(rng.integers(225, 250))
-    image = cv2.warpAffine(picture, m, (out_w, out_h), flags=cv2.INTER_AREA, borderValue=(bed, bed, bed))
-    image = _finish(rng, image, blur=rng.uniform(0.2, 0.8), noise=rng.uniform(0.5, 2.5))
-    jpeg = None if rng.random() < 0.3 else int(rng.integers(40 if hard else 75, 96))
-    return image, {"how": "scan", "dpi": round(dpi), "angle": round(angle, 1), "jpeg": jpeg}
+    return card_photo.scan(rng, picture, 40 if hard else 75)
 
 
 def _photo(rng, picture: np.ndarray, hard: bool):
