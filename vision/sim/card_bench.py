@@ -159,12 +159,12 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
         failed.append(f"{tier}: {total['silent error']} silent errors")
     if review > TARGETS[tier]["review"]:
         failed.append(f"{tier}: review rate {review:.2%} > {TARGETS[tier]['review']:.0%}")
-    if "circled" in TARGETS[tier]:
-        right, all_ = tally.circled
-        share = right / all_ if all_ else 0.0
-        say(f"  circled votes counted: {right}/{all_} = {share:.2%} (target {TARGETS[tier]['circled']:.0%})")
-        if share < TARGETS[tier]["circled"]:
-            failed.append(f"{tier}: circled votes counted {share:.2%} < {TARGETS[tier]['circled']:.0%}")
+    right, all_ = tally.circled
+    share = right / all_ if all_ else 0.0
+    target = TARGETS[tier].get("circled")
+    say(f"  circled votes counted: {right}/{all_} = {share:.2%}" + (f" (target {target:.0%})" if target else ""))
+    if target and share < target:
+        failed.append(f"{tier}: circled votes counted {share:.2%} < {target:.0%}")
     if tally.times:
         cpu, wall = _spread(tally.cpu), _spread(tally.times)
         say(f"  time per 1600x1200 photo on one core: CPU median {cpu[0]:.1f} ms, p95 {cpu[1]:.1f} ms; "
