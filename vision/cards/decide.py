@@ -49,7 +49,7 @@ class Settings:
     sharp: float = 0.55         # printed outline contrast / marker contrast below this: too blurred
     glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
     trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
-    ring_dark: float = 1.3      # a printed ring this much darker than the card's others: inked over, review
+    ring_dark: float = 1.2      # a printed ring this much darker than the card's others: inked over, review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
     # and nothing outside the bubble could have put it there; else review.
     coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
