@@ -210,7 +210,7 @@ def _bench_bad(scanner, deck, say) -> None:
         cv2.imwrite(str(folder / "blurred.png"), cv2.GaussianBlur(C.decoded(photo), (0, 0), 6))
         for code in ("forged", "other event"):
             printed = cv2.cvtColor(deck.raster(deck.of("vote", code)[0]), cv2.COLOR_GRAY2BGR)
-            cv2.imwrite(str(folder / f"{code.replace(' ', '-')}.png"), card_photo.photo(rng, printed, False, [])[0])
+            cv2.imwrite(str(folder / f"{code.replace(' ', '-')}.png"), card_photo.photo(rng, printed, False)[0])
         bingo = deck.of("bingo")[0]
         cv2.imwrite(str(folder / "bingo-card.png"), cv2.cvtColor(deck.raster(bingo), cv2.COLOR_GRAY2BGR))
         say("bad input:")

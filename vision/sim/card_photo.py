@@ -18,12 +18,11 @@ PHOTO_SIZE = (1600, 1200)
 GRID = 8                  # the photo-to-card map is solved every GRID pixels, then interpolated
 
 
-def take(rng, card: np.ndarray, hard: bool, spots=()) -> tuple[np.ndarray, dict]:
-    """The image the scanner gets (before JPEG) and how it was taken. spots: card points (mm) glare
-    likes to land on (the bubbles)."""
+def take(rng, card: np.ndarray, hard: bool) -> tuple[np.ndarray, dict]:
+    """The image the scanner gets (before JPEG) and how it was taken."""
     if not hard and rng.random() < 0.35:
         return scan(rng, card)
-    return photo(rng, card, hard, list(spots))
+    return photo(rng, card, hard)
 
 
 def scan(rng, card: np.ndarray, lowest_jpeg: int = 75):
@@ -43,7 +42,7 @@ def scan(rng, card: np.ndarray, lowest_jpeg: int = 75):
     return image, {"how": "scan", "dpi": round(dpi), "angle": round(angle, 1), "jpeg": jpeg}
 
 
-def photo(rng, card: np.ndarray, hard: bool, spots: list):
+def photo(rng, card: np.ndarray, hard: bool):
     W, H = PHOTO_SIZE
     pose = _pose(rng, hard)
     curl = _curl(rng) if hard and rng.random() < 0.5 else None
@@ -58,7 +57,8 @@ def photo(rng, card: np.ndarray, hard: bool, spots: list):
     image = cv2.add(seen, table(rng, W, H) * (1 - inside))
     capture = {"how": "photo", "tilt": round(pose["tilt"], 1), "spin": round(pose["spin"], 1),
                "extent": round(pose["extent"]), "curl": curl and round(curl["lift"], 1)}
-    image = light(rng, image, hard, capture, list(_project(pose, curl, np.array(spots))) if spots else [])
+    on_card = _project(pose, curl, rng.uniform(0, 1, (3, 2)) * (L.CARD_W, L.CARD_H))     # where glare may fall
+    image = light(rng, image, hard, capture, list(on_card))
     if hard:
         defocus, motion = rng.uniform(0, 1.5), rng.uniform(0, 3.0)
         image = optics(rng, image, gauss=rng.uniform(0.3, 0.7), defocus=defocus, motion=motion)
@@ -177,7 +177,7 @@ def table(rng, W, H) -> np.ndarray:
     return surface
 
 
-def light(rng, image: np.ndarray, hard: bool, capture: dict, spots: list) -> np.ndarray:
+def light(rng, image: np.ndarray, hard: bool, capture: dict, on_card: list) -> np.ndarray:
     H, W = image.shape[:2]
     yy, xx = np.mgrid[0:H:8, 0:W:8].astype(np.float32)
     low = 0.5 if hard else 0.85
@@ -195,15 +195,15 @@ def light(rng, image: np.ndarray, hard: bool, capture: dict, spots: list) -> np.
     image = image * cv2.resize(np.clip(gain, 0.15, 1.3), (W, H))[..., None]
     image *= rng.uniform(0.85, 1.1, 3) if hard else rng.uniform(0.95, 1.05, 3)       # white balance
     if hard and rng.random() < 0.35:
-        capture["glare"] = [_glare(rng, image, spots) for _ in range(int(rng.integers(1, 3)))]
+        capture["glare"] = [_glare(rng, image, on_card) for _ in range(int(rng.integers(1, 3)))]
     return image
 
 
-def _glare(rng, image: np.ndarray, spots: list) -> list:
+def _glare(rng, image: np.ndarray, on_card: list) -> list:
     """A specular patch: an elongated bright blob that washes out to white at its heart."""
     H, W = image.shape[:2]
-    if spots and rng.random() < 0.5:
-        cx, cy = spots[int(rng.integers(len(spots)))] + rng.normal(0, 15, 2)
+    if rng.random() < 0.6:                     # on the card, anywhere on it
+        cx, cy = on_card[int(rng.integers(len(on_card)))]
     else:
         cx, cy = rng.uniform(0.15, 0.85) * W, rng.uniform(0.15, 0.85) * H
     sx, sy, angle = rng.uniform(12, 80), rng.uniform(8, 40), rng.uniform(0, math.pi)

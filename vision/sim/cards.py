@@ -34,7 +34,7 @@ CIRCLES = ("circle", "ellipse", "open circle", "circle over neighbour")
 MARKS = CIRCLES + ("fill", "tick", "cross")                 # one mark in a bubble
 STYLES = MARKS + ("pencil", "scribble + correction", "two marks", "blank", "stray line", "crease", "fold shadow")
 PLAIN = ("circle", "ellipse", "fill", "tick", "cross")      # what a player draws beside another style's event
-CORPUS_VERSION = 6       # raise when the generator changes: cached corpora are then made afresh
+CORPUS_VERSION = 7       # raise when the generator changes: cached corpora are then made afresh
 
 
 # --- pens and strokes ----------------------------------------------------------------------------
@@ -353,8 +353,7 @@ def sample(deck: card_deck.Deck, rng, tier: str, kinds=None, styles=None) -> Sam
     truth = {"kind": kind, "serial": card.serial, "owner": card.owner, "turn": card.turn, "event": card.event,
              "code": code, "style": style, "fields": fields, "expected": expected(kind, fields, code),
              "marks": drawn, "events": events}
-    spots = [xyr[:2] for values in deck.bubbles[kind].values() for xyr in values.values()]
-    image, capture = card_photo.take(rng, np.clip(picture, 0, 255).astype(np.uint8), hard, spots)
+    image, capture = card_photo.take(rng, np.clip(picture, 0, 255).astype(np.uint8), hard)
     truth["capture"] = capture
     return Sample(image, _plain(truth), capture.get("jpeg"))
 
