@@ -216,7 +216,7 @@ class Photographer:
                 sim.apply(picture, ink, pen, rng)
         paper = np.clip(picture, 0, 255).astype(np.uint8)
         if rng.random() < PHONE_SHARE:
-            image, capture = card_photo.photo(rng, paper, False, [xyr[:2] for xyr in every])
+            image, capture = card_photo.photo(rng, paper, False)
         else:
             image, capture = card_photo.scan(rng, paper)
         return sim.encode(sim.Sample(image, {}, capture.get("jpeg")))
