@@ -187,7 +187,13 @@ class SimSource(Source):
         self._balls = balls or (lambda: int(self._rng.integers(1, 28)))
         self._diameter = diameter
         self._pass, self._next, self._empty = None, 0, None
+        self._asked = None
         self.passes: list[int] = []          # the balls sent, in order: the truth
+
+    def ask(self, ball) -> None:
+        """From now on show the ball ball() names (None: any), and change at once when it changes:
+        the ball the calibration check asks for, or the one the simulated cage drew."""
+        self._asked = ball
 
     def open(self) -> None:
         from vision import ball_labels
@@ -196,8 +202,11 @@ class SimSource(Source):
         self._renderer = ball_render.Renderer(ball_labels.Design(self._diameter))
 
     def read(self) -> np.ndarray | None:
+        asked = self._asked() if self._asked else None
+        if asked is not None and self._pass is not None and self.passes[-1] != asked:
+            self._pass = None                # a new ball was asked for: this pass ends now
         if self._pass is None:
-            ball = self._balls()
+            ball = asked if asked is not None else self._balls()
             if ball is None:
                 return None
             seed = int(self._rng.integers(2 ** 31))

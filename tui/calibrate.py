@@ -27,7 +27,7 @@ from companion import event_file
 
 from .console import KeyBar
 from .forms import Confirm
-from .sources import NOT_CONNECTED, LinkSource, PanelSource
+from .sources import NOT_CONNECTED, PanelSource, link_for
 from .theme import THEME
 from .widgets import HalfBlockImage
 
@@ -131,6 +131,7 @@ class CalibrateApp(App):
         white: float
         black: float
         reads: dict                      # decoder -> FrameRead
+        asked: int | None = None         # the ball the guided check asked for when the frame was taken
 
     @dataclass
     class CameraProblem(Message):
@@ -184,7 +185,7 @@ class CalibrateApp(App):
         sections = self.event.sections
         try:
             if "serial" in sections:
-                self.devices["link"] = LinkSource(sections["serial"], None)
+                self.devices["link"] = link_for(sections["serial"], None)
             if "panel" in sections:
                 self.devices["panel"] = PanelSource(sections["panel"])
                 self.devices["panel"].on_beam = lambda count: self.beams.append(time.monotonic())
@@ -206,12 +207,15 @@ class CalibrateApp(App):
     def watch_camera(self) -> None:
         import cv2
         from drivers.ball_reader import Settings, SettingsError
-        from drivers.camera import Camera, CameraError, open_source
+        from drivers.camera import Camera, CameraError, SimSource, open_source
         from vision.balls import DECODERS, BallDecoder, DecoderUnavailable
         worker = get_current_worker()
         try:
             settings = Settings.from_section(self.section)
-            camera = Camera(open_source(settings.source, settings.width, settings.height, settings.fps)).start()
+            source = open_source(settings.source, settings.width, settings.height, settings.fps)
+            if isinstance(source, SimSource):     # the simulated camera shows the ball the check asks for
+                source.ask(lambda: self.guided.ball if self.guided is not None and self.guided.ball <= 27 else None)
+            camera = Camera(source).start()
         except (SettingsError, CameraError, OSError) as error:
             self.post_message(self.CameraProblem(f"camera: {error}"))
             return
@@ -239,6 +243,7 @@ class CalibrateApp(App):
             camera.stop()
 
     def measure(self, image, decoders: dict, cv2) -> "CalibrateApp.Measured":
+        asked = self.guided.ball if self.guided is not None else None
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         roi = self.roi
         region = gray[roi[1]:roi[1] + roi[3], roi[0]:roi[0] + roi[2]] if roi else gray
@@ -253,7 +258,7 @@ class CalibrateApp(App):
         if circle is not None:
             ox, oy = (roi[0], roi[1]) if roi else (0, 0)
             cv2.circle(preview, (int(circle.x + ox), int(circle.y + oy)), int(circle.r), (85, 212, 0), 3)
-        return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads)
+        return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads, asked)
 
     def on_calibrate_app_measured(self, message: Measured) -> None:
         self.frames += 1
@@ -265,7 +270,9 @@ class CalibrateApp(App):
                                                    circle.y + (roi[1] if roi else 0), circle.r)
         for name, read in message.reads.items():
             self.stats.setdefault(name, DecoderStats()).add(read.ball is not None, read.ms)
-        if self.guided is not None and chosen is not None and chosen.found and self.guided.add(chosen.ball):
+        # a frame taken before the check asked for this ball does not count for it
+        asked_now = self.guided is not None and message.asked == self.guided.ball
+        if asked_now and chosen is not None and chosen.found and self.guided.add(chosen.ball):
             self.action_next_ball()
         self.query_one("#preview", HalfBlockImage).show(message.preview)
         self.query_one("#camera", Label).update(

@@ -69,6 +69,7 @@ class ReaderSource:
         from drivers.ball_reader import Settings
         self.settings = Settings.from_section(section)
         self.places, self.reader, self.problem = places, None, ""
+        self.shows: Callable[[], int | None] | None = None     # a simulated camera shows this ball
 
     def start(self, send, note) -> None:
         from drivers.ball_reader import BallReader, CameraError
@@ -83,6 +84,8 @@ class ReaderSource:
         try:
             self.reader = BallReader.from_settings(self.settings, on_message, places=self.places,
                                                    warn=lambda text: note(f"ball reader: {text}", "warning"))
+            if self.shows is not None and hasattr(self.reader.camera.source, "ask"):
+                self.reader.camera.source.ask(self.shows)
             self.reader.start()
         except (CameraError, ValueError, OSError) as error:
             self.problem = str(error)
@@ -199,6 +202,36 @@ class LinkSource:
         self.link.stop()
 
 
+class SimulatedCage(LinkSource):
+    """[serial] url = "sim": the simulated cage (drivers.cage_sim) on a pseudo-terminal, started
+    with the console, behind the same cage link. While the game waits for balls (the draw phase)
+    it drops one every DRAW_EVERY_S, as staff turning the cage would."""
+
+    DRAW_EVERY_S = 1.5
+
+    def __init__(self, section: dict, places: Callable[[], dict], journal: Path | None = None,
+                 phase: Callable[[], str] | None = None):
+        from drivers.cage_sim import PtyPort, SimCage
+        self.cage = SimCage(PtyPort(), machine=places).start()
+        self.phase, self.last_ball, self._turning = phase, None, threading.Event()
+        super().__init__({**section, "url": self.cage.url}, places, journal)
+
+    def start(self, send, note) -> None:
+        super().start(send, note)
+        threading.Thread(target=self._turn, name="simulated cage turning", daemon=True).start()
+
+    def _turn(self) -> None:
+        while not self._turning.wait(self.DRAW_EVERY_S):
+            if self.phase is not None and self.phase() == "draw":
+                drawn = self.cage.draw()
+                self.last_ball = drawn and drawn[0]
+
+    def stop(self) -> None:
+        self._turning.set()
+        super().stop()
+        self.cage.stop()
+
+
 class ScannerSource:
     """A folder the card scanner writes into: vision.cards scans each image and files it by
     the referee's answer (done/, review/, rejected/)."""
@@ -295,8 +328,15 @@ class Unavailable:
         pass
 
 
-def from_event(event, places: Callable[[], dict], scan_folder: str | None = None, journal: Path | None = None
-               ) -> tuple[dict[str, Source], list[str]]:
+def link_for(section: dict, places, journal: Path | None = None, phase=None) -> LinkSource:
+    """The [serial] section's cage link; url = "sim": the simulated cage, started here."""
+    if section.get("url") == "sim":
+        return SimulatedCage(section, places, journal, phase)
+    return LinkSource(section, places, journal)
+
+
+def from_event(event, places: Callable[[], dict], scan_folder: str | None = None, journal: Path | None = None,
+               phase: Callable[[], str] | None = None) -> tuple[dict[str, Source], list[str]]:
     """The sources an event file configures: ({slot: source}, [problems]). A slot whose
     section is absent stays "not connected"; one that cannot be built is Unavailable (down)
     and says why, once. `journal`: the game's journal file, for the cage link (see LinkSource)."""
@@ -304,7 +344,7 @@ def from_event(event, places: Callable[[], dict], scan_folder: str | None = None
     sources, problems = {}, []
     makers = {
         "reader": ("camera" in sections, lambda: ReaderSource(sections["camera"], places)),
-        "link": ("serial" in sections, lambda: LinkSource(sections["serial"], places, journal)),
+        "link": ("serial" in sections, lambda: link_for(sections["serial"], places, journal, phase)),
         "scanner": (scan_folder is not None, lambda: ScannerSource(Path(scan_folder), event)),
         "panel": ("panel" in sections, lambda: PanelSource(sections["panel"])),
     }
@@ -322,4 +362,7 @@ def from_event(event, places: Callable[[], dict], scan_folder: str | None = None
         sources[slot] = Unavailable(problem)
     if isinstance(sources.get("panel"), PanelSource) and isinstance(sources.get("reader"), ReaderSource):
         sources["panel"].on_beam = sources["reader"].beam
+    if isinstance(sources.get("link"), SimulatedCage) and isinstance(sources.get("reader"), ReaderSource):
+        cage = sources["link"]
+        sources["reader"].shows = lambda: cage.last_ball      # a simulated camera: the ball the cage drew
     return sources, problems

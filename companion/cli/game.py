@@ -15,6 +15,17 @@ from ..report import public_text, staff_text
 from ..session import Game, Session, door_path, salvage, split_id, through_door
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
+SIMULATED_HARDWARE = """
+# Simulated hardware (companion init --simulated): the console starts each simulator itself.
+[camera]
+source = "sim"          # rendered balls; it shows the ball the cage drew (calibrate: the ball it asks for)
+
+[serial]
+url = "sim"             # the simulated cage on a pseudo-terminal; it draws the turn's balls one by one
+
+[panel]
+pin_factory = "mock"    # gpiozero's MockFactory: no GPIO needed
+"""
 
 
 def register(sub, groups) -> None:
@@ -24,6 +35,8 @@ def register(sub, groups) -> None:
     p.add_argument("--players", type=int, default=6)
     p.add_argument("--seed", type=int, help="seed for dealing cards and letters (default: random, written in the file)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.add_argument("--simulated", action="store_true",
+                   help="simulated hardware: the camera, the cage (on a pseudo-terminal) and the panel, started by the console")
     p.set_defaults(run=init)
 
     p = sub.add_parser("start", help="open a new game journal from an event file")
@@ -125,6 +138,7 @@ def init(args) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     try:
         text = event_file.example(args.name, args.players, seed, secrets.token_hex(16))
+        text += SIMULATED_HARDWARE if args.simulated else ""
     except event_file.EventFileError as error:
         raise CommandError(str(error), 2)
     event_file.write_atomic(out, text)

@@ -107,7 +107,8 @@ def console(args) -> int:
         app = ConsoleApp.for_journal(path, backup=event.backup if event else None)
     except JournalError as error:
         raise CommandError(str(error))
-    app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan, path)
+    app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan, path,
+                                           phase=lambda: app.session.state.phase)
     app.run()
     return 0
 
