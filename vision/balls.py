@@ -155,8 +155,8 @@ def ball_radius_px(view: "View", radius: float, distance: tuple[float, float]) -
             1.2 * view.focal * radius / math.sqrt(max(near * near - radius * radius, 1.0)))
 
 
-def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), most: int = MOST_BALLS
-               ) -> list[Circle]:
+def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), most: int = MOST_BALLS,
+               doubtful: list | None = None) -> list[Circle]:
     """The round bright blobs of a ball's size against the dark surround (a matte black cradle
     or chute), largest first, each with points on its outline (`rim`) found at full resolution.
     A sticker sheet, a hand or a page is not round; a blob too big or too small for a ball at
@@ -187,6 +187,8 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
         cv2.drawContours(blobs, contours, i, i + 1, -1)
     grow = max(1, int(0.3 * min([circle.r for _, _, circle in found[:most]] or [0]) / scale))
     fine = [_refine(gray, circle, low, level, _others(blobs, i + 1, scale, grow)) for _, i, circle in found[:most]]
+    if doubtful is not None:          # ball-sized and roughly round, but its outline not seen well
+        doubtful += [c for c in fine if c.roundness < ROUND_MIN]
     return [c for c in fine if c.roundness >= ROUND_MIN]
 
 
@@ -541,10 +543,12 @@ class BallDecoder:
                                               "the frame", self.name)
         if self.mode == "raw":
             return self._verdict([_BallRead(None, self.backend.decode(gray), False)])
+        doubtful: list[Circle] = []
         reads = [r for r in (self._read_ball(gray, c, view, origin) for c in
-                             find_balls(gray, ball_radius_px(view, self.design.radius, self.distance)))
+                             find_balls(gray, ball_radius_px(view, self.design.radius, self.distance),
+                                        doubtful=doubtful))
                  if r is not None]
-        return self._verdict(reads)
+        return self._verdict(reads, len(doubtful))
 
     def _read_ball(self, gray, circle: Circle, view: View, origin) -> _BallRead | None:
         """The labels on one round blob; None when its outline puts it where no ball can be."""
@@ -611,9 +615,11 @@ class BallDecoder:
                     return texts, False
         return texts, False
 
-    def _verdict(self, reads: list[_BallRead]) -> FrameRead:
+    def _verdict(self, reads: list[_BallRead], doubtful: int = 0) -> FrameRead:
         """One ball named, or why not. Several round, ball-sized blobs are several balls in view
-        (a second rolling into the tray): an alert, whatever they read, never a ball."""
+        (a second rolling into the tray): an alert, whatever they read, never a ball; so is a
+        ball read beside a ball-sized blob whose outline could not be told (one cut off by the
+        frame's corner, say)."""
         others = [t for r in reads for t in r.texts if labels.parse_payload(t) is None]
         named = sorted({r.ball for r in reads if r.ball is not None})
         if not reads:
@@ -627,6 +633,10 @@ class BallDecoder:
         if len(named) > 1:
             return FrameRead(None, True, f"conflicting labels {named}", self.name, circle=circle, others=others,
                              conflict=tuple(named))
+        if named and doubtful:
+            why = f"ball {named[0]} read beside what may be a second ball"
+            return FrameRead(None, True, why, self.name, circle=circle, others=others, conflict=tuple(named),
+                             alert=why)
         read = reads[0]
         if read.ball is not None:
             how = "read by matching (too blurred to decode)" if read.matched else "read"
