@@ -191,8 +191,8 @@ class SimSource(Source):
         self.passes: list[int] = []          # the balls sent, in order: the truth
 
     def ask(self, ball) -> None:
-        """From now on show the ball ball() names (None: any), and change at once when it changes:
-        the ball the calibration check asks for, or the one the simulated cage drew."""
+        """From now on show the ball ball() names (None: no ball, empty frames), and change at once
+        when it changes: the ball the calibration check asks for, or the one the simulated cage dropped."""
         self._asked = ball
 
     def open(self) -> None:
@@ -203,8 +203,12 @@ class SimSource(Source):
 
     def read(self) -> np.ndarray | None:
         asked = self._asked() if self._asked else None
-        if asked is not None and self._pass is not None and self.passes[-1] != asked:
-            self._pass = None                # a new ball was asked for: this pass ends now
+        if self._asked and self._pass is not None and self.passes[-1] != asked:
+            self._pass = None                # another ball (or none) was asked for: this pass ends now
+        if self._asked and asked is None:
+            if self._empty is None:
+                self._empty = self._render.single_frame(self._renderer, int(self._rng.integers(2 ** 31)), empty=True)[0]
+            return self._empty
         if self._pass is None:
             ball = asked if asked is not None else self._balls()
             if ball is None:

@@ -214,7 +214,7 @@ class CalibrateApp(App):
             settings = Settings.from_section(self.section)
             source = open_source(settings.source, settings.width, settings.height, settings.fps)
             if isinstance(source, SimSource):     # the simulated camera shows the ball the check asks for
-                source.ask(lambda: self.guided.ball if self.guided is not None and self.guided.ball <= 27 else None)
+                source.ask(lambda: min(self.guided.ball, 27) if self.guided is not None else 1)
             camera = Camera(source).start()
         except (SettingsError, CameraError, OSError) as error:
             self.post_message(self.CameraProblem(f"camera: {error}"))

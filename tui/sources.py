@@ -205,16 +205,24 @@ class LinkSource:
 class SimulatedCage(LinkSource):
     """[serial] url = "sim": the simulated cage (drivers.cage_sim) on a pseudo-terminal, started
     with the console, behind the same cage link. While the game waits for balls (the draw phase)
-    it drops one every DRAW_EVERY_S, as staff turning the cage would."""
+    it drops one every DRAW_EVERY_S, as staff turning the cage would: read by its own reader (a
+    BALL frame), or, with a simulated camera watching, shown to the camera, which reads it."""
 
     DRAW_EVERY_S = 1.5
 
     def __init__(self, section: dict, places: Callable[[], dict], journal: Path | None = None,
                  phase: Callable[[], str] | None = None):
+        import random
         from drivers.cage_sim import PtyPort, SimCage
         self.cage = SimCage(PtyPort(), machine=places).start()
-        self.phase, self.last_ball, self._turning = phase, None, threading.Event()
+        self.places, self.phase, self._turning = places, phase, threading.Event()
+        self.camera, self.dropped, self._rng = False, None, random.Random()
         super().__init__({**section, "url": self.cage.url}, places, journal)
+
+    def in_view(self) -> int | None:
+        """The ball the camera sees: the one dropped, until the referee has it drawn."""
+        ball = self.dropped
+        return ball if ball is not None and self.places().get(ball) == "machine" else None
 
     def start(self, send, note) -> None:
         super().start(send, note)
@@ -222,9 +230,13 @@ class SimulatedCage(LinkSource):
 
     def _turn(self) -> None:
         while not self._turning.wait(self.DRAW_EVERY_S):
-            if self.phase is not None and self.phase() == "draw":
-                drawn = self.cage.draw()
-                self.last_ball = drawn and drawn[0]
+            if self.phase is None or self.phase() != "draw":
+                continue
+            if not self.camera:
+                self.cage.draw()
+            elif self.in_view() is None:
+                machine = sorted(ball for ball, where in self.places().items() if where == "machine")
+                self.dropped = self._rng.choice(machine) if machine else None
 
     def stop(self) -> None:
         self._turning.set()
@@ -362,7 +374,8 @@ def from_event(event, places: Callable[[], dict], scan_folder: str | None = None
         sources[slot] = Unavailable(problem)
     if isinstance(sources.get("panel"), PanelSource) and isinstance(sources.get("reader"), ReaderSource):
         sources["panel"].on_beam = sources["reader"].beam
-    if isinstance(sources.get("link"), SimulatedCage) and isinstance(sources.get("reader"), ReaderSource):
-        cage = sources["link"]
-        sources["reader"].shows = lambda: cage.last_ball      # a simulated camera: the ball the cage drew
+    if isinstance(sources.get("link"), SimulatedCage) and isinstance(sources.get("reader"), ReaderSource) \
+            and str(sections["camera"].get("source", "")).startswith("sim"):
+        sources["link"].camera = True
+        sources["reader"].shows = sources["link"].in_view     # a simulated camera: the ball the cage dropped
     return sources, problems

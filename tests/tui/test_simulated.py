@@ -27,27 +27,41 @@ def simulated(tmp_path):
     return path
 
 
-def test_the_console_starts_the_simulated_cage_and_it_draws_through_the_cage_link(simulated, tmp_path):
-    event = event_file.load(simulated)
-    assert event.sections["camera"]["source"] == "sim" and event.sections["panel"]["pin_factory"] == "mock"
-    session = Session(Journal(tmp_path / "g.db"))
+def play_one_draw(event, tmp_path, name: str) -> tuple[list, object]:
+    """A console on the event's simulated hardware: b, then the turn's three balls arrive by themselves."""
+    session = Session(Journal(tmp_path / f"{name}.db"))
     session.submit(event.setup_command())
-    sources, problems = from_event(event, lambda: session.state.place, journal=tmp_path / "g.db",
+    sources, problems = from_event(event, lambda: session.state.place, journal=tmp_path / f"{name}.db",
                                    phase=lambda: session.state.phase)
     assert problems == []
-    assert isinstance(sources["link"], SimulatedCage) and isinstance(sources["reader"], ReaderSource)
-    assert isinstance(sources["panel"], PanelSource)
-    app = ConsoleApp(session, sources={"link": sources["link"]})
+    app = ConsoleApp(session, sources=sources)
 
     async def body(pilot):
         await settle(pilot, lambda app: app.ready)
         await pilot.press("b")
-        await settle(pilot, lambda app: session.state.phase == "voting", timeout=30)
+        await settle(pilot, lambda app: session.state.phase == "voting", timeout=60)
         assert app.sources["link"].health().state == "ok"
 
     drive(app, body)
-    batches = list(session.journal.batches())
-    draws = [b for b in batches if b.command["do"] == "draw_ball"]
+    return [b for b in session.journal.batches() if b.command["do"] == "draw_ball"], app
+
+
+def test_the_console_starts_the_simulators_and_the_camera_reads_the_balls_the_cage_drops(simulated, tmp_path):
+    event = event_file.load(simulated)
+    assert event.sections["camera"]["source"] == "sim" and event.sections["panel"]["pin_factory"] == "mock"
+    sources, _ = from_event(event, dict)
+    assert isinstance(sources["link"], SimulatedCage) and isinstance(sources["reader"], ReaderSource)
+    assert isinstance(sources["panel"], PanelSource)
+    for source in sources.values():
+        source.stop()
+    draws, app = play_one_draw(event, tmp_path, "camera")
+    assert len(draws) == 3 and not app.alerts          # each ball read once: no "not in the machine" alerts
+
+
+def test_without_a_camera_the_simulated_cage_reads_its_balls_over_the_cage_link(simulated, tmp_path):
+    event = event_file.load(simulated)
+    del event.sections["camera"]
+    draws, _ = play_one_draw(event, tmp_path, "cage")
     assert len(draws) == 3 and all(b.id.startswith("cage:") for b in draws)
 
 
