@@ -40,6 +40,8 @@ class Circles:
     round_others: tuple     # ((circled key, other key), ...): a circle's ellipse goes round another bubble's centre too
     ink: dict               # circled key -> its traced path's new ink, in score units (mm² per mm of radius)
     density: float          # the paths' mean new ink away from every bubble's disc
+    faint: dict             # (field, value) -> the median over its rays of their darkest ink, noise floor not taken
+                            # off (a light pencil circle fainter than the noise floor still shows all round)
 
 
 @lru_cache(maxsize=None)
@@ -73,10 +75,11 @@ def find(amount: np.ndarray, kind: str, levels: _Levels, circled_share: float, e
     xs, ys, radii = _rays(kind)
     along = cv2.remap(new, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(len(keys), ANGLES, STEPS)
     cover = _cover(along, _hidden(kind))
+    faint = dict(zip(keys, _faint(amount, kind, levels, xs, ys, len(keys))))
     circled = [n for n, c in enumerate(cover) if c >= circled_share]
     none = np.zeros(new.size, bool)
     if not circled:
-        return Circles(dict(zip(keys, cover)), (), none, none, none, (), {}, 0.0)
+        return Circles(dict(zip(keys, cover)), (), none, none, none, (), {}, 0.0, faint)
     traced = np.zeros(new.shape, np.uint8)
     ink = {}
     for n in circled:
@@ -94,7 +97,14 @@ def find(amount: np.ndarray, kind: str, levels: _Levels, circled_share: float, e
     again = _cover(outside.reshape(len(keys), ANGLES, STEPS), _hidden(kind))
     cover = [cover[n] if n in circled else again[n] for n in range(len(keys))]
     return Circles(dict(zip(keys, cover)), tuple(keys[n] for n in circled), path, reach.ravel() > 0,
-                   astray.ravel() > 0, round_others, ink, density)
+                   astray.ravel() > 0, round_others, ink, density, faint)
+
+
+def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
+    """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
+    faint = np.clip(amount - levels.print_level * _print_everywhere(kind), 0, 1).astype(np.float32)
+    along = cv2.remap(faint, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(count, ANGLES, STEPS)
+    return np.median(along.max(axis=2), axis=1).tolist()
 
 
 def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tuple:

@@ -17,6 +17,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     an unclear mark; a line through a marked bubble; two marks in a field, one filled in
     faint ink in a bubble read blank; a printed ring inked over
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
+    faint ink all round a bubble read blank, four times the others' (a light pencil circle)
+    a field read blank in a picture too noisy to see light pencil
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
 a scribbled-out bubble beside a mark is two marks). Any other card counts with one mark in every
@@ -60,6 +62,8 @@ class Settings:
     # that cross ink (its cover).
     circled: float = 0.7        # at least this: circled, the circle's ink is its mark
     partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
+    faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others': review
+    noisy: float = 0.2          # a noise floor this high hides light pencil: a field read blank goes to review
     time_limit_ms: float = 2000.0   # a card whose scan runs longer is rejected (the next card is not kept waiting)
 
 
@@ -200,7 +204,28 @@ def _part_circled(r: Reading, s: Settings) -> str | None:
     return None
 
 
-DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled)
+def _faint_circle(r: Reading, s: Settings) -> str | None:
+    """Faint ink all round a bubble read blank, much more than round the others: a light pencil
+    circle, fainter than the noise the scores leave out."""
+    fields = r.marked(s)
+    usual = float(np.median(list(r.circles.faint.values())))
+    for name, b in r.layout.bubbles():
+        faint = r.circles.faint[name, b.value]
+        if b.value not in fields[name] and faint >= s.faint and faint >= 4 * usual:
+            return f"faint ink all round {b.value} ({name}): a light pencil circle?"
+    return None
+
+
+def _noisy_blank(r: Reading, s: Settings) -> str | None:
+    """A field read blank in a picture whose noise floor (JPEG, grain, a shadow's dapple) is so high
+    that light pencil vanishes under it: blank or a light mark, a person tells."""
+    if r.levels.floor < s.noisy:
+        return None
+    blank = [name for name, values in r.marked(s).items() if not values]
+    return f"{blank[0]} read blank, but the picture is too noisy to see light pencil" if blank else None
+
+
+DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled, _faint_circle, _noisy_blank)
 
 
 # --- ink a neighbour's mark put there ----------------------------------------------------------------
