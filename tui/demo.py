@@ -43,8 +43,12 @@ def prepare(folder: Path, seed: int, turns: int = TURNS) -> Path:
     as they are when the folder holds them already (a resumed demo)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "scan").mkdir(exist_ok=True)
+    kept = folder / "demo-seed"
+    if kept.exists() and kept.read_text().strip() != str(seed):
+        raise DemoError(f"{folder} holds the demo of seed {kept.read_text().strip()}: give that --seed, or another folder")
     path = folder / "event.toml"
     if not path.exists():
+        kept.write_text(f"{seed}\n")
         text = event_file.example("Demo night", PLAYERS, seed, dp.demo_secret(seed))
         event_file.write_atomic(path, text.replace("turns = 15", f"turns = {turns}"))
     event = event_file.load(path)

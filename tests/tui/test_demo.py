@@ -135,3 +135,10 @@ def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tm
         drive(app, body, (160, 45))
     finally:
         night.stop()
+
+
+def test_a_folder_holding_another_seeds_demo_is_refused_in_one_line(tmp_path):
+    from tui.demo import DemoError, prepare
+    (tmp_path / "demo-seed").write_text("1\n")
+    with pytest.raises(DemoError, match="holds the demo of seed 1: give that --seed"):
+        prepare(tmp_path, 2)
