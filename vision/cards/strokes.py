@@ -46,11 +46,14 @@ def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
     strokes = []
     for least, length in ((0.5, STROKE_MM), (FAINT, CREASE_MM)):
         binary = (new > least).astype(np.uint8)
-        ys, xs = np.nonzero(binary)
-        points = np.stack([xs, ys], 1).astype(np.float32)
         # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
         # to its true ends: it must be long enough then
-        for group in _segments(binary, 0.8 * length):
+        groups = _segments(binary, 0.8 * length)
+        if not groups:
+            continue
+        ys, xs = np.nonzero(binary)
+        points = np.stack([xs, ys], 1).astype(np.float32)
+        for group in groups:
             stroke = _refit(group, points, new, binary, hidden)
             if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= length * PX:
                 _merge(strokes, stroke)
