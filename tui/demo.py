@@ -357,6 +357,12 @@ def console_class():
         def on_unmount(self) -> None:        # before the console's own on_unmount stops the sources
             self.night.stopping = True
 
+        async def action_quit(self) -> None:
+            """The players leave the table first, so no answer of theirs reaches a closed screen."""
+            self.night.stopping = True
+            await self.workers.wait_for_complete([w for w in self.workers if w.group == "demo players"])
+            self.exit()
+
         def action_players(self) -> None:
             self.night.paused = not self.night.paused
             self.show_outcome("simulated players paused: the table is yours (P resumes them)" if self.night.paused

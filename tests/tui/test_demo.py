@@ -130,6 +130,7 @@ def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tm
         assert max(app.batches) == held                            # nobody plays while paused
         await pilot.press("P")
         await settle(pilot, lambda app: max(app.batches) > held, timeout=60)
+        await pilot.press("ctrl+q")                                 # the players leave before the screen
 
     try:
         drive(app, body, (160, 45))
