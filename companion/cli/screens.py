@@ -21,13 +21,16 @@ def register(sub, groups) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--journal", help="the game journal to follow")
     where.add_argument("--event", help="event.toml (its journal)")
-    p.add_argument("--serve", action="store_true", help="serve the display to browsers with textual-serve")
+    p.add_argument("--serve", action="store_true",
+                   help="serve the audience page to browsers: one server, any number of viewers (/, /public.json, /events)")
+    p.add_argument("--terminal-serve", action="store_true",
+                   help="the old way: the terminal display drawn in browsers by textual-serve, one process per browser")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to serve on (default 127.0.0.1: this machine only; 0.0.0.0: the venue network)")
     p.add_argument("--port", type=int, default=8080, help="port to serve on (default 8080)")
     p.add_argument("--max-viewers", type=int, default=4,
-                   help="browsers served at once, one process each (default 4); one more gets HTTP 503")
-    p.add_argument("--font-size", type=int, default=24, help="browser font size in pixels (default 24)")
+                   help="--terminal-serve: browsers served at once, one process each (default 4); one more gets HTTP 503")
+    p.add_argument("--font-size", type=int, default=24, help="--terminal-serve: browser font size in pixels (default 24)")
     p.set_defaults(run=display)
 
     p = sub.add_parser("calibrate", help="set up the ball reader: preview, region, focus, decoders, every ball")
@@ -39,6 +42,12 @@ def register(sub, groups) -> None:
     p.add_argument("--commits", type=int, default=60, help="commits that change the display to time (default 60)")
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated game (default 1)")
     p.set_defaults(run=bench_screens)
+
+    p = groups["bench"].add_parser("display", help="the audience page server under many SSE viewers (loopback)")
+    p.add_argument("--viewers", default="300,1000", help="viewer counts to measure, comma-separated (default 300,1000)")
+    p.add_argument("--commits", type=int, default=20, help="commits that change the view, per count (default 20)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the simulated game (default 1)")
+    p.set_defaults(run=bench_display)
 
     p = sub.add_parser("screenshot", help="an SVG picture of a screen for a journal")
     p.add_argument("screen", choices=["console", "display"])
@@ -54,7 +63,13 @@ def journal_of(args) -> Path:
 
 def display(args) -> int:
     path = journal_of(args)
-    if args.serve:
+    if args.serve and not args.terminal_serve:
+        from tui.web.server import serve
+        try:
+            return serve(path, args.host, args.port)
+        except OSError as error:
+            raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
+    if args.terminal_serve:
         from tui.serve import serve_display
         if args.max_viewers < 1:
             raise CommandError(f"--max-viewers must be at least 1, not {args.max_viewers}", 2)
@@ -128,3 +143,17 @@ def bench_screens(args) -> int:
         return run(args.commits, args.seed)
     except TimeoutError as error:
         raise CommandError(str(error))
+
+
+def bench_display(args) -> int:
+    try:
+        counts = [int(n) for n in args.viewers.split(",")]
+    except ValueError:
+        raise CommandError(f"--viewers: give counts like 300,1000, not {args.viewers!r}", 2)
+    if not counts or min(counts) < 1 or max(counts) > 5000 or args.commits < 1 or args.commits > 200:
+        raise CommandError("--viewers counts must be 1-5000 and --commits 1-200", 2)
+    from tui.web.bench import run
+    try:
+        return run(counts, args.commits, args.seed)
+    except TimeoutError as error:
+        raise CommandError(f"bench display: {error or 'timed out'}")

@@ -53,7 +53,7 @@ def served(tmp_path):
     game(tmp_path / "g.db", "turn1_counted")
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "companion", "display", "--journal", str(tmp_path / "g.db"),
-                               "--serve", "--host", "127.0.0.1", "--port", str(port)],
+                               "--terminal-serve", "--host", "127.0.0.1", "--port", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 20

@@ -45,7 +45,7 @@ def server(tmp_path):
     game(tmp_path / "g.db", "turn1_counted")
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "companion", "display", "--journal", str(tmp_path / "g.db"),
-                                "--serve", "--port", str(port), "--max-viewers", "1"],
+                                "--terminal-serve", "--port", str(port), "--max-viewers", "1"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 30

@@ -1,0 +1,276 @@
+// The audience display: draws views.public as /events sends it. Text goes in with
+// textContent only (a player's name is never parsed as HTML); the page only reads.
+"use strict";
+
+const PHASES = {
+  new: "Waiting for the game", ready: "Get ready", draw: "Drawing the balls", voting: "Vote now!",
+  resolve: "Votes counted", turn_over: "Turn over", final: "Final robbery cards",
+  counting: "Counting the cash", finished: "Final ranking",
+};
+const PLACES = [  // [place, tag shown in the ball (the cue beside the colour), legend]
+  ["machine", "M", "in the machine"], ["drawn", "D", "drawn"], ["valid", "✓", "valid"],
+  ["pool", "P", "pool"], ["trash", "T", "trash"], ["excluded", "✕", "excluded"],
+];
+const SLOTS = ["X", "Y", "Z"];
+const BALLS = 27;
+const COLOURS = ["#ffd400", "#00d26a", "#3d8bff", "#ff5a4f", "#d36bff", "#ffffff",
+                 "#ff9f1a", "#00e5ff", "#ff6ec7", "#b5e853", "#c8a2ff", "#9a9a9a"];
+const SVG = "http://www.w3.org/2000/svg";
+
+const $ = (id) => document.getElementById(id);
+const state = { view: null, boards: [], deadline: null, offset: 0 };
+const money = (n) => n.toLocaleString("en-US");
+const signed = (n) => (n > 0 ? "+" : n < 0 ? "−" : "±") + money(Math.abs(n));
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function placeOf(balls) {
+  const where = new Map();
+  for (const [place] of PLACES) for (const n of balls[place] || []) where.set(n, place);
+  return where;
+}
+
+function showTop(view) {
+  $("turn").textContent = view.turn ? String(view.turn) : "–";
+  $("phase").textContent = PHASES[view.phase] || view.phase;
+}
+
+function showDraw(view) {
+  const tally = view.tally;
+  const drawn = view.balls.drawn.length ? view.balls.drawn
+    : tally && view.phase !== "ready" ? SLOTS.map((s) => tally.options[s]).filter((n) => n !== undefined) : [];
+  const valid = new Set(tally && view.phase !== "voting" ? tally.valid : []);
+  document.querySelectorAll(".pick").forEach((pick, i) => {
+    const n = drawn[i];
+    const number = pick.querySelector(".num");
+    number.textContent = n === undefined ? "–" : String(n);
+    number.classList.toggle("-none", n === undefined);
+    pick.classList.toggle("-drawn", n !== undefined && !valid.has(n));
+    pick.classList.toggle("-valid", n !== undefined && valid.has(n));
+  });
+}
+
+function showVotes(view) {
+  const bars = $("bars");
+  bars.replaceChildren();
+  const tally = view.tally;
+  const counted = tally && view.phase !== "voting";     // never a count while voting is open
+  $("votes").classList.toggle("-counted", Boolean(counted));
+  if (!counted) {
+    bars.append(el("div", "note", view.phase === "voting" ? "Voting is open" : ""));
+    $("valid").textContent = "–";
+    return;
+  }
+  const most = Math.max(1, ...SLOTS.map((s) => tally.votes[s] || 0));
+  for (const slot of SLOTS) {
+    if (!(slot in tally.options)) continue;
+    const votes = tally.votes[slot] || 0;
+    const bar = el("div", "bar" + (tally.valid.includes(tally.options[slot]) ? " -valid" : ""));
+    const track = el("div", "track");
+    const fill = el("div", "fill");
+    fill.style.width = `${(100 * votes) / most}%`;
+    track.append(fill);
+    bar.append(el("span", "slot", slot), el("span", "ball-no", String(tally.options[slot])), track,
+               el("span", "count", String(votes)));
+    bars.append(bar);
+  }
+  const notes = [];
+  if (tally.invalid) notes.push(`${tally.invalid} invalid`);
+  if (tally.void) notes.push("vote void");
+  if (notes.length) bars.append(el("div", "note", notes.join(" · ")));
+  $("valid").textContent = tally.valid.length ? tally.valid.join("  ") : "none";
+}
+
+function buildBoard() {
+  const legend = $("legend");
+  for (const [place, tag, words] of PLACES) {
+    const item = el("span", "-" + place, words);
+    item.dataset.tag = tag;
+    legend.append(item);
+  }
+  const balls = $("balls");
+  for (let n = 1; n <= BALLS; n++) {
+    const ball = el("div", "ball");
+    ball.id = `ball-${n}`;
+    ball.append(el("span", "n", String(n)), el("span", "tag", ""));
+    balls.append(ball);
+  }
+}
+
+function showBoard(view) {
+  const where = placeOf(view.balls);
+  for (let n = 1; n <= BALLS; n++) {
+    const place = where.get(n);
+    const ball = $(`ball-${n}`);
+    ball.className = "ball" + (place ? " -" + place : "");
+    const entry = PLACES.find(([p]) => p === place);
+    ball.querySelector(".tag").textContent = entry ? entry[1] : "";
+    ball.title = entry ? `${n}: ${entry[2]}` : String(n);
+  }
+}
+
+function showAccounts(view) {
+  const box = $("accounts");
+  box.replaceChildren();
+  const before = state.boards.length > 1 ? state.boards[state.boards.length - 2].accounts : [];
+  const earlier = new Map(before.map((a) => [a.account, a.balance]));
+  for (const { account, balance } of view.accounts) {
+    const row = el("div", "account");
+    row.dataset.account = account;
+    const change = earlier.has(account) ? balance - earlier.get(account) : null;
+    const delta = el("span", "delta" + (change > 0 ? " -up" : change < 0 ? " -down" : ""),
+                     change === null ? "" : (change > 0 ? "▲ " : change < 0 ? "▼ " : "= ") + signed(change));
+    row.append(el("span", "letter", account), el("span", "balance", money(balance)), delta);
+    box.append(row);
+  }
+}
+
+function showChart() {
+  const svg = $("chart");
+  svg.replaceChildren();
+  const boards = state.boards;
+  const box = svg.getBoundingClientRect();
+  const width = Math.max(1, box.width), height = Math.max(1, box.height);
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  if (!boards.length) return;
+  const font = parseFloat(getComputedStyle(svg).fontSize) || 16;
+  const letters = boards[boards.length - 1].accounts.map((a) => a.account);
+  const values = boards.flatMap((b) => b.accounts.map((a) => a.balance));
+  const low = Math.min(0, ...values), high = Math.max(1, ...values);
+  const left = font * 4.2, right = font * 2, top = font, bottom = font * 1.6;
+  const x = (i) => left + (boards.length === 1 ? 0 : (i * (width - left - right)) / (boards.length - 1));
+  const y = (v) => top + ((high - v) * (height - top - bottom)) / (high - low || 1);
+  const line = (x1, y1, x2, y2, cls) => {
+    const l = document.createElementNS(SVG, "line");
+    Object.entries({ x1, y1, x2, y2, class: cls }).forEach(([k, v]) => l.setAttribute(k, v));
+    svg.append(l);
+  };
+  const text = (tx, ty, words, attrs = {}) => {
+    const t = document.createElementNS(SVG, "text");
+    Object.entries({ x: tx, y: ty, ...attrs }).forEach(([k, v]) => t.setAttribute(k, v));
+    if (attrs.fill) t.style.fill = attrs.fill;        // over the stylesheet's text colour
+    t.textContent = words;
+    svg.append(t);
+  };
+  line(left, top, left, height - bottom, "axis");
+  line(left, y(0), width - right, y(0), "axis");
+  for (const v of [high, low !== 0 ? low : null, 0].filter((v) => v !== null)) {
+    text(left - font * 0.3, y(v) + font * 0.35, short(v), { "text-anchor": "end", class: "tick" });
+  }
+  boards.forEach((b, i) => text(x(i), height - font * 0.3, `T${b.turn}`, { "text-anchor": "middle", class: "tick" }));
+  const labels = [];
+  letters.forEach((letter, k) => {
+    const colour = COLOURS[k % COLOURS.length];
+    const points = boards.map((b, i) => [i, b.accounts.find((a) => a.account === letter)])
+      .filter(([, a]) => a).map(([i, a]) => [x(i), y(a.balance)]);
+    const path = document.createElementNS(SVG, "polyline");
+    path.setAttribute("points", points.map((p) => p.join(",")).join(" "));
+    path.setAttribute("fill", "none");
+    path.setAttribute("stroke", colour);
+    path.setAttribute("stroke-width", Math.max(2, font / 6));
+    path.dataset.account = letter;
+    svg.append(path);
+    const [px, py] = points[points.length - 1];
+    const dot = document.createElementNS(SVG, "circle");
+    Object.entries({ cx: px, cy: py, r: Math.max(3, font / 4), fill: colour }).forEach(([k2, v]) => dot.setAttribute(k2, v));
+    svg.append(dot);
+    labels.push({ x: px, y: py, letter, colour });
+  });
+  // Letters at the lines' ends, pushed apart so that equal balances stay readable.
+  labels.sort((a, b) => a.y - b.y);
+  let below = -Infinity;
+  const step = font * 0.95;
+  const shift = Math.max(0, labels.length * step - (height - bottom - top));
+  labels.forEach((label) => {
+    label.y = Math.max(label.y - shift, below + step);
+    below = label.y;
+  });
+  const overflow = labels.length ? Math.max(0, below - (height - bottom)) : 0;
+  labels.forEach((label) => text(label.x + font * 0.5, label.y - overflow + font * 0.35, label.letter,
+                                 { fill: label.colour }));
+}
+
+function short(v) {
+  const a = Math.abs(v);
+  return a >= 1e6 ? `${+(v / 1e6).toFixed(1)}M` : a >= 1e3 ? `${+(v / 1e3).toFixed(0)}k` : String(v);
+}
+
+function showFinal(view) {
+  const ranking = view.ranking || [];
+  document.body.classList.toggle("-finished", ranking.length > 0);
+  if (!ranking.length) return;
+  const podium = $("podium");
+  podium.replaceChildren();
+  for (const rank of [2, 1, 3]) {
+    const row = ranking.find((r) => r.rank === rank) || null;
+    const step = el("div", `step -r${rank}`);
+    if (row) step.append(el("div", "who", row.name), el("div", "money", `${money(row.final)} L$`),
+                         el("div", "block", String(rank)));
+    podium.append(step);
+  }
+  const list = $("ranking");
+  list.replaceChildren();
+  list.style.setProperty("--rows", String(Math.ceil(ranking.length / (ranking.length > 8 ? 2 : 1))));
+  for (const row of ranking) {
+    const item = el("li", "");
+    item.append(el("span", "rank", `${row.rank}.`), el("span", "name", row.name),
+                el("span", "final", `${money(row.final)} L$`));
+    list.append(item);
+  }
+  $("chips").textContent = view.accounts.length ? ""
+    : "Final money in whole 10,000 L$ chips, rounded down: account letters stay secret.";
+}
+
+function show(view) {
+  state.view = view;
+  document.body.classList.remove("-waiting");
+  document.body.dataset.phase = view.phase;
+  showTop(view);
+  showDraw(view);
+  showVotes(view);
+  showBoard(view);
+  showAccounts(view);
+  showFinal(view);
+  showChart();
+  tick();
+  document.body.dataset.shown = String(Date.now());
+}
+
+function tick() {
+  const timer = $("timer");
+  if (state.deadline === null) {
+    $("clock").textContent = "–";
+    timer.classList.remove("-low");
+    return;
+  }
+  const left = Math.max(0, Math.ceil(state.deadline - (Date.now() / 1000 + state.offset)));
+  $("clock").textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  timer.classList.toggle("-low", left <= 10);
+}
+
+function waiting(words) {
+  $("notice").textContent = words;
+  document.body.classList.add("-waiting");
+}
+
+function connect() {
+  const events = new EventSource("/events");
+  events.addEventListener("now", (e) => { state.offset = JSON.parse(e.data).now - Date.now() / 1000; });
+  events.addEventListener("boards", (e) => { state.boards = JSON.parse(e.data); });
+  events.addEventListener("clock", (e) => { state.deadline = JSON.parse(e.data).deadline; });
+  events.addEventListener("waiting", (e) => waiting(JSON.parse(e.data).waiting));
+  events.onmessage = (e) => show(JSON.parse(e.data));
+  events.onerror = () => { if (events.readyState !== EventSource.OPEN) waiting("Reconnecting…"); };
+  // EventSource retries by itself (the server asks for 2 s); the first message after it
+  // reconnects is the current state.
+}
+
+buildBoard();
+setInterval(tick, 250);
+window.addEventListener("resize", () => state.view && showChart());
+connect();

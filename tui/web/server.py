@@ -1,0 +1,206 @@
+"""One aiohttp server for every browser: the page, /public.json and /events (SSE).
+
+A single task polls the journal's batch count every `poll` seconds (reading it in a thread, so a
+writer's commit that makes the read-only journal retry never stalls the server) and folds what is
+new. When what the audience sees changes, the SSE message is encoded once and every open
+/events stream is sent those same bytes. Only GET (and HEAD) is answered: the page cannot act on
+the game. Everything shown comes from views.public (the same JSON as `companion status --public
+--json`); beside it travel only the voting deadline and the public boards announced so far.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import time
+from importlib import resources
+from pathlib import Path
+
+from aiohttp import web
+
+from companion import views
+from companion.journal import Journal, JournalError
+
+from ..feed import Feed
+
+log = logging.getLogger("companion.web")
+
+KEEP_ALIVE_S = 15.0
+POLL_S = 0.2
+ASSETS = {"/": ("index.html", "text/html"), "/page.css": ("page.css", "text/css"),
+          "/page.js": ("page.js", "text/javascript")}
+HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+           "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
+                                      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"}
+
+
+def asset(name: str) -> bytes:
+    return resources.files(__package__).joinpath(name).read_bytes()
+
+
+def sse(data, event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
+
+
+class Boards:
+    """The account boards announced so far, each with its turn: what the page's chart draws.
+    Built from public views only; empty whenever the view itself shows no board (after the
+    results, unless the event reveals accounts), so the chart never says more than the view."""
+
+    def __init__(self):
+        self.seen: list[dict] = []
+
+    def update(self, view: dict) -> None:
+        board, turn = view["accounts"], view["turn"]
+        while self.seen and self.seen[-1]["turn"] > turn:          # undone back past an announcement
+            self.seen.pop()
+        if board and (not self.seen or self.seen[-1]["accounts"] != board):
+            if self.seen and self.seen[-1]["turn"] == turn:
+                self.seen.pop()                                     # re-announced within the turn
+            self.seen.append({"turn": turn, "accounts": board})
+
+    def shown(self, view: dict) -> list[dict]:
+        return self.seen if view["accounts"] else []
+
+
+class BoardFeed(Feed):
+    """A Feed that also notes the public board after every batch it folds, so a server started
+    late in the night still charts every announcement."""
+
+    def __init__(self, journal: Journal, boards: Boards):
+        super().__init__(journal)
+        self.boards = boards
+
+    def _track(self, batch) -> None:
+        super()._track(batch)
+        self.boards.update(views.public(self.state))
+
+
+class Follower:
+    """Follows the journal and keeps the current SSE message, encoded once per change."""
+
+    def __init__(self, journal: Path, poll: float = POLL_S):
+        self.path, self.poll = Path(journal), poll
+        self.feed: Feed | None = None
+        self.view: dict | None = None
+        self.waiting = "waiting for the journal"
+        self.message = sse({"waiting": self.waiting}, "waiting")
+        self.batch = 0                       # the last batch folded (for the bench)
+        self.version = 0                     # counts the changes of `message`
+        self.changed = asyncio.Event()       # set, then replaced, at each change
+        self.boards = Boards()
+
+    def _read(self) -> tuple[dict, float | None] | None:
+        """In a thread: fold new batches; the view and deadline when there were any (or at first)."""
+        if self.feed is None:
+            self.boards = Boards()
+            self.feed = BoardFeed(Journal(self.path, readonly=True), self.boards)
+        elif self.feed.journal.count() == self.feed.last:
+            return None
+        fresh = self.feed.poll() or self.view is None
+        return (views.public(self.feed.state), self.feed.deadline()) if fresh else None
+
+    async def run(self) -> None:
+        shown = None
+        while True:
+            try:
+                read = await asyncio.to_thread(self._read)
+            except (JournalError, sqlite3.Error, OSError) as error:
+                self._drop_feed()
+                self._publish_waiting(f"waiting for the journal: {error}")
+                shown = None
+                await asyncio.sleep(1)
+                continue
+            if read is not None and read != shown:
+                shown = read
+                self._publish(*read)
+            await asyncio.sleep(self.poll)
+
+    def _drop_feed(self) -> None:
+        if self.feed is not None:
+            self.feed.journal.close()
+        self.feed, self.view = None, None
+
+    def _publish(self, view: dict, deadline: float | None) -> None:
+        self.view, self.batch = view, self.feed.last
+        self.message = (sse(self.boards.shown(view), "boards") + sse({"deadline": deadline}, "clock")
+                        + sse(view))
+        self._wake()
+
+    def _publish_waiting(self, reason: str) -> None:
+        if reason != self.waiting or self.view is not None:
+            self.waiting, self.message = reason, sse({"waiting": reason}, "waiting")
+            self._wake()
+
+    def _wake(self) -> None:
+        self.version += 1
+        changed, self.changed = self.changed, asyncio.Event()
+        changed.set()
+
+
+@web.middleware
+async def read_only(request: web.Request, handler):
+    if request.method not in ("GET", "HEAD"):
+        raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"], headers={"Allow": "GET, HEAD"})
+    return await handler(request)
+
+
+def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE_S) -> web.Application:
+    app = web.Application(middlewares=[read_only])
+    follower = Follower(journal, poll)
+    app["follower"] = follower
+    pages = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+
+    async def page(request: web.Request) -> web.Response:
+        body, kind = pages[request.path]
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+
+    async def public_json(request: web.Request) -> web.Response:
+        if follower.view is None:
+            return web.json_response({"waiting": follower.waiting}, status=503, headers=HEADERS)
+        return web.json_response(follower.view, headers=HEADERS,
+                                 dumps=lambda v: json.dumps(v, ensure_ascii=False))
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        stream = web.StreamResponse(headers={**HEADERS, "Content-Type": "text/event-stream",
+                                             "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        await stream.prepare(request)
+        try:
+            sent = follower.version
+            await stream.write(b"retry: 2000\n" + sse({"now": time.time()}, "now") + follower.message)
+            while True:
+                if sent != follower.version:         # changed while the last write waited
+                    sent = follower.version
+                    await stream.write(follower.message)
+                    continue
+                try:
+                    await asyncio.wait_for(follower.changed.wait(), keep_alive)
+                except asyncio.TimeoutError:
+                    await stream.write(b": keep-alive\n\n")
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        return stream
+
+    for path in ASSETS:
+        app.router.add_get(path, page)
+    app.router.add_get("/public.json", public_json)
+    app.router.add_get("/events", events)
+
+    async def start_following(app: web.Application):
+        task = asyncio.create_task(follower.run())
+        yield
+        task.cancel()
+        follower._drop_feed()
+
+    app.cleanup_ctx.append(start_following)
+    return app
+
+
+def serve(journal: Path, host: str, port: int) -> int:
+    """Raises OSError when the address cannot be used (port taken, no such interface)."""
+    print(f"companion: the audience display on http://{host}:{port}/ (following {journal})", flush=True)
+    web.run_app(make_app(journal), host=host, port=port, print=None, handle_signals=True,
+                shutdown_timeout=1)
+    return 0
