@@ -260,7 +260,13 @@ class CalibrateApp(App):
             cv2.circle(preview, (int(circle.x + ox), int(circle.y + oy)), int(circle.r), (85, 212, 0), 3)
         return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads, asked)
 
+    def _screen_gone(self) -> bool:
+        """A frame or problem posted by the camera thread can arrive after the screen has gone."""
+        return not self.query("#preview")
+
     def on_calibrate_app_measured(self, message: Measured) -> None:
+        if self._screen_gone():
+            return
         self.frames += 1
         self.shape = message.shape
         roi = self.roi
@@ -282,6 +288,8 @@ class CalibrateApp(App):
         self.show_decoders(message.reads)
 
     def on_calibrate_app_camera_problem(self, message: CameraProblem) -> None:
+        if self._screen_gone():
+            return
         self.say(message.text, "error")
 
     # ---- showing
