@@ -134,7 +134,7 @@ def _submitter(journal_path):
     if not Path(journal_path).exists():
         raise CommandError(f"{journal_path}: no such journal (companion start --event ... makes one)")
     try:
-        session = Session(Journal(journal_path))
+        session = Session(Journal(journal_path, existing=True))
     except JournalError as error:
         raise CommandError(str(error))
 

@@ -233,3 +233,23 @@ def test_the_cards_own_printed_data_is_not_a_stray_line(scanner):
         C._mark(np.random.default_rng(7), picture, bubble, "circle", (30, 30, 30))
     result = scanner.scan_image(cv2.copyMakeBorder(picture, 60, 60, 60, 60, cv2.BORDER_CONSTANT, value=(90, 60, 40)))
     assert (result.decision, result.fields) == ("counted", marks), result
+
+
+def test_the_same_photo_scanned_twice_is_journaled_once(game, tmp_path):
+    """A scanned card's command id is its serial and the photo's hash: the same photo sent again
+    (a retry after a crash, a file copied back into the folder) is journaled once."""
+    ev, session = game
+    folder = tmp_path / "in"
+    folder.mkdir()
+    photo = _card_photo(L.Card("vote", ev.id, "V0301", 3, 1), ev.secret, {"mark": ["X"]})
+    cv2.imwrite(str(folder / "vote.png"), photo)
+    kept = (folder / "vote.png").read_bytes()
+    watcher = FolderWatcher(Scanner(ev.id, ev.secret), folder, _submit(session))
+    watcher.SETTLE = 0
+    assert [r.decision for r in watcher.poll()] == ["counted"]
+    journaled = len(list(Journal(session.journal.path, readonly=True).batches()))
+    (folder / "vote.png").write_bytes(kept)                        # the photo comes back
+    watcher.poll()
+    batches = list(Journal(session.journal.path, readonly=True).batches())
+    assert len(batches) == journaled
+    assert batches[-1].id.startswith("card:V0301:")

@@ -1,6 +1,7 @@
 """Into the game: a card's command to the referee, and the live event's watched scanner folder."""
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -16,7 +17,8 @@ def referee(result: Result, submit) -> Result:
     decides validity (wrong turn, no such right...) and flags a card scanned twice as duplicate."""
     if result.command is None:
         return result
-    status, reason = submit(result.command)
+    command_id = photo_id(result)
+    status, reason = submit({**result.command, "id": command_id} if command_id else result.command)
     if status == "ok":
         return result
     if reason and reason.startswith("duplicate"):
@@ -26,6 +28,16 @@ def referee(result: Result, submit) -> Result:
     else:
         result.decision, result.reason = "refused", f"the referee refused it: {reason}"
     return result
+
+
+def photo_id(result: Result) -> str | None:
+    """The command id of a scanned card: its serial and the photo's hash, so the same photo sent
+    again (a retry after a crash, a file copied back into the folder) is applied once."""
+    try:
+        digest = hashlib.sha256(Path(result.image).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return None
+    return f"card:{result.serial}:{digest}"
 
 
 class FolderWatcher:
