@@ -166,14 +166,7 @@ def world():
         script.write_text("".join(json.dumps(c) + "\n" for c in PHASES["drawing"]))
         result = companion("replay", str(script), "--journal", str(journal))
         assert result.returncode == 0, result.stderr
-        port = free_port()
-        server = subprocess.Popen([sys.executable, "-m", "companion", "display", "--serve", "--journal", str(journal),
-                                   "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while get_quietly(url + "/public.json") != 200:
-            assert time.monotonic() < deadline and server.poll() is None, "the page server did not start"
-            time.sleep(0.1)
+        server, url = start_server(journal)
         browser = Browser(str(folder / "profile"))
         browser.go(url + "/")
         browser.wait("document.body.dataset.shown !== undefined")
@@ -184,6 +177,18 @@ def world():
             browser.close()
             server.terminate()
             server.wait(10)
+
+
+def start_server(journal: Path, port: int | None = None) -> tuple[subprocess.Popen, str]:
+    port = port or free_port()
+    server = subprocess.Popen([sys.executable, "-m", "companion", "display", "--serve", "--journal", str(journal),
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while get_quietly(url + "/public.json") != 200:
+        assert time.monotonic() < deadline and server.poll() is None, "the page server did not start"
+        time.sleep(0.1)
+    return server, url
 
 
 def get_quietly(url: str) -> int | None:
@@ -293,6 +298,46 @@ def test_a_command_reaches_the_open_page_within_a_second(world):
     seconds = browser.wait("!document.body.classList.contains('-finished')", timeout=5)
     assert seconds < 1.0
     assert not public(world).get("ranking")
+
+
+def test_the_page_comes_back_by_itself_when_the_server_restarts(world):
+    browser, journal, port = world["browser"], world["journal"], world["url"].rsplit(":", 1)[1]
+    world["server"].terminate()
+    world["server"].wait(10)
+    browser.wait("document.body.classList.contains('-waiting')")           # "Reconnecting…"
+    result = companion("do", "--journal", str(journal), '{"do":"undo"}')   # changed while it was away
+    assert result.returncode == 0, result.stderr
+    world["server"], _ = start_server(journal, int(port))
+    browser.wait("!document.body.classList.contains('-waiting')", timeout=15)
+    wait_shown(world)
+
+
+def test_twelve_accounts_all_show_with_the_chart_at_every_size(world, tmp_path):
+    """The largest table the issue names (accounts J, K and L were cut off by the old page)."""
+    from companion.bingo.demo import demo_script
+    script = demo_script(players=12, seed=3)
+    counted = [i for i, c in enumerate(script) if c["do"] == "close_voting"][7]
+    (tmp_path / "twelve.jsonl").write_text("".join(json.dumps(c) + "\n" for c in script[:counted + 1]))
+    journal = tmp_path / "twelve.db"
+    assert companion("replay", str(tmp_path / "twelve.jsonl"), "--journal", str(journal)).returncode == 0
+    server, url = start_server(journal)
+    browser = world["browser"]
+    try:
+        browser.go(url + "/")
+        wait_shown({"journal": journal, "browser": browser})
+        for width, height in SIZES:
+            browser.size(width, height)
+            time.sleep(0.3)
+            page = browser.evaluate(CHECKS)
+            where = f"12 players at {width}x{height}"
+            assert page["overflow"] == [], where
+            assert page["letters"] == list("ABCDEFGHIJKL"), where
+            assert page["chart"] == 12 and min(page["numbers"]) >= 0.12, where
+            if os.environ.get("UPDATE_SNAPSHOTS"):
+                (SNAPSHOTS / f"twelve-{width}x{height}.png").write_bytes(browser.screenshot())
+    finally:
+        server.terminate()
+        server.wait(10)
 
 
 def advance_to(world, phase: str) -> None:

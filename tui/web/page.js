@@ -117,6 +117,7 @@ function showBoard(view) {
 function showAccounts(view) {
   const box = $("accounts");
   box.replaceChildren();
+  box.classList.toggle("-many", view.accounts.length > 6);      // three columns, so the chart keeps its room
   const before = state.boards.length > 1 ? state.boards[state.boards.length - 2].accounts : [];
   const earlier = new Map(before.map((a) => [a.account, a.balance]));
   for (const { account, balance } of view.accounts) {
@@ -141,7 +142,8 @@ function showChart() {
   const font = parseFloat(getComputedStyle(svg).fontSize) || 16;
   const letters = boards[boards.length - 1].accounts.map((a) => a.account);
   const values = boards.flatMap((b) => b.accounts.map((a) => a.balance));
-  const low = Math.min(0, ...values), high = Math.max(1, ...values);
+  const spread = Math.max(...values) - Math.min(...values) || Math.max(1, Math.abs(values[0]));
+  const low = Math.min(...values) - spread * 0.1, high = Math.max(...values) + spread * 0.1;
   const left = font * 4.2, right = font * 2, top = font, bottom = font * 1.6;
   const x = (i) => left + (boards.length === 1 ? 0 : (i * (width - left - right)) / (boards.length - 1));
   const y = (v) => top + ((high - v) * (height - top - bottom)) / (high - low || 1);
@@ -154,12 +156,13 @@ function showChart() {
     const t = document.createElementNS(SVG, "text");
     Object.entries({ x: tx, y: ty, ...attrs }).forEach(([k, v]) => t.setAttribute(k, v));
     if (attrs.fill) t.style.fill = attrs.fill;        // over the stylesheet's text colour
+    if (attrs.size) t.style.fontSize = `${attrs.size}px`;
     t.textContent = words;
     svg.append(t);
   };
   line(left, top, left, height - bottom, "axis");
-  line(left, y(0), width - right, y(0), "axis");
-  for (const v of [high, low !== 0 ? low : null, 0].filter((v) => v !== null)) {
+  line(left, height - bottom, width - right, height - bottom, "axis");
+  for (const v of [Math.max(...values), Math.min(...values)]) {
     text(left - font * 0.3, y(v) + font * 0.35, short(v), { "text-anchor": "end", class: "tick" });
   }
   boards.forEach((b, i) => text(x(i), height - font * 0.3, `T${b.turn}`, { "text-anchor": "middle", class: "tick" }));
@@ -181,18 +184,17 @@ function showChart() {
     svg.append(dot);
     labels.push({ x: px, y: py, letter, colour });
   });
-  // Letters at the lines' ends, pushed apart so that equal balances stay readable.
+  // Letters at the lines' ends, pushed apart so that equal balances stay readable; when they do
+  // not fit one above the other at their heights, they are spread evenly down the chart.
   labels.sort((a, b) => a.y - b.y);
-  let below = -Infinity;
-  const step = font * 0.95;
-  const shift = Math.max(0, labels.length * step - (height - bottom - top));
-  labels.forEach((label) => {
-    label.y = Math.max(label.y - shift, below + step);
-    below = label.y;
+  const room = height - bottom - top, step = Math.min(font * 0.95, room / Math.max(1, labels.length));
+  let below = top - step;
+  labels.forEach((label) => { label.y = Math.max(label.y, below + step); below = label.y; });
+  const over = Math.max(0, below - (height - bottom));
+  labels.forEach((label, i) => {
+    label.y = Math.max(top + i * step, label.y - over);
+    text(label.x + font * 0.5, label.y + step * 0.35, label.letter, { fill: label.colour, size: step / 0.95 });
   });
-  const overflow = labels.length ? Math.max(0, below - (height - bottom)) : 0;
-  labels.forEach((label) => text(label.x + font * 0.5, label.y - overflow + font * 0.35, label.letter,
-                                 { fill: label.colour }));
 }
 
 function short(v) {
