@@ -150,7 +150,6 @@ async def read_only(request: web.Request, handler):
 def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE_S) -> web.Application:
     app = web.Application(middlewares=[read_only])
     follower = Follower(journal, poll)
-    app["follower"] = follower
     pages = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
 
     async def page(request: web.Request) -> web.Response:
