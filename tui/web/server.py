@@ -199,7 +199,7 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
 
 def serve(journal: Path, host: str, port: int) -> int:
     """Raises OSError when the address cannot be used (port taken, no such interface)."""
-    print(f"companion: the audience display on http://{host}:{port}/ (following {journal})", flush=True)
-    web.run_app(make_app(journal), host=host, port=port, print=None, handle_signals=True,
-                shutdown_timeout=1)
+    listening = f"companion: the audience page on http://{host}:{port}/ (following {journal})"
+    web.run_app(make_app(journal), host=host, port=port, print=lambda _: print(listening, flush=True),
+                handle_signals=True, shutdown_timeout=1)
     return 0
