@@ -26,7 +26,7 @@ from screens_chromium import FLAGS, DevTools, _page, chromium, free_port
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = [json.loads(line) for line in (ROOT / "examples/demo-game.jsonl").read_text().splitlines()
         if line.strip() and not line.startswith("#")]
-SIZES = [(1920, 1080), (1366, 768), (390, 844)]
+SIZES = [(1920, 1080), (1366, 768), (390, 844), (1024, 768)]      # the last: a 4:3 projector
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "web"
 NAMES = [p["name"] for p in DEMO[0]["players"]]
 
