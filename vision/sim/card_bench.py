@@ -14,7 +14,7 @@ import numpy as np
 
 from . import card_deck, cards as C
 
-TUNING_SEED, REPORTING_SEED = 1, 2
+TUNING_SEED, REPORTING_SEED = 1, 11     # seeds 2, 3 and 4 have been looked at while fixing the scanner
 WATCH_SEED = 1000            # the watched-folder run uses cards of its own
 TARGETS = {"clean": {"review": 0.02, "circled": 0.97}, "hard": {"review": 0.15}}
 MEDIAN_MS = 15.0
