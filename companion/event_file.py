@@ -45,6 +45,9 @@ SECTIONS: dict[str, dict[str, tuple]] = {
                "roi": (list, None), "fov": (float, None), "decoder": (str, ("zxing", "pyzbar", "opencv")),
                "window_ms": (int, None), "agree": (int, None), "gone_ms": (int, None),
                "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None)},
+    # The audience page server (tui/web/mqtt.py) also publishes the public view to this broker:
+    # mqtt = "mqtt://HOST:PORT", topic plunder/<event id>/public, retained, QoS 1.
+    "publish": {"mqtt": (str, None)},
 }
 REQUIRED = {"event": ("name", "secret"), "players": ("no", "name", "account", "card")}
 

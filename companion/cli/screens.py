@@ -65,8 +65,12 @@ def display(args) -> int:
     path = journal_of(args)
     if args.serve and not args.terminal_serve:
         from tui.web.server import serve
+        event = load_event(args.event) if args.event else None
+        mqtt = event.sections.get("publish", {}).get("mqtt") if event else None
         try:
-            return serve(path, args.host, args.port)
+            return serve(path, args.host, args.port, mqtt, event.id if event else None)
+        except ValueError as error:
+            raise CommandError(f"{args.event}: {error}")
         except OSError as error:
             raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
     if args.terminal_serve:

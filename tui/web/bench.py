@@ -27,7 +27,7 @@ from companion.bingo.demo import demo_script
 from companion.journal import Journal
 from companion.session import Session
 
-from .server import ASSETS
+from .server import PAGE
 
 TARGET_GROWTH_MB = 50
 TARGET_P95_S = 1.0
@@ -110,7 +110,7 @@ async def wait_all(watching: list[Viewer], count: int, deadline: float) -> None:
 def page_weight(url: str) -> int:
     import urllib.request
     total = 0
-    for path in ASSETS:
+    for path in PAGE:
         with urllib.request.urlopen(url + path, timeout=5) as answer:
             total += len(answer.read())
     return total

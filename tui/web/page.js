@@ -272,7 +272,42 @@ function connect() {
   // reconnects is the current state.
 }
 
+// /?mqtt=ws://HOST:PORT[&topic=plunder/ID/public]: the view from the broker's websocket listener
+// instead of /events (the server that sends the page can be anywhere). The MQTT bundle is loaded
+// only then. The broker carries the view alone: the chart is built here from the boards seen
+// (as server.py's Boards does) and there is no countdown.
+const seen = [];
+function noteBoard(view) {
+  const board = view.accounts, same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  while (seen.length && seen[seen.length - 1].turn > view.turn) seen.pop();
+  if (board && board.length && (!seen.length || !same(seen[seen.length - 1].accounts, board))) {
+    if (seen.length && seen[seen.length - 1].turn === view.turn) seen.pop();
+    seen.push({ turn: view.turn, accounts: board });
+  }
+  state.boards = board && board.length ? seen : [];
+}
+
+function connectMqtt(url) {
+  if (!/^wss?:\/\//.test(url)) { waiting("?mqtt= must be ws://HOST:PORT or wss://HOST:PORT"); return; }
+  const topic = new URLSearchParams(location.search).get("topic") || "plunder/+/public";
+  const script = document.createElement("script");
+  script.src = "/mqtt.min.js";
+  script.onerror = () => waiting("Cannot load the MQTT client");
+  script.onload = () => {
+    const client = mqtt.connect(url, { reconnectPeriod: 2000, clean: true });
+    client.on("connect", () => { $("notice").textContent = "Waiting for the game"; client.subscribe(topic, { qos: 1 }); });
+    client.on("message", (_topic, payload) => {
+      const view = JSON.parse(new TextDecoder().decode(payload));
+      noteBoard(view);
+      show(view);
+    });
+    client.on("offline", () => waiting("Reconnecting…"));
+  };
+  document.head.append(script);
+}
+
 buildBoard();
 setInterval(tick, 250);
 window.addEventListener("resize", () => state.view && showChart());
-connect();
+const broker = new URLSearchParams(location.search).get("mqtt");
+if (broker) connectMqtt(broker); else connect();

@@ -28,11 +28,14 @@ log = logging.getLogger("companion.web")
 
 KEEP_ALIVE_S = 15.0
 POLL_S = 0.2
-ASSETS = {"/": ("index.html", "text/html"), "/page.css": ("page.css", "text/css"),
-          "/page.js": ("page.js", "text/javascript")}
+PAGE = {"/": ("index.html", "text/html"), "/page.css": ("page.css", "text/css"),
+        "/page.js": ("page.js", "text/javascript")}                  # the default page: its weight
+# npm mqtt 5.16.0's browser bundle (dist/mqtt.min.js, 342 KB; MIT: mqtt.min.js.LICENSE.txt): only /?mqtt= loads it
+ASSETS = {**PAGE, "/mqtt.min.js": ("mqtt.min.js", "text/javascript")}
+MQTT_POLL_S = 0.05        # polled faster when publishing: a change is on the broker within 100 ms
 HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-           "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
-                                      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"}
+           "Content-Security-Policy": "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+                                      "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"}
 
 
 def asset(name: str) -> bytes:
@@ -81,8 +84,8 @@ class BoardFeed(Feed):
 class Follower:
     """Follows the journal and keeps the current SSE message, encoded once per change."""
 
-    def __init__(self, journal: Path, poll: float = POLL_S):
-        self.path, self.poll = Path(journal), poll
+    def __init__(self, journal: Path, poll: float = POLL_S, publisher=None):
+        self.path, self.poll, self.publisher = Path(journal), poll, publisher
         self.feed: Feed | None = None
         self.view: dict | None = None
         self.waiting = "waiting for the journal"
@@ -127,6 +130,8 @@ class Follower:
         self.view, self.batch = view, self.feed.last
         self.message = (sse(self.boards.shown(view), "boards") + sse({"deadline": deadline}, "clock")
                         + sse(view))
+        if self.publisher is not None:
+            self.publisher.publish(json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode())
         self._wake()
 
     def _publish_waiting(self, reason: str) -> None:
@@ -147,9 +152,11 @@ async def read_only(request: web.Request, handler):
     return await handler(request)
 
 
-def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE_S) -> web.Application:
+def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE_S,
+             publisher=None) -> web.Application:
+    """publisher: a tui.web.mqtt.Publisher (not yet started) that each new view also goes to."""
     app = web.Application(middlewares=[read_only])
-    follower = Follower(journal, poll)
+    follower = Follower(journal, poll, publisher)
     pages = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
 
     async def page(request: web.Request) -> web.Response:
@@ -188,18 +195,30 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     app.router.add_get("/events", events)
 
     async def start_following(app: web.Application):
+        if publisher is not None:
+            publisher.start()
         task = asyncio.create_task(follower.run())
         yield
         task.cancel()
         follower._drop_feed()
+        if publisher is not None:
+            publisher.close()
 
     app.cleanup_ctx.append(start_following)
     return app
 
 
-def serve(journal: Path, host: str, port: int) -> int:
-    """Raises OSError when the address cannot be used (port taken, no such interface)."""
+def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id: str | None = None) -> int:
+    """Raises OSError when the address cannot be used (port taken, no such interface), ValueError
+    for a bad [publish] mqtt URL. mqtt: the event file's [publish] mqtt, publishing to
+    plunder/<event_id>/public."""
+    publisher = None
     listening = f"companion: the audience page on http://{host}:{port}/ (following {journal})"
-    web.run_app(make_app(journal), host=host, port=port, print=lambda _: print(listening, flush=True),
+    if mqtt:
+        from .mqtt import Publisher, topic_for
+        publisher = Publisher(mqtt, topic_for(event_id))
+        listening += f"; publishing to {publisher.url} topic {publisher.topic}"
+    app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher)
+    web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True),
                 handle_signals=True, shutdown_timeout=1)
     return 0
