@@ -103,7 +103,8 @@ class Night:
         places = lambda: dict(self.session.state.place)      # noqa: E731
         # a restarted demo's cage boots anew (a new boot id, so its ids are not taken for the last run's)
         boot_seed = f"{self.seed}:{self.session.journal.count()}"
-        self.cage = SimCage(PtyPort(), machine=places, seed=boot_seed).start()
+        # behind a stable name, as the udev rule's /dev/plunder-cage: unplugged and plugged back in, the link finds it again
+        self.cage = SimCage(PtyPort(str(self.folder / "cage.tty")), machine=places, seed=boot_seed).start()
         self.sources = {"link": LinkSource({"url": self.cage.url}, places, self.event.journal),
                         "scanner": ScannerSource(self.folder / "scan", self.event)}
         return self.sources

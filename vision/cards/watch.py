@@ -58,7 +58,7 @@ class FolderWatcher:
         now = time.time()
         files = []
         for path in self.folder.iterdir():
-            if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
+            if not path.is_dir() and path.suffix.lower() in IMAGE_SUFFIXES:     # a FIFO too: rejected, not left
                 try:
                     if now - path.stat().st_mtime >= self.SETTLE:
                         files.append(path)
