@@ -442,6 +442,8 @@ class ConsoleApp(App):
         command = summary(batch.command) + (f"  ({batch.reason})" if batch.reason else "")
         table.add_row(str(batch.number), batch.at[11:19], Text(batch.status, style=style), command)
         table.move_cursor(row=table.row_count - 1)
+        # the table learns its new height only on idle: scroll once it has, or the newest row stays hidden
+        self.call_after_refresh(table.scroll_end, animate=False)
 
     def show_health(self) -> None:
         try:

@@ -274,4 +274,12 @@ class AlignedTable(DataTable):
 
     def _update_dimensions(self, new_rows) -> None:
         super()._update_dimensions(new_rows)
-        self._row_render_cache.clear()
+        self._forget_header()
+
+    def _update_column_widths(self, updated_cells) -> None:     # cells updated in place widen columns too
+        super()._update_column_widths(updated_cells)
+        self._forget_header()
+
+    def _forget_header(self) -> None:
+        self._clear_caches()
+        self.refresh()
