@@ -17,15 +17,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from .bingo import commands as c
-from .bingo import events as e
-from .bingo.decide import Rejected, decide
-from .bingo.evolve import fold
-from .bingo.state import State
+from .core import games
+from .core.commands import Malformed, Undo
+from .core.events import CardHeld, Undone
+from .core.games import GameRules, Rejected
 from .journal import Journal, JournalDamaged, JournalError
 
 ID_LENGTH = 64
-BACKUP_AFTER = (e.GameSetUp, e.TurnBegan, e.GameFinished)     # [event] backup is copied after these
 
 
 @dataclass
@@ -39,14 +37,14 @@ class Outcome:
 
 
 def split_id(command: dict) -> tuple[str | None, dict]:
-    """(id, the command without it); raises commands.Malformed for an id that is not 1-64 characters."""
+    """(id, the command without it); raises Malformed for an id that is not 1-64 characters."""
     if not isinstance(command, dict) or "id" not in command:
         return None, command
     rest = {key: value for key, value in command.items() if key != "id"}
     command_id = command["id"]
     if not isinstance(command_id, str) or not 1 <= len(command_id) <= ID_LENGTH or not _encodable(command_id):
         shown = repr(command_id) if len(repr(command_id)) <= 40 else repr(command_id)[:37] + "..."
-        raise c.Malformed(f'"id" must be a string of 1-{ID_LENGTH} characters, not {shown}')
+        raise Malformed(f'"id" must be a string of 1-{ID_LENGTH} characters, not {shown}')
     return command_id, rest
 
 
@@ -62,30 +60,47 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class Game:
-    """The state folded from journal batches, with what undo may take back."""
+def rules_of(journal: Journal) -> GameRules:
+    """The game a journal holds: the one its first batch (the setup) names; raises Malformed."""
+    first = next(iter(journal.batches(0, one_by_one=True)), None)
+    return games.of_setup(first.command) if first else games.rules()
 
-    def __init__(self):
-        self.state = State()
-        self._before: list[tuple[int, State]] = []   # (batch, state before it), newest last
+
+class Game:
+    """The state folded from journal batches, with what undo may take back. The game's rules are
+    the ones given, else those the journal's first batch (its setup) names."""
+
+    def __init__(self, rules: GameRules | None = None):
+        self.rules = rules or games.rules()
+        self.state = self.rules.state()
+        self._before: list[tuple[int, object]] = []   # (batch, state before it), newest last
+
+    def choose(self, rules: GameRules) -> None:
+        """The game, before anything is applied: a new journal's setup names it."""
+        if self._before:
+            raise ValueError(f"the game is {self.rules.name} already")
+        if rules is not self.rules:
+            self.rules, self.state = rules, rules.state()
 
     def undoable(self) -> int | None:
         return self._before[-1][0] if self._before else None
 
     def apply(self, batch: int, events: list) -> None:
-        if events and isinstance(events[0], e.Undone):
+        if events and isinstance(events[0], Undone):
             if not self._before or self._before[-1][0] != events[0].batch:
                 raise ValueError(f"undo of command {events[0].batch} out of order")
             _, self.state = self._before.pop()
             return
         self._before.append((batch, self.state))
-        self.state = fold(events, self.state)
+        self.state = self.rules.fold(events, self.state)
 
     def follow(self, journal: Journal, after: int = 0, one_by_one: bool = False):
         """Fold the journal's batches after `after`; yields each batch once applied."""
         for batch in journal.batches(after, one_by_one):
             try:
-                self.apply(batch.number, [e.decode(kind, data) for _, kind, data in batch.events])
+                if batch.number == 1:
+                    self.choose(games.of_setup(batch.command))
+                self.apply(batch.number, [self.rules.events.decode(kind, data) for _, kind, data in batch.events])
             except Exception as error:      # only a journal this code did not write gets here
                 raise JournalDamaged(journal.path, f"batch {batch.number} does not replay "
                                                    f"({type(error).__name__}: {error})", batch.number) from None
@@ -95,24 +110,37 @@ class Game:
 class Session:
     """Opening a journal replays it; submit() is the only way anything changes."""
 
-    def __init__(self, journal: Journal, clock: Callable[[], str] = _now, backup: str | Path | None = None):
-        """backup: a file copied from the journal (atomically) after setup, each turn's start and
-        the finish ([event] backup); a failed copy is a warning on the outcome, never a stop."""
+    def __init__(self, journal: Journal, clock: Callable[[], str] = _now, backup: str | Path | None = None,
+                 rules: GameRules | None = None):
+        """backup: a file copied from the journal (atomically) at the game's checkpoints (Plunder
+        Bingo: setup, each turn's start, the finish; [event] backup); a failed copy is a warning on
+        the outcome, never a stop. rules: the game of a new journal (else its setup names it)."""
         self.journal = journal
         self.clock = clock
         self.backup = backup
-        self.game = Game()
-        self._listeners: list[Callable[[State, Outcome], None]] = []
+        self.game = Game(rules)
+        self._listeners: list[Callable[[object, Outcome], None]] = []
         self._lock = threading.Lock()
         for _ in self.game.follow(journal):
             pass
 
     @property
-    def state(self) -> State:
+    def state(self):
         return self.game.state
 
-    def subscribe(self, listener: Callable[[State, Outcome], None]) -> None:
+    @property
+    def rules(self) -> GameRules:
+        return self.game.rules
+
+    def subscribe(self, listener: Callable[[object, Outcome], None]) -> None:
         self._listeners.append(listener)
+
+    def parse(self, data: dict):
+        """A script-format dict (without its id) as this game's command; raises Malformed. The
+        setup of a new journal chooses the game."""
+        if isinstance(data, dict) and data.get("do") == "setup" and not self.journal.count():
+            self.game.choose(games.of_setup(data))
+        return self.rules.schema.parse(data)
 
     def submit(self, command, command_id: str | None = None) -> Outcome:
         """command: a parsed command or a script-format dict, which may carry "id" (raises
@@ -121,12 +149,12 @@ class Session:
         if isinstance(command, dict):
             found, command = split_id(command)
             command_id = command_id or found
-            command = c.parse(command)
+            command = self.parse(command)
         with self._lock:
             earlier = self.journal.find(command_id) if command_id is not None else None
             if earlier is not None:
                 return Outcome(earlier.status, earlier.reason, earlier.number,
-                               [e.decode(kind, data) for _, kind, data in earlier.events], already=True)
+                               [self.rules.events.decode(kind, data) for _, kind, data in earlier.events], already=True)
             outcome = self._submit(command, command_id)
         if outcome.status != "rejected":
             for listener in self._listeners:
@@ -134,22 +162,25 @@ class Session:
         return outcome
 
     def _submit(self, command, command_id: str | None = None) -> Outcome:
-        if isinstance(command, c.Undo):
+        rules = self.rules
+        if type(command) not in rules.schema.names:
+            return Outcome("rejected", f"{type(command).__name__} is not a {rules.title} command")
+        if isinstance(command, Undo):
             target = self.game.undoable()
             if target is None:
                 return Outcome("rejected", "nothing to undo")
-            result = [e.Undone(target)]
+            result = [Undone(target)]
         else:
-            result = decide(self.state, command)
+            result = rules.decide(self.state, command)
             if isinstance(result, Rejected):
                 return Outcome("rejected", result.reason)
-        encoded = [e.encode(event) for event in result]
-        events = [e.decode(kind, data) for kind, data in encoded]   # exactly what a replay will see
-        status, reason = _status(events)
-        batch = self.journal.append(self.clock(), c.to_dict(command), status, reason, encoded, command_id)
+        encoded = [rules.events.encode(event) for event in result]
+        events = [rules.events.decode(kind, data) for kind, data in encoded]   # exactly what a replay will see
+        status, reason = _status(events, rules)
+        batch = self.journal.append(self.clock(), rules.schema.to_dict(command), status, reason, encoded, command_id)
         self.game.apply(batch, events)
         outcome = Outcome(status, reason, batch, events)
-        if self.backup and any(isinstance(event, BACKUP_AFTER) for event in events):
+        if self.backup and any(isinstance(event, rules.checkpoints) for event in events):
             outcome.warning = self.copy_backup()
         return outcome
 
@@ -162,13 +193,14 @@ class Session:
         return None
 
 
-def _status(events: list) -> tuple[str, str | None]:
+def _status(events: list, rules: GameRules) -> tuple[str, str | None]:
     for event in events:
-        if isinstance(event, e.CardInvalid):
-            return "invalid", event.reason
-        if isinstance(event, e.Undone):
+        reason = rules.invalid(event)
+        if reason is not None:
+            return "invalid", reason
+        if isinstance(event, Undone):
             return "ok", f"took back command {event.batch}"
-        if isinstance(event, e.CardHeld):
+        if isinstance(event, CardHeld):
             return "ok", f"held for review: {event.reason}"
     return "ok", None
 
@@ -269,7 +301,7 @@ class Door:
             for line in iter(lambda: stream.readline(DOOR_LINE_LIMIT), b""):
                 try:
                     outcome = self.submit(json.loads(line))
-                except (ValueError, c.Malformed, JournalError) as error:
+                except (ValueError, Malformed, JournalError) as error:
                     outcome = Outcome("rejected", str(error))
                 stream.write(json.dumps({"status": outcome.status, "reason": outcome.reason, "batch": outcome.batch,
                                          "already": outcome.already, "warning": outcome.warning}).encode() + b"\n")

@@ -1,1 +1,13 @@
-"""Plunder Bingo rules as pure functions: decide(state, command) and evolve(state, event)."""
+"""Plunder Bingo (強奪ビンゴ): one game of the companion's protocol (companion.core.games)."""
+from ..core.games import GameRules
+from . import commands, events, report, views
+from .decide import decide
+from .evolve import fold
+from .state import State
+
+GAME = GameRules(
+    name="bingo", title="Plunder Bingo", schema=commands.SCHEMA, events=events.EVENTS, state=State,
+    decide=decide, fold=fold,
+    invalid=lambda event: event.reason if isinstance(event, events.CardInvalid) else None,
+    staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
+    checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished))

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 
+from ..core import review
+from ..core.games import Refuse, Rejected, need as _need, refusing
 from . import commands as c
 from . import events as e
 from .rules import (ALL_LINES_BONUS, BALLS, DRAW_SIZE, EXCLUSION_FROM_TURN, LINES,
@@ -26,27 +27,6 @@ PRINTED = {c.Vote: ("vote", "V", re.compile(r"V([0-9]{2})([0-9]{2})")),
            c.Rob: ("robbery", "R", re.compile(r"R([0-9]{2})([0-9]{2})"))}
 MAX_PLAYER_NO = 99      # serials print the owner in two digits
 MAX_TURNS = 99          # vote cards print their turn in two digits
-
-
-@dataclass(frozen=True)
-class Rejected:
-    reason: str
-
-
-class _Refuse(Exception):
-    pass
-
-
-def decide(state: State, command) -> list | Rejected:
-    try:
-        return HANDLERS[type(command)](state, command)
-    except _Refuse as refusal:
-        return Rejected(str(refusal))
-
-
-def _need(condition: bool, reason: str) -> None:
-    if not condition:
-        raise _Refuse(reason)
 
 
 def _phase(s: State, *phases: str) -> None:
@@ -77,7 +57,7 @@ def setup(s: State, cmd: c.Setup) -> list:
     try:
         rules = Rules.from_dict(cmd.rules)
     except ValueError as error:
-        raise _Refuse(str(error))
+        raise Refuse(str(error))
     _need(bool(cmd.event.strip()), "the event needs a name")
     _need(len(cmd.players) >= 2, "a game needs at least 2 players")
     for key in ("no", "account"):
@@ -400,32 +380,16 @@ def _awaiting_review(s: State, *kinds: str) -> None:
 
 
 def hold(s: State, cmd: c.Hold) -> list:
-    card = c.parse(cmd.card, unread_ok=True)     # held as read: a field the scanner could not read is None
+    card = review.read_card(c.SCHEMA, cmd)
     _phase(s, *(("voting",) if not isinstance(card, c.Rob) else (*TURN_PHASES, "final")))
     if type(card) in PRINTED:
         _check_owner(s, card)
-    return _duplicate(s, _card_kind(card), card.serial) or [
-        e.CardHeld(card.serial, c.to_dict(card), cmd.reason, cmd.crop, cmd.scores)]
+    return _duplicate(s, _card_kind(card), card.serial) or review.held(c.SCHEMA, card, cmd)
 
 
 def rule(s: State, cmd: c.Rule) -> list:
-    _need(cmd.serial in s.held, f"card {cmd.serial} is not waiting for review")
-    held = s.held[cmd.serial]
-    crop = held.crop
-    if cmd.invalid is not None:
-        read = c.parse(held.card, unread_ok=True)
-        return [e.CardRuled(cmd.serial, f"invalid: {cmd.invalid}", crop),
-                *_invalid(_card_kind(read), f"ruled invalid: {cmd.invalid}", cmd.serial, getattr(read, "player", 0))]
-    card = c.parse(cmd.card)
-    _need(card.__class__ is c.parse(held.card, unread_ok=True).__class__, f"card {cmd.serial} is a {held.card['do']} card")
-    released = s.copy()
-    released.serials.discard(cmd.serial)
-    del released.held[cmd.serial]
-    result = decide(released, card)
-    if isinstance(result, Rejected):
-        raise _Refuse(result.reason)
-    ruling = "counted as read" if c.to_dict(card) == held.card else f"ruled as {c.to_dict(card)}"
-    return [e.CardRuled(cmd.serial, ruling, crop), *result]
+    return review.rule(s, cmd, c.SCHEMA, decide, lambda read, reason: _invalid(
+        _card_kind(read), reason, cmd.serial, getattr(read, "player", 0)))
 
 
 def _card_kind(card) -> str:
@@ -439,3 +403,4 @@ HANDLERS = {
     c.OrderLines: order_lines, c.Rob: rob, c.EndTurn: end_turn, c.BeginFinal: begin_final,
     c.EndFinal: end_final, c.Cash: cash, c.Finish: finish, c.Void: void, c.Hold: hold, c.Rule: rule,
 }
+decide = refusing(HANDLERS)

@@ -1,7 +1,9 @@
 """Events: the facts the journal keeps. Only JSON-friendly fields, so replay == live."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
+
+from ..core.events import CardHeld, CardRuled, CardVoided, Events, Undone  # noqa: F401
 
 
 @dataclass
@@ -100,11 +102,6 @@ class RobberyFiled:
 
 
 @dataclass
-class CardVoided:
-    serial: str
-
-
-@dataclass
 class TurnEnded:
     turn: int
     transfers: list[dict]    # serial, robber, victim, ordinal, amount
@@ -132,38 +129,8 @@ class GameFinished:
     announce: dict | None
 
 
-@dataclass
-class CardHeld:
-    serial: str
-    card: dict               # the command as best read
-    reason: str
-    crop: str
-    scores: dict = field(default_factory=dict)   # the scanner's bubble scores (older journals: none)
-
-
-@dataclass
-class CardRuled:
-    serial: str
-    ruling: str              # "counted as read", "changed to ...", or "invalid: ..."
-    crop: str
-
-
-@dataclass
-class Undone:
-    batch: int               # the command taken back (a correction, never an edit)
-
-
-EVENTS = {cls.__name__: cls for cls in (
+EVENTS = Events(
     GameSetUp, TurnBegan, BallsDrawn, VoteCounted, CardInvalid, ItemBought, InOutFiled,
-    CellChanged, BallExcluded, VotingClosed, LinesOrdered, RobberyFiled, CardVoided,
-    TurnEnded, FinalBegan, FinalEnded, CashCounted, GameFinished, CardHeld, CardRuled, Undone)}
-
-
-def encode(event) -> tuple[str, dict]:
-    return type(event).__name__, asdict(event)
-
-
-def decode(kind: str, data: dict):
-    if kind not in EVENTS:
-        raise ValueError(f"unknown event kind {kind!r}")
-    return EVENTS[kind](**data)
+    CellChanged, BallExcluded, VotingClosed, LinesOrdered, RobberyFiled,
+    TurnEnded, FinalBegan, FinalEnded, CashCounted, GameFinished)
+encode, decode = EVENTS.encode, EVENTS.decode

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from functools import reduce
 
+from ..core import review
 from . import events as e
 from .rules import DRAW_SIZE, START_ACCOUNT, Rules
-from .state import Ballot, Held, Line, Player, Robbery, State, Tally
+from .state import Ballot, Line, Player, Robbery, State, Tally
 
 
 def evolve(state: State, event) -> State:
@@ -135,15 +136,6 @@ def card_voided(s: State, ev: e.CardVoided) -> None:
     s.robberies = [r for r in s.robberies if r.serial != ev.serial]
 
 
-def card_held(s: State, ev: e.CardHeld) -> None:
-    _card_seen(s, ev.serial)
-    s.held[ev.serial] = Held(dict(ev.card), ev.reason, ev.crop, ev.scores)
-
-
-def card_ruled(s: State, ev: e.CardRuled) -> None:
-    del s.held[ev.serial]
-
-
 def turn_ended(s: State, ev: e.TurnEnded) -> None:
     _move_money(s, ev.transfers)
     s.phase = "turn_over"
@@ -178,5 +170,5 @@ APPLY = {
     e.VotingClosed: voting_closed, e.LinesOrdered: lines_ordered, e.RobberyFiled: robbery_filed,
     e.CardVoided: card_voided, e.TurnEnded: turn_ended, e.FinalBegan: final_began,
     e.FinalEnded: final_ended, e.CashCounted: cash_counted, e.GameFinished: game_finished,
-    e.CardHeld: card_held, e.CardRuled: card_ruled,
+    e.CardHeld: review.card_held, e.CardRuled: review.card_ruled,
 }

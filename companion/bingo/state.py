@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 
+from ..core.review import Held
 from .rules import BALLS, LINES, Rules
 
 PLACES = ("machine", "drawn", "valid", "pool", "trash", "excluded")
@@ -47,14 +48,6 @@ class Robbery:
     robber: int
     victim: int
     ordinal: int
-
-
-@dataclass
-class Held:
-    card: dict
-    reason: str
-    crop: str
-    scores: dict = field(default_factory=dict)
 
 
 @dataclass

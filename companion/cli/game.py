@@ -9,10 +9,10 @@ from pathlib import Path
 
 from . import CommandError
 from .. import event_file, views
-from ..bingo import commands as c
+from ..core import commands as c
+from ..core import games
 from ..journal import Journal, JournalBusy, JournalError
-from ..report import public_text, staff_text
-from ..session import Game, Session, door_path, salvage, split_id, through_door
+from ..session import Game, Session, door_path, rules_of, salvage, split_id, through_door
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
 SIMULATED_HARDWARE = """
@@ -119,16 +119,18 @@ def session_for(args, readonly: bool = False) -> Session:
 
 
 def print_view(state, args, log: list | None = None) -> None:
+    game = games.of_state(state)
+    if args.json and log is not None and not args.public:
+        print(json.dumps(game.replay_json(state, log), ensure_ascii=False))
+        return
     view = views.public(state) if args.public else views.staff(state)
     if args.json:
-        if log is not None and not args.public:
-            view["log"] = log
         print(json.dumps(view, ensure_ascii=False))
         return
     for entry in [] if args.public else log or []:
         if entry["status"] != "ok":
             print(f"line {entry['line']}: {entry['status']}: {entry['reason']}")
-    print(public_text(view) if args.public else staff_text(view))
+    print(game.public_text(view) if args.public else game.staff_text(view))
 
 
 def init(args) -> int:
@@ -185,11 +187,12 @@ def do(args) -> int:
 
 def do_through_door(path, texts: list[str], busy: CommandError) -> int:
     """The journal's writer is an open console: its session applies the commands, in its order."""
+    schema = rules_of(open_journal(path, readonly=True, existing=True)).schema
     commands = []
     for text in texts:                      # all checked before any is sent
         try:
             command = c.loads(text)
-            c.parse(split_id(command)[1])
+            schema.parse(split_id(command)[1])
         except c.Malformed as error:
             raise CommandError(f"{c.shown(text, 60)}: {error}", 2)
         commands.append(command)
@@ -223,36 +226,38 @@ def status(args) -> int:
     return 0
 
 
-def read_script(path: Path) -> list[tuple[int, object, str | None]]:
-    """Every line parsed before anything runs, so a malformed script changes nothing."""
+def read_script(path: Path) -> tuple[games.GameRules, list[tuple[int, object, str | None]]]:
+    """The game its setup names, and every line parsed before anything runs, so a malformed
+    script changes nothing."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise CommandError(f"{path}: cannot read ({error})", 2)
-    script = []
+    script, game = [], None
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
             command_id, data = split_id(c.loads(line))
-            command = c.parse(data)
+            game = game or (games.of_setup(data) if data.get("do") == "setup" else games.rules())
+            command = game.schema.parse(data)
         except c.Malformed as error:
             raise CommandError(f"{path}:{number}: {error}", 2)
-        if not script and not isinstance(command, c.Setup):
+        if not script and data.get("do") != "setup":
             raise CommandError(f"{path}:{number}: the first command must be setup", 2)
         script.append((number, command, command_id))
     if not script:
         raise CommandError(f"{path}: no commands", 2)
-    return script
+    return game, script
 
 
 def replay(args) -> int:
     path = Path(args.script)
-    script = read_script(path)
+    game, script = read_script(path)
     journal = open_journal(args.journal) if args.journal else Journal()
     if journal.count():
         raise CommandError(f"{args.journal} already holds a game ({journal.count()} commands); choose a new file")
-    session = Session(journal)
+    session = Session(journal, rules=game)
     log, code = [], 0
     for number, command, command_id in script:
         try:

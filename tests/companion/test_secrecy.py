@@ -11,7 +11,7 @@ from companion.bingo.demo import demo_script
 from companion.cli import main
 from companion.journal import Journal
 from companion.session import Session
-from companion.views import CHIP
+from companion.bingo.views import CHIP
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-game.jsonl"
 

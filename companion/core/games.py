@@ -1,0 +1,83 @@
+"""The game protocol: what the shared core (session, journal, CLI, screens) needs of a game.
+
+A game is a package under companion/ whose __init__ defines GAME, a GameRules. Its rules are pure:
+decide(state, command) -> events or Rejected(reason), fold(events, state) -> state. The journal's
+first batch is the game's setup command; its "game" key names the game (no key: Plunder Bingo, so
+every journal and script written before there were other games reads as it always did).
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from .commands import Malformed, Schema, shown
+from .events import Events
+
+DEFAULT = "bingo"
+GAMES = {"bingo": "companion.bingo", "voters": "companion.voters"}     # name -> package defining GAME
+
+
+@dataclass(frozen=True)
+class Rejected:
+    reason: str
+
+
+class Refuse(Exception):
+    """Raised inside a game's decide handlers; refusing() turns it into Rejected(reason)."""
+
+
+def need(condition: bool, reason: str) -> None:
+    if not condition:
+        raise Refuse(reason)
+
+
+def refusing(handlers: dict[type, Callable]) -> Callable[[object, object], list | Rejected]:
+    """A game's decide(state, command) from its handlers, one per command class."""
+    def decide(state, command) -> list | Rejected:
+        try:
+            return handlers[type(command)](state, command)
+        except Refuse as refusal:
+            return Rejected(str(refusal))
+    return decide
+
+
+@dataclass(frozen=True)
+class GameRules:
+    name: str                                   # the setup's and the event file's `game`
+    title: str                                  # shown to people: "Plunder Bingo"
+    schema: Schema                              # its commands (the corrections included)
+    events: Events                              # its event kinds (the corrections included)
+    state: type                                 # State(): the game before its setup
+    decide: Callable[[object, object], list | Rejected]
+    fold: Callable[[list, object], object]      # fold(events, state) -> the new state
+    invalid: Callable[[object], str | None]     # the reason an event makes its command `invalid`, or None
+    staff: Callable[[object], dict]             # the secretariat's view, secrets included
+    public: Callable[[object], dict]            # the audience's view: no secret in it at all
+    staff_text: Callable[[dict], str]           # the views as plain text, for the terminal
+    public_text: Callable[[dict], str]
+    checkpoints: tuple = ()                     # events after which [event] backup is copied
+    replay: Callable[[object, list], dict] | None = None   # `replay --json` (staff) if not staff + log
+
+    def replay_json(self, state, log: list) -> dict:
+        return self.replay(state, log) if self.replay else {**self.staff(state), "log": log}
+
+
+def rules(name: str = DEFAULT) -> GameRules:
+    if name not in GAMES:
+        raise Malformed(f"unknown game {shown(name)}; games: {', '.join(GAMES)}")
+    return importlib.import_module(GAMES[name]).GAME
+
+
+def of_setup(command: dict) -> GameRules:
+    """The game a setup command (a script's or journal's first line) is for; raises Malformed."""
+    return rules(command.get("game", DEFAULT) if isinstance(command, dict) else DEFAULT)
+
+
+def of_state(state) -> GameRules:
+    for package in GAMES.values():         # a state was made by a game already imported
+        game = getattr(sys.modules.get(package), "GAME", None)
+        if game and isinstance(state, game.state):
+            return game
+    raise TypeError(f"{type(state).__name__} is no game's state")

@@ -1,0 +1,62 @@
+"""The review queue every game with scanned cards shares (D2 in Plunder Bingo's rules).
+
+A card the scanner could not read with confidence is held, as read, with its crop and scores;
+the operator rules on it: counted as read, changed, or invalid. A game's state keeps `held`
+({serial: Held}) and `serials` (every card seen, for duplicates) and has copy(); the game's
+decide() calls these with its own schema and handlers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .commands import Hold, Rule, Schema
+from .events import CardHeld, CardRuled
+from .games import Rejected, Refuse, need
+
+
+@dataclass
+class Held:
+    card: dict
+    reason: str
+    crop: str
+    scores: dict = field(default_factory=dict)
+
+
+def read_card(schema: Schema, cmd: Hold):
+    """The held card's command as read: a field the scanner could not read is None."""
+    return schema.parse(cmd.card, unread_ok=True)
+
+
+def held(schema: Schema, card, cmd: Hold) -> list:
+    return [CardHeld(card.serial, schema.to_dict(card), cmd.reason, cmd.crop, cmd.scores)]
+
+
+def rule(s, cmd: Rule, schema: Schema, decide: Callable, invalid: Callable[[object, str], list]) -> list:
+    """The ruling on a held card: the card as ruled goes to decide() as if just scanned, or
+    invalid(card as read, reason) gives the game's events for a card ruled invalid."""
+    need(cmd.serial in s.held, f"card {cmd.serial} is not waiting for review")
+    kept = s.held[cmd.serial]
+    read = schema.parse(kept.card, unread_ok=True)
+    if cmd.invalid is not None:
+        return [CardRuled(cmd.serial, f"invalid: {cmd.invalid}", kept.crop),
+                *invalid(read, f"ruled invalid: {cmd.invalid}")]
+    card = schema.parse(cmd.card)
+    need(type(card) is type(read), f"card {cmd.serial} is a {kept.card['do']} card")
+    released = s.copy()
+    released.serials.discard(cmd.serial)
+    del released.held[cmd.serial]
+    result = decide(released, card)
+    if isinstance(result, Rejected):
+        raise Refuse(result.reason)
+    ruling = "counted as read" if schema.to_dict(card) == kept.card else f"ruled as {schema.to_dict(card)}"
+    return [CardRuled(cmd.serial, ruling, kept.crop), *result]
+
+
+def card_held(s, ev: CardHeld) -> None:
+    s.serials.add(ev.serial)
+    s.held[ev.serial] = Held(dict(ev.card), ev.reason, ev.crop, ev.scores)
+
+
+def card_ruled(s, ev: CardRuled) -> None:
+    del s.held[ev.serial]
