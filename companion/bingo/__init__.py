@@ -10,4 +10,5 @@ GAME = GameRules(
     decide=decide, fold=fold,
     invalid=lambda event: event.reason if isinstance(event, events.CardInvalid) else None,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
-    checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished))
+    checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished),
+    cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"))

@@ -58,6 +58,7 @@ class GameRules:
     staff_text: Callable[[dict], str]           # the views as plain text, for the terminal
     public_text: Callable[[dict], str]
     checkpoints: tuple = ()                     # events after which [event] backup is copied
+    cards: tuple[str, ...] = ()                 # its printed card kinds (vision/layouts.py), scanned alike
     replay: Callable[[object, list], dict] | None = None   # `replay --json` (staff) if not staff + log
 
     def replay_json(self, state, log: list) -> dict:
