@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 
 from companion import event_file
 
-from .console import KeyBar
+from .game_console import KeyBar
 from .forms import Confirm
 from .sources import NOT_CONNECTED, PanelSource, link_for
 from .theme import THEME

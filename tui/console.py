@@ -1,91 +1,31 @@
-"""The staff console: the whole game at a glance, every action one key.
+"""Plunder Bingo's staff console: the whole game at a glance, every action one key.
 
-The console holds no rules: each key builds a command dict and queues it; one worker
-thread submits the queue through the Session (so commands keep their order and the UI
-never waits on the disk) and posts the Outcome back. Rejections stay visible in the
-message bar until the next command. What the hardware sends and says (a ball read while
-voting is open, a camera warning) is an alert in the hardware pane instead, so the bar
-keeps the answer to the operator's own keys.
+The session thread, the journal, hardware and review panes, undo and rulings are every game's
+(tui/game_console.py); this console adds the balls, the count, the players and the robberies.
 """
 from __future__ import annotations
 
-import queue
-import sqlite3
-import time
-from collections import deque
-from dataclasses import dataclass
-from pathlib import Path
-
 from rich.text import Text
-from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.css.query import NoMatches
-from textual.message import Message
-from textual.widgets import DataTable, Label, OptionList, Static
-from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
+from textual.widgets import DataTable, Label, Static
 
 from companion import views
 from companion.bingo import commands as c
 from companion.bingo.decide import Rejected, decide
 from companion.bingo.evolve import fold
 from companion.bingo.rules import ROBBERY_PERCENT
-from companion.journal import Journal, JournalError
-from companion.session import Door, Outcome, Session
 
-from .feed import Feed
-from .forms import CommandForm, Confirm
-from .sources import NOT_CONNECTED, SLOTS, Health, PanelSource, Source
+from .game_console import HELD, QUIT, UNDO, GameConsole, summary
 from .theme import THEME
-from .widgets import AlignedTable, BallBoard, Countdown, HalfBlockImage, TallyLine, money
+from .widgets import AlignedTable, BallBoard, Countdown, TallyLine, money
 
 PHASES = {"new": "NOT SET UP", "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
           "turn_over": "TURN OVER", "final": "FINAL ROBBERIES", "counting": "CASH COUNT", "finished": "FINISHED"}
-HEALTH_STYLE = {"ok": "bold #00d455", "degraded": "bold #ffd400", "down": "bold #ff4d4d",
-                "not connected": "#909090"}
-ALERT_STYLE = {"warning": "#ffd400", "error": "#ff4d4d"}
-ALERTS_SHOWN = 3            # the newest hardware alerts under the health lines
 
 
-def summary(command: dict) -> str:
-    """One line for the journal pane."""
-    if command.get("do") == "setup":
-        return f"setup {command.get('event', '')} ({len(command.get('players', []))} players)"
-    parts = [command.get("do", "?")]
-    for key, value in command.items():
-        if key == "do" or value in ("", None):
-            continue
-        if isinstance(value, dict):
-            value = summary(value)
-        elif isinstance(value, list):
-            value = "".join(value) if all(isinstance(v, str) for v in value) else " ".join(map(str, value))
-        parts.append(f"{key}={value}")
-    return " ".join(parts)
-
-
-class KeyBar(Static):
-    """Every key and what it does, wrapped so that a key never leaves its words."""
-
-    def __init__(self, bindings: list[Binding], **kwargs):
-        super().__init__(**kwargs)
-        self.pairs = [(b.key.replace("ctrl+", "^"), b.description) for b in bindings]
-
-    def on_resize(self) -> None:
-        width, text, used = max(20, self.size.width), Text(), 0
-        for key, words in self.pairs:
-            size = len(key) + len(words) + 4
-            if used and used + size > width:
-                text.append("\n")
-                used = 0
-            text.append(f" {key} ", style="bold #000000 on #ffd400")
-            text.append(f" {words} ")
-            used += size
-        self.update(text)
-
-
-class ConsoleApp(App):
+class ConsoleApp(GameConsole):
     CSS_PATH = ["theme.tcss", "console.tcss"]
     TITLE = "Plunder Bingo: staff console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
@@ -108,59 +48,13 @@ class ConsoleApp(App):
         Binding("m", "form('cash')", "cash count"),
         Binding("F", "send('finish')", "finish game"),
         Binding("w", "form('void')", "void card"),
-        Binding("u", "undo", "undo"),
+        UNDO,
         Binding("1", "rule_vote('X')", "held: X"),
         Binding("2", "rule_vote('Y')", "held: Y"),
         Binding("3", "rule_vote('Z')", "held: Z"),
-        Binding("a", "rule_as_read", "held: as read"),
-        Binding("0", "rule_invalid", "held: invalid"),
-        Binding("R", "rule_as", "held: rule as…"),
-        Binding("ctrl+q", "quit", "quit", priority=True),
+        *HELD,
+        QUIT,
     ]
-
-    @dataclass
-    class Submitted(Message):
-        """The session's answer to one command (sent by the session thread)."""
-        command: dict
-        outcome: Outcome
-        batches: list
-        deadline: float | None
-        origin: str | None = None       # the hardware slot that sent it; None: the operator
-        answered: bool = False          # the sender had the outcome itself (and says what matters)
-
-    @dataclass
-    class Note(Message):
-        """A line from a hardware source or the session thread."""
-        text: str
-        level: str = "info"     # info | warning | error
-        hardware: bool = False  # from a hardware source: an alert in the hardware pane
-
-    @dataclass
-    class CropLoaded(Message):
-        serial: str
-        image: object           # numpy array, or None
-        problem: str = ""
-
-    def __init__(self, session: Session, sources: dict[str, Source] | None = None,
-                 problems: list[str] | None = None, clock=time.time):
-        super().__init__()
-        self.session = session
-        self.sources = sources or {}
-        self.problems = problems or []
-        self.clock = clock
-        self.commands: queue.Queue = queue.Queue()
-        self.ready = False               # the journal is loaded and shown
-        self.handled = 0                 # outcomes received (tests wait on it)
-        self.last_outcome: Outcome | None = None
-        self.batches: dict[int, dict] = {}
-        self.held: list[dict] = []
-        self.alerts: deque[tuple[str, str, str]] = deque(maxlen=ALERTS_SHOWN)   # (time, text, level)
-
-    @classmethod
-    def for_journal(cls, path: str | Path, readonly: bool = False, backup: Path | None = None,
-                    **kwargs) -> "ConsoleApp":
-        """A writer console holds the journal's lock while it is open; backup: [event] backup."""
-        return cls(Session(Journal(path, readonly=readonly, existing=True), backup=backup), **kwargs)
 
     # ---- layout
 
@@ -174,137 +68,25 @@ class ConsoleApp(App):
                 yield BallBoard(id="board")
                 yield TallyLine("", id="count")
                 yield Static("", id="hardware")
-                with Vertical(id="review-box"):
-                    yield OptionList(id="review")
-                    yield Static("", id="review-detail")
-                    yield HalfBlockImage("", id="crop")
+                yield from self.review_pane()
             with Vertical(id="middle"):
                 yield AlignedTable(id="players", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="robbery")
                 yield AlignedTable(id="journal", cursor_type="row")
-        yield Label("", id="outcome")
-        yield KeyBar(self.BINDINGS, id="keys")
+        yield from self.bars()
 
     def on_mount(self) -> None:
         self.register_theme(THEME)
         self.theme = THEME.name
         self.query_one("#board").border_title = "Balls"
         self.query_one("#count").border_title = "Count"
-        self.query_one("#hardware").border_title = "Hardware"
         self.query_one("#players").border_title = "Players"
         self.query_one("#robbery").border_title = "Robbery and moves"
-        self.query_one("#review-box").border_title = "Review queue"
-        self.query_one("#journal").border_title = "Journal"
         players = self.query_one("#players", DataTable)
         for label in ("No", "Name", "Acct", "Balance", "Lines", "Items", "Card"):
             players.add_column(label, key=label)
-        journal = self.query_one("#journal", DataTable)
-        for label in ("#", "time", "status", "command"):
-            journal.add_column(label, key=label)
-        self.run_session()
-        self.door = Door.for_session(self.session, self.send)     # `companion do` while the console is open
-        for slot, source in self.sources.items():
-            try:
-                source.start(self.sender(slot), self.hardware_note)
-            except Exception as error:     # one broken device must not keep the console from starting
-                self.alert(f"{SLOTS[slot]}: {error}", "error")
-        for problem in self.problems:
-            self.alert(problem, "warning")
-        self.set_interval(1.0, self.show_health)
-        self.show_health()
+        self.start()
         players.focus()
-
-    def on_unmount(self) -> None:
-        for source in self.sources.values():
-            source.stop()
-        if getattr(self, "door", None):
-            self.door.close()
-
-    # ---- the session thread: the only place that touches the journal
-
-    def send(self, command: dict, reply=None, origin: str | None = None) -> None:
-        """Queue a command (any thread): keys, forms and hardware sources all come here.
-        reply(outcome), if given, is called from the session thread. `origin`: the hardware
-        slot it came from; a source that gives no reply has a refusal shown as an alert."""
-        self.commands.put((command, reply, origin))
-
-    def sender(self, slot: str):
-        """The send() a hardware source gets: its commands carry where they came from."""
-        return lambda command, reply=None: self.send(command, reply, slot)
-
-    def note(self, text: str, level: str = "info") -> None:
-        """Any thread: show a line in the message bar."""
-        self.post_message(self.Note(text, level))
-
-    def hardware_note(self, text: str, level: str = "info") -> None:
-        """Any thread: the note() a hardware source gets (its warnings and errors are alerts)."""
-        self.post_message(self.Note(text, level, hardware=True))
-
-    @work(thread=True, exclusive=True, name="session")
-    def run_session(self) -> None:
-        worker = get_current_worker()
-        feed = Feed(self.session.journal)
-        loaded = feed.poll()
-        self.post_message(self.Submitted({}, Outcome("ok"), loaded, feed.deadline()))
-        self.post_message(self.Note(f"journal {Path(self.session.journal.path).name}: {len(loaded)} commands"))
-        while not worker.is_cancelled:
-            try:
-                command, reply, origin = self.commands.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            try:
-                outcome = self.session.submit(command)
-            except c.Malformed as error:
-                outcome = Outcome("rejected", str(error))
-            except (sqlite3.Error, JournalError) as error:
-                outcome = Outcome("rejected", f"the journal refused the write: {error}")
-            if reply is not None:
-                reply(outcome)
-            self.post_message(self.Submitted(command, outcome, feed.poll(), feed.deadline(),
-                                             origin, reply is not None))
-
-    def on_console_app_submitted(self, message: Submitted) -> None:
-        outcome = message.outcome
-        for batch in message.batches:
-            self.batches[batch.number] = batch.command
-            self.add_journal_row(batch)
-        self.query_one(Countdown).deadline = message.deadline
-        self.refresh_view()
-        if message.command:
-            name = message.command.get("do", "?")
-            words = {"ok": f"✔ {name}", "invalid": f"⚠ {name}: card invalid", "rejected": f"✖ {name} rejected"}
-            detail = f": {outcome.reason}" if outcome.reason else ""
-            level = {"ok": "info", "invalid": "warning", "rejected": "error"}[outcome.status]
-            if message.origin is None:
-                self.show_outcome(words[outcome.status] + detail, level)
-            elif outcome.status != "ok" and not message.answered:
-                mark = "✖" if outcome.status == "rejected" else "⚠"
-                self.alert(f"{SLOTS[message.origin]}: {mark} {summary(message.command)} {outcome.status}{detail}",
-                           level)
-            self.handled += 1
-            self.last_outcome = outcome
-            if outcome.warning:
-                self.alert(outcome.warning, "warning")
-        self.ready = True
-
-    def on_console_app_note(self, message: Note) -> None:
-        if message.hardware:
-            self.alert(message.text, message.level)
-        else:
-            self.show_outcome(message.text, message.level)
-
-    def alert(self, text: str, level: str) -> None:
-        """A hardware warning or error, newest first under the health lines (info is not kept:
-        the board and the review queue already show what a working device did)."""
-        if level in ALERT_STYLE:
-            self.alerts.appendleft((time.strftime("%H:%M:%S", time.localtime(self.clock())), text, level))
-            self.show_health()
-
-    def show_outcome(self, text: str, level: str) -> None:
-        label = self.query_one("#outcome", Label)
-        label.update(text)
-        for name in ("info", "warning", "error"):
-            label.set_class(name == level, f"-{name}")
 
     # ---- showing the staff view
 
@@ -371,118 +153,7 @@ class ConsoleApp(App):
             text.append("IN/OUT at next turn: " + ", ".join(f"ball {b} {d}" for b, d in moves) + "\n", style="bold")
         self.query_one("#robbery", Static).update(text)
 
-    def show_review(self, held: list[dict]) -> None:
-        if held == self.held:
-            return
-        self.held = held
-        review = self.query_one("#review", OptionList)
-        highlighted = review.highlighted
-        review.clear_options()
-        review.add_options([Option(f"{h['serial']}  {h['card'].get('do')}: {h['reason']}", id=h["serial"])
-                            for h in held])
-        self.query_one("#review-box").border_title = f"Review queue ({len(held)})"
-        if held:
-            review.highlighted = min(highlighted or 0, len(held) - 1)
-        else:
-            self.query_one("#review-detail", Static).update("Nothing waiting for review")
-            self.show_crop(None)
-
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        held = self.current_held()
-        if held is None:
-            return
-        detail = Text()
-        detail.append(f"{held['serial']}: {summary(held['card'])}", style="bold")
-        for name, by_value in held.get("scores", {}).items():          # the scanner's bubble scores
-            detail.append(f"  {name}: " + "  ".join(f"{value} {score:.2f}" for value, score in by_value.items()))
-        detail.append(f"\nwhy held: {held['reason']}")      # the keys to rule are in the footer
-        self.query_one("#review-detail", Static).update(detail)
-        self.load_crop(held["serial"], held.get("crop", ""))
-
-    @work(thread=True, group="crop")
-    def load_crop(self, serial: str, path: str) -> None:
-        """Card crops are files the scanner wrote; read them off the UI thread."""
-        if not path:
-            self.post_message(self.CropLoaded(serial, None, "no crop saved"))
-            return
-        try:
-            import cv2
-        except ImportError:
-            self.post_message(self.CropLoaded(serial, None, f"crop {path} (OpenCV not installed)"))
-            return
-        image = cv2.imread(str(self.crop_file(path)))
-        self.post_message(self.CropLoaded(serial, image, "" if image is not None else f"cannot read crop {path}"))
-
-    def crop_file(self, path: str) -> Path:
-        """A crop as the journal has it: absolute, or relative to the journal's folder (or, as
-        older journals stored it, to the folder the console ran in)."""
-        stored = Path(path)
-        beside = Path(self.session.journal.path).parent / stored
-        return beside if not stored.is_absolute() and beside.exists() else stored
-
-    def on_console_app_crop_loaded(self, message: CropLoaded) -> None:
-        held = self.current_held()
-        if held is None or held["serial"] != message.serial:
-            return
-        self.show_crop(message.image, message.problem)
-
-    def show_crop(self, image, problem: str = "") -> None:
-        """The held card's picture, or why there is none; None and no problem: nothing at all
-        (the widget forgets the old picture, or a resize would draw it again)."""
-        crop = self.query_one("#crop", HalfBlockImage)
-        if image is None:
-            crop.image = None
-            crop.update(Text(problem, style="italic"))
-        else:
-            crop.show(image)
-
-    def add_journal_row(self, batch) -> None:
-        table = self.query_one("#journal", DataTable)
-        style = {"ok": "", "invalid": "#ffd400", "rejected": "#ff4d4d"}.get(batch.status, "")
-        command = summary(batch.command) + (f"  ({batch.reason})" if batch.reason else "")
-        table.add_row(str(batch.number), batch.at[11:19], Text(batch.status, style=style), command)
-        table.move_cursor(row=table.row_count - 1)
-        # the table learns its new height only on idle: scroll once it has, or the newest row stays hidden
-        self.call_after_refresh(table.scroll_end, animate=False)
-
-    def show_health(self) -> None:
-        try:
-            hardware = self.query_one("#hardware", Static)
-        except NoMatches:                    # the interval can fire while the app shuts down
-            return
-        text, healths = Text(), {}
-        for slot, name in SLOTS.items():
-            source = self.sources.get(slot)
-            try:
-                health = source.health() if source else NOT_CONNECTED
-            except Exception as error:      # a broken driver must not take the console down
-                health = Health("down", f"health check failed: {error}")
-            healths[slot] = health
-            text.append(f"{name:<13}", style="bold")
-            text.append(f"● {health.state}", style=HEALTH_STYLE.get(health.state, ""))
-            text.append(f"  {health.detail}\n" if health.detail else "\n")
-        for at, line, level in self.alerts:
-            text.append(f"{at} {line}\n", style=ALERT_STYLE[level])
-        hardware.update(text)
-        self.signal_panel(healths)
-
-    def signal_panel(self, healths: dict[str, Health]) -> None:
-        """The staff panel's buzzer follows the turn clock; its LEDs, the other hardware's health."""
-        panel = self.sources.get("panel")
-        if not isinstance(panel, PanelSource):           # absent, or configured but Unavailable
-            return
-        deadline = self.query_one(Countdown).deadline
-        remaining = None if deadline is None else deadline - self.clock()
-        panel.signal(remaining, all(h.state == "ok" for slot, h in healths.items()
-                                    if slot != "panel" and slot in self.sources))
-
     # ---- actions: every one builds a command and queues it
-
-    def action_send(self, name: str) -> None:
-        self.send({"do": name})
-
-    def action_form(self, name: str) -> None:
-        self.push_screen(CommandForm(name, self.defaults(name)), self.send_from_form)
 
     def send_from_form(self, command: dict | None) -> None:
         if command is None:
@@ -527,33 +198,6 @@ class ConsoleApp(App):
             return None
         return int(table.get_row_at(table.cursor_row)[0])
 
-    def action_undo(self) -> None:
-        target = self.session.game.undoable()
-        if target is None:
-            self.show_outcome("✖ undo: nothing to undo", "error")
-            return
-        what = summary(self.batches.get(target, {}))
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.send({"do": "undo"})
-            else:
-                self.show_outcome("undo cancelled", "info")
-
-        self.push_screen(Confirm(f"Take back command #{target}: {what}?"), answered)
-
-    def current_held(self) -> dict | None:
-        review = self.query_one("#review", OptionList)
-        if not self.held:
-            return None
-        return self.held[review.highlighted if review.highlighted is not None else 0]
-
-    def _held_or_say(self) -> dict | None:
-        held = self.current_held()
-        if held is None:
-            self.show_outcome("✖ no card is waiting for review", "error")
-        return held
-
     def action_rule_vote(self, letter: str) -> None:
         held = self._held_or_say()
         if held is None:
@@ -562,31 +206,3 @@ class ConsoleApp(App):
             self.show_outcome(f"✖ {held['serial']} is a {held['card'].get('do')} card: a, 0 or R", "error")
             return
         self.send({"do": "rule", "serial": held["serial"], "card": {**held["card"], "marks": [letter]}})
-
-    def action_rule_as_read(self) -> None:
-        held = self._held_or_say()
-        if held is None:
-            return
-        unread = [key for key, value in held["card"].items() if value is None]
-        if unread:          # a held card carries only what the scanner read: nothing to rule "as read"
-            self.show_outcome(f"✖ {held['serial']}: {', '.join(unread)} not read; rule it with R (or 0)", "error")
-            return
-        self.send({"do": "rule", "serial": held["serial"], "card": held["card"]})
-
-    def action_rule_invalid(self) -> None:
-        held = self._held_or_say()
-        if held:
-            self.send({"do": "rule", "serial": held["serial"], "invalid": "operator: not readable as marked"})
-
-    def action_rule_as(self) -> None:
-        held = self._held_or_say()
-        if held is None:
-            return
-        kind = held["card"].get("do")
-        values = {k: v for k, v in held["card"].items() if k != "do"}
-
-        def ruled(card: dict | None) -> None:
-            if card is not None:
-                self.send({"do": "rule", "serial": held["serial"], "card": card})
-
-        self.push_screen(CommandForm(kind, values), ruled)
