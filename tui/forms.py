@@ -1,7 +1,8 @@
 """Typing a command in: one small form per command, and a yes/no question.
 
 A form only turns text into numbers and lists; whether the command has the right shape
-is for companion.bingo.commands.parse to say, and whether it is allowed, for the rules.
+is for the game's schema to say (the one of the console's session), and whether it is
+allowed, for the rules. Forms are keyed by command name, every game's in one table.
 """
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from companion.bingo import commands as c
+from companion.core.commands import Malformed
 
 
 @dataclass(frozen=True)
 class Field:
     key: str
     label: str
-    kind: str = "str"        # str | int | ints | marks | words
+    kind: str = "str"        # str | int | int_or_none (blank: null) | ints | marks | words | tally
     optional: bool = False
 
 
@@ -47,9 +48,15 @@ FORMS: dict[str, tuple[str, list[Field]]] = {
     "order_lines": ("Order of lines formed together", [PLAYER,
                     Field("lines", "Lines, first first: row1 row2 row3 col1 col2 col3 diag1 diag2", "words")]),
     "cash": ("Cash count", [PLAYER, Field("amount", "Cash in L$", "int")]),
-    "void": ("Void a card (vote, robbery or held)", [SERIAL]),
+    "void": ("Void a card by its serial (a held one too)", [SERIAL]),
     "tally": ("Typed tally, the scanner down: player and choice, e.g. 1x 2y 3z 4- (- spoilt; spaces optional)",
               [Field("votes", "Votes", "tally")]),
+    # Voters
+    "deal": ("Deal a new game", [Field("dealer", "Dealer player no.", "int"),
+                                 Field("stake", "Stake per player", "int")]),
+    "bet": ("Bet: a player's number card", [PLAYER, Field("number", "Number 0-9 (blank: unreadable or miswritten)",
+                                                          "int_or_none"), CARD_SERIAL]),
+    "held_number": ("Held number card: the number it shows", [Field("number", "Number 0-9", "int")]),
 }
 
 
@@ -83,8 +90,10 @@ def tally(text: str) -> list[tuple[int, list[str]]]:
 
 def convert(field: Field, text: str):
     text = text.strip()
+    if field.kind == "int_or_none" and not text:
+        return None
     try:
-        if field.kind == "int":
+        if field.kind in ("int", "int_or_none"):
             return int(text.replace(",", "").replace("_", ""))
         if field.kind == "ints":
             return [int(part) for part in text.replace(",", " ").split()]
@@ -149,7 +158,7 @@ class CommandForm(ModalScreen[dict | None]):
     def _send(self) -> None:
         try:
             self.dismiss(self.command_dict())
-        except (FormError, c.Malformed) as error:
+        except (FormError, Malformed) as error:
             self._sending = False
             self.query_one("#error", Label).update(str(error))
 
@@ -160,9 +169,10 @@ class CommandForm(ModalScreen[dict | None]):
             if field.optional and not text.strip():
                 continue
             data[field.key] = convert(field, text)
-        command = {"do": self.command, **data} if self.command in c.COMMANDS else data
+        schema = self.app.session.rules.schema
+        command = {"do": self.command, **data} if self.command in schema.commands else data
         if "do" in command:
-            c.parse(command)       # the shape, checked where commands are defined
+            schema.parse(command)       # the shape, checked where the game defines its commands
         return command
 
     def action_cancel(self) -> None:
