@@ -60,16 +60,18 @@ class Schema:
     enums: {(class name, key): allowed values}; optional: {(class name, key): default};
     unset_left_out: optional keys left out of the journaled dict while None/False, so commands
     journaled before the key existed read the same; cards: the commands a scanned card becomes;
-    checks: {class: check(command values dict)} run after the shape checks (raise Malformed)."""
+    checks: {class: check(command values dict)} run after the shape checks (raise Malformed);
+    nullable: {(class name, key)} whose value may be null (None) in a command."""
 
     def __init__(self, commands: dict, cards: tuple = (), enums: dict | None = None,
                  optional: dict | None = None, unset_left_out: set | None = None,
-                 checks: dict[type, Callable[[dict], None]] | None = None):
+                 checks: dict[type, Callable[[dict], None]] | None = None, nullable: set | None = None):
         self.commands = {**commands, **CORRECTIONS}
         self.names = {cls: name for name, cls in self.commands.items()}
         self.cards, self.enums = cards, enums or {}
         self.optional = {**CORRECTION_OPTIONAL, **(optional or {})}
         self.unset_left_out, self.checks = unset_left_out or set(), checks or {}
+        self.nullable = nullable or set()
 
     def name_of(self, command) -> str:
         return self.names[type(command)]
@@ -104,6 +106,9 @@ class Schema:
                     values[key] = self.optional[cls.__name__, key]
                     continue
                 raise Malformed(f"{name}: missing key {key!r}")
+            if data[key] is None and (cls.__name__, key) in self.nullable:
+                values[key] = None
+                continue
             values[key] = _checked(name, key, data[key], kind, self.enums.get((cls.__name__, key)))
         if cls in self.checks:
             self.checks[cls](values)
