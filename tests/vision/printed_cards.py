@@ -131,3 +131,18 @@ def crease(picture: np.ndarray, through_mm, angle_deg: float, dark: float = 0.8,
     d = _distance_mm(picture, through_mm, angle_deg)
     gain = 1 - (1 - dark) * np.exp(-(d / width_mm) ** 2) + 0.08 * np.exp(-((d - 1.5 * width_mm) / width_mm) ** 2)
     picture[:] = np.clip(picture * gain[..., None], 0, 255).astype(np.uint8)
+
+
+def light(picture: np.ndarray, top: float, bottom: float) -> None:
+    """Uneven light: the card's brightness falls from top to bottom."""
+    gain = np.linspace(top, bottom, picture.shape[0])[:, None, None]
+    picture[:] = np.clip(picture * gain, 0, 255).astype(np.uint8)
+
+
+def glare(picture: np.ndarray, centre_mm, radius_mm: float, strength: float = 250) -> None:
+    """A specular patch: light added round a card point, washing out to white at its heart."""
+    h, w = picture.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = px(*centre_mm)
+    shine = strength * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (radius_mm * PX_MM) ** 2))
+    picture[:] = np.clip(picture + shine[..., None], 0, 255).astype(np.uint8)

@@ -12,6 +12,8 @@ import numpy as np
 from .. import layouts as L
 from .blank import PX, _blank, _clear, _radii, _spread_print
 
+GLARE_CEILING = 1.1      # paper brighter than this share of the wide median is a glare spot
+LINE_MM = 3.0            # a closing this wide closes over pen lines and the print's, not a filled bubble
 BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line through it shows: beyond a big circle
 
 
@@ -21,17 +23,31 @@ def ink(grey: np.ndarray) -> np.ndarray:
     The paper level is a closing wider than any mark, so a shadow or uneven light (broad, or a
     step) is paper, while a pen stroke or a filled dot (narrower than the window) is ink. The card
     is padded with its own edge first: a shadow's corner cut off by the card's edge (a fold's shade
-    narrower there than the window) would otherwise be closed over and read as ink."""
+    narrower there than the window) would otherwise be closed over and read as ink. Glare is
+    capped first (_glare_ceiling), and a narrow closing keeps a pen line under glare on its bright paper."""
     grey = cv2.GaussianBlur(grey, (3, 3), 0)       # sensor noise would read as faint ink everywhere
     small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     window = int(20 * PX / 4) | 1
     pad = window // 2
     padded = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    closed = cv2.morphologyEx(padded, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+    closed = np.maximum(_closing(np.minimum(padded, _glare_ceiling(padded, window)), window),
+                        _closing(padded, int(LINE_MM * PX / 4) | 1))     # a pen line under glare is on bright paper
     paper = closed[pad:-pad, pad:-pad]
     paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
     paper = np.maximum(paper.astype(np.float32), np.maximum(grey, 1).astype(np.float32))
     return 1.0 - grey.astype(np.float32) / paper
+
+
+def _closing(image: np.ndarray, window: int) -> np.ndarray:
+    return cv2.morphologyEx(image, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+
+
+def _glare_ceiling(small: np.ndarray, window: int) -> np.ndarray:
+    """Brighter than this is glare, not paper: a little over the median of a wider window (mostly
+    paper whatever is marked or shines there). A glare spot left in would lift the closing's paper
+    level beside it (the window steps round the spot onto brighter paper) and read paper as ink."""
+    wide = cv2.medianBlur(small, int(1.5 * window) | 1)
+    return np.clip(wide.astype(np.float32) * GLARE_CEILING, 0, 255).astype(np.uint8)
 
 
 @lru_cache(maxsize=None)

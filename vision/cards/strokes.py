@@ -44,6 +44,7 @@ def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
     new = _new_ink(amount, _print_everywhere(kind), levels)
     hidden = _print_everywhere(kind) >= 0.5
     strokes = []
+    faint = (new > FAINT).astype(np.uint8)      # a line's ends fade (glare over them, blur): followed to there
     for least, length in ((0.5, STROKE_MM), (FAINT, CREASE_MM)):
         binary = (new > least).astype(np.uint8)
         # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
@@ -54,7 +55,7 @@ def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
         ys, xs = np.nonzero(binary)
         points = np.stack([xs, ys], 1).astype(np.float32)
         for group in groups:
-            stroke = _refit(group, points, new, binary, hidden)
+            stroke = _refit(group, points, new, faint, hidden)
             if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= length * PX:
                 _merge(strokes, stroke)
     return _without_crosses(strokes, kind)
@@ -84,7 +85,8 @@ def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
 def _segments(binary: np.ndarray, length_mm: float) -> list[tuple]:
     """Straight runs of ink at least length_mm long, collinear ones merged: [(p, u, t0, t1)]."""
     half = cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)      # a quarter of the votes
-    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(length_mm * PX / 2),
+    # HoughLinesP measures a segment by its longer side along x or y: a diagonal one is sqrt 2 longer
+    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(length_mm * PX / 2 / np.sqrt(2)),
                             maxLineGap=round(2.5 * PX))
     if found is None:
         return []
@@ -116,8 +118,8 @@ def _merge(strokes: list[_Stroke], stroke: _Stroke) -> None:
     strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
 
 
-def _refit(group, points: np.ndarray, new: np.ndarray, binary: np.ndarray, hidden: np.ndarray) -> _Stroke | None:
-    """The stroke fitted to the ink near a group of segments, followed to its true ends."""
+def _refit(group, points: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden: np.ndarray) -> _Stroke | None:
+    """The stroke fitted to the ink near a group of segments, followed to its true ends (faint ink too)."""
     p, u, t0, t1 = group
     d = points - p
     along, across = d @ u, np.abs(d @ np.array([-u[1], u[0]]))
@@ -127,7 +129,7 @@ def _refit(group, points: np.ndarray, new: np.ndarray, binary: np.ndarray, hidde
     vx, vy, x, y = cv2.fitLine(near, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
     q, v = np.array([x, y], float), np.array([vx, vy], float)
     t0, t1 = sorted(((p + t * u - q) @ v for t in (t0, t1)))
-    t0, t1 = _follow(binary, hidden, q, -v, -t0), _follow(binary, hidden, q, v, t1)
+    t0, t1 = _follow(faint, hidden, q, -v, -t0), _follow(faint, hidden, q, v, t1)
     return _Stroke(q, v, -t0, t1, _width(new, q, v, -t0, t1))
 
 
