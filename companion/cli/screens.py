@@ -1,6 +1,7 @@
 """Screen commands: console, display (and --serve), calibrate, screenshot, bench screens.
 
-Textual, textual-serve and the drivers are imported inside each command (law 1).
+Textual, textual-serve and the drivers are imported inside each command (law 1). The console
+and the display are those of the game the journal holds (its setup names it).
 """
 from __future__ import annotations
 
@@ -57,8 +58,38 @@ def register(sub, groups) -> None:
     p.set_defaults(run=screenshot)
 
 
+CONSOLES = {"bingo": ("tui.console", "ConsoleApp"), "voters": ("tui.voters.console", "VotersConsoleApp")}
+DISPLAYS = {"bingo": ("tui.display", "DisplayApp"), "voters": ("tui.voters.display", "VotersDisplayApp")}
+
+
 def journal_of(args) -> Path:
     return Path(args.journal) if args.journal else load_event(args.event).journal
+
+
+def game_of(path: Path) -> str:
+    """The game a journal holds; Plunder Bingo for a journal not there (yet) or empty."""
+    from companion.core.commands import Malformed
+    from companion.journal import Journal, JournalError
+    from companion.session import rules_of
+    if not path.exists():
+        return "bingo"
+    try:
+        journal = Journal(path, readonly=True)
+        try:
+            return rules_of(journal).name
+        finally:
+            journal.close()
+    except JournalError as error:
+        raise CommandError(str(error))
+    except Malformed as error:
+        raise CommandError(f"{path}: {error}")
+
+
+def screen_for(screens: dict, game: str):
+    """The console or display class of `game`."""
+    import importlib
+    module, name = screens[game]
+    return getattr(importlib.import_module(module), name)
 
 
 def display(args) -> int:
@@ -81,8 +112,7 @@ def display(args) -> int:
             return serve_display(path, args.host, args.port, args.font_size, args.max_viewers)
         except OSError as error:
             raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
-    from tui.display import DisplayApp
-    DisplayApp(path).run()
+    screen_for(DISPLAYS, game_of(path))(path).run()
     return 0
 
 
@@ -96,11 +126,9 @@ def screenshot(args) -> int:
     except ValueError as error:
         raise CommandError(str(error), 2)
     if args.screen == "display":
-        from tui.display import DisplayApp
-        app, ready = DisplayApp(path), lambda app: app.view is not None
+        app, ready = screen_for(DISPLAYS, game_of(path))(path), lambda app: app.view is not None
     else:
-        from tui.console import ConsoleApp
-        app, ready = ConsoleApp.for_journal(path, readonly=True), lambda app: app.ready
+        app, ready = screen_for(CONSOLES, game_of(path)).for_journal(path, readonly=True), lambda app: app.ready
     try:
         svg, _ = picture(app, size, ready)
     except NotReady as error:
@@ -112,7 +140,6 @@ def screenshot(args) -> int:
 
 def console(args) -> int:
     from companion.journal import JournalError
-    from tui.console import ConsoleApp
     from tui.sources import from_event
     event = load_event(args.event) if args.event else None
     path = Path(args.journal) if args.journal else event.journal if event else None
@@ -122,12 +149,16 @@ def console(args) -> int:
         raise CommandError(f"{path}: no such journal (start the game first: companion start --event ...)")
     if args.scan and event is None:
         raise CommandError("--scan needs --event (the cards are checked against its secret)", 2)
+    game = game_of(path)
     try:
-        app = ConsoleApp.for_journal(path, backup=event.backup if event else None)
+        app = screen_for(CONSOLES, game).for_journal(path, backup=event.backup if event else None)
     except JournalError as error:
         raise CommandError(str(error))
-    app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan, path,
-                                           phase=lambda: app.session.state.phase)
+    if game == "bingo":
+        app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan, path,
+                                               phase=lambda: app.session.state.phase)
+    else:                                    # no balls: the scanner and the panel only
+        app.sources, app.problems = from_event(event, dict, args.scan, path)
     app.run()
     return 0
 
