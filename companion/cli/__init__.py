@@ -7,6 +7,8 @@ import argparse
 import importlib
 import sys
 
+from ..journal import JournalError
+
 # Modules that add commands; each has register(sub, groups).
 MODULES = ["companion.cli.game", "companion.cli.bench", "companion.cli.screens", "companion.cli.link", "companion.cli.cards", "companion.cli.balls", "companion.cli.demo"]
 # Command groups shared by several modules: `companion print cards`, `companion bench link`, ...
@@ -56,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as error:
         print(f"companion: {error}", file=sys.stderr)
         return error.code
+    except JournalError as error:      # a journal damaged beyond what a command checks on opening it
+        print(f"companion: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("companion: stopped", file=sys.stderr)
         return 130

@@ -5,7 +5,7 @@ import random
 import sqlite3
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion.cli.bench import judge_damaged
@@ -159,6 +159,7 @@ def test_truncations_are_refused_or_change_nothing(clean, length):
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(bit=1_822_845_973_622_131_880_099_840, command="journal verify {j}")   # opened, then count() failed
 @given(bit=st.integers(min_value=0), command=st.sampled_from([
     "journal verify {j}", "journal show {j}", "journal export {j}", "journal export --public {j}",
     "status --json --journal {j}", "do --journal {j} {buy}", "journal backup {j} {copy}",
