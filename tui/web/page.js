@@ -232,6 +232,13 @@ function show(view) {
   state.view = view;
   document.body.classList.remove("-waiting");
   document.body.dataset.phase = view.phase;
+  const voters = view.game === "voters";      // Plunder Bingo's view names no game
+  document.body.classList.toggle("-voters", voters);
+  if (voters) showVoters(view); else showBingo(view);
+  document.body.dataset.shown = String(Date.now());
+}
+
+function showBingo(view) {
   showTop(view);
   showDraw(view);
   showVotes(view);
@@ -240,7 +247,79 @@ function show(view) {
   showFinal(view);
   showChart();
   tick();
-  document.body.dataset.shown = String(Date.now());
+}
+
+// Voters: who has bet while the bets come in (the view holds no number then), every number at
+// the open with the unique ones highlighted, the winner or DOBON, the pot; always the ledger.
+const VOTERS_PHASES = { ready: "Waiting for the deal", betting: "Place your bets", closed: "Bets closed" };
+
+function showVoters(view) {
+  document.title = "Voters";
+  const game = view.games.length ? view.games[view.games.length - 1] : null;
+  const who = new Map(view.players.map((p) => [p.no, p.name]));
+  const settled = game && game.result !== null;
+  $("v-phase").textContent = !settled ? VOTERS_PHASES[view.phase] || view.phase
+    : game.result === "no_game" ? "No game" : "The open";
+  $("v-game").textContent = game ? `GAME ${game.no}` : view.event;
+  $("v-pot").textContent = game ? `POT ${money(game.pot)}` : "";
+  const count = game ? (game.bets ? Object.keys(game.bets).length : game.bettors.length) : 0;
+  $("v-deal").textContent = game
+    ? `Dealer ${who.get(game.dealer)} · stake ${money(game.stake)} · ${count} bet${count === 1 ? "" : "s"}` : "";
+  showBets(game, view.players);
+  showVerdict(game, who);
+  showLedger(view.players, game ? game.dealer : null);
+}
+
+function showBets(game, players) {
+  const box = $("v-bets");
+  box.replaceChildren();
+  box.classList.toggle("-open", Boolean(game && (game.result === "won" || game.result === "dobon")));  // numbers once settled
+  if (!game) { box.append(el("div", "empty", "The dealer deals the first game")); return; }
+  if (box.classList.contains("-open")) {
+    for (const p of players) {
+      if (!(String(p.no) in game.bets)) continue;
+      const number = game.bets[String(p.no)];
+      const winner = game.result === "won" && game.winner === p.no;
+      const kind = number === null ? "-invalid" : game.unique.includes(number) ? "-unique" : "-duplicated";
+      const card = el("div", `vcard ${kind}${winner ? " -winner" : ""}`);
+      card.dataset.player = String(p.no);
+      card.append(el("div", "who", p.name), el("div", "number", number === null ? "✖" : String(number)),
+                  el("div", "note", winner ? "WINNER" : { "-invalid": "invalid card", "-unique": "unique",
+                                                          "-duplicated": "duplicated" }[kind]));
+      box.append(card);
+    }
+    return;
+  }
+  const bettors = new Set(game.bettors || Object.keys(game.bets).map(Number));
+  for (const p of players) {
+    if (p.no === game.dealer) continue;
+    const chip = el("div", "chip" + (bettors.has(p.no) ? " -in" : ""), (bettors.has(p.no) ? "✔ " : "· ") + p.name);
+    chip.dataset.player = String(p.no);
+    box.append(chip);
+  }
+}
+
+function showVerdict(game, who) {
+  const box = $("v-verdict");
+  box.replaceChildren();
+  box.className = game && game.result ? "-" + game.result : "";
+  if (!game || !game.result) return;
+  const headline = { won: `${who.get(game.winner)} WINS`, dobon: "DOBON!", no_game: "NO GAME" }[game.result];
+  const line = { won: `with ${game.number}: takes ${money(game.pot)}`,
+                 dobon: `no unique number: the dealer ${who.get(game.winner)} takes ${money(game.pot)}`,
+                 no_game: "every stake is returned" }[game.result];
+  box.append(el("div", "headline", headline), el("div", "line", line));
+}
+
+function showLedger(players, dealer) {
+  const box = $("v-ledger");
+  box.replaceChildren();
+  for (const p of players) {
+    const row = el("div", "row");
+    row.append(el("span", "name", p.name + (p.no === dealer ? " (dealer)" : "")),
+               el("span", "net" + (p.net > 0 ? " -up" : p.net < 0 ? " -down" : ""), signed(p.net)));
+    box.append(row);
+  }
 }
 
 function tick() {
@@ -308,6 +387,6 @@ function connectMqtt(url) {
 
 buildBoard();
 setInterval(tick, 250);
-window.addEventListener("resize", () => state.view && showChart());
+window.addEventListener("resize", () => state.view && state.view.game !== "voters" && showChart());
 const broker = new URLSearchParams(location.search).get("mqtt");
 if (broker) connectMqtt(broker); else connect();

@@ -56,6 +56,8 @@ class Boards:
         self.seen: list[dict] = []
 
     def update(self, view: dict) -> None:
+        if "accounts" not in view:                                   # a game without account boards
+            return
         board, turn = view["accounts"], view["turn"]
         while self.seen and self.seen[-1]["turn"] > turn:          # undone back past an announcement
             self.seen.pop()
@@ -65,7 +67,7 @@ class Boards:
             self.seen.append({"turn": turn, "accounts": board})
 
     def shown(self, view: dict) -> list[dict]:
-        return self.seen if view["accounts"] else []
+        return self.seen if view.get("accounts") else []
 
 
 class BoardFeed(Feed):
