@@ -1,6 +1,8 @@
 """The event file (event.toml): typed, versioned; an unknown key or bad value names its line.
 
-Each section's keys and types live in SECTIONS: the one place to add a setting.
+Each section's keys and types live in SECTIONS: the one place to add a shared setting. [event]
+game chooses the game ("bingo" when left out); the game adds its own keys (its EventRules: Plunder
+Bingo's [rules] and players' accounts and cards), checks them and makes the setup command.
 Writes are atomic (a temporary file renamed over the old one).
 """
 from __future__ import annotations
@@ -12,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .bingo.rules import CHOICES, Rules, card_errors
+from .core import games
 
 VERSION = 1
 # section -> key -> (type, allowed values or None). "players" is an array of tables.
@@ -20,10 +22,8 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
     # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
     "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None),
-              "backup": (str, None), "reveal_accounts": (bool, None)},
-    "rules": {**{key: (str, values) for key, values in CHOICES.items()},
-              "turns": (int, None), "turn_seconds": (int, None)},
-    "players": {"no": (int, None), "name": (str, None), "account": (str, None), "card": (list, None)},
+              "backup": (str, None), "game": (str, tuple(games.GAMES))},
+    "players": {"no": (int, None), "name": (str, None)},
     # the card scanner's thresholds (vision/cards/decide.py Settings); defaults there
     "cards": {"marginal": (float, None), "definite": (float, None), "heavy": (float, None),
               "stray": (float, None), "sharp": (float, None), "glare": (float, None),
@@ -49,7 +49,7 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     # mqtt = "mqtt://HOST:PORT", topic plunder/<event id>/public, retained, QoS 1.
     "publish": {"mqtt": (str, None)},
 }
-REQUIRED = {"event": ("name", "secret"), "players": ("no", "name", "account", "card")}
+REQUIRED = {"event": ("name", "secret"), "players": ("no", "name")}
 
 
 class EventFileError(ValueError):
@@ -63,14 +63,14 @@ class EventFile:
     id: str
     secret: str
     journal: Path
-    rules: Rules
+    rules: object                                  # the game's rules from the file (Plunder Bingo's Rules), or None
     players: list[dict]
     sections: dict = field(default_factory=dict)   # every section as read, for the drivers' settings
     backup: Path | None = None                     # [event] backup, beside the event file if relative
+    game: str = games.DEFAULT                      # [event] game
 
     def setup_command(self) -> dict:
-        reveal = {"reveal_accounts": True} if self.sections.get("event", {}).get("reveal_accounts") else {}
-        return {"do": "setup", "event": self.name, "players": self.players, "rules": self.rules.to_dict(), **reveal}
+        return games.rules(self.game).event.setup(self)
 
 
 def slug(name: str) -> str:
@@ -88,22 +88,32 @@ def load(path: str | Path) -> EventFile:
     except tomllib.TOMLDecodeError as error:
         raise EventFileError(f"{path}: {error}") from None
     where = _Locator(path, text)
-    _check(data, where)
+    game = _game_of(data)
+    sections, required = _keys(game.event)
+    _check(data, where, sections, required)
     event, players = data["event"], data["players"]
-    try:
-        rules = Rules.from_dict(data.get("rules", {}))
-    except ValueError as error:
-        raise EventFileError(f"{path}: [rules] {error}") from None
-    for i, player in enumerate(players):
-        problem = card_errors(player["card"])
-        if problem:
-            raise where.error("players", "card", f"{problem}", i)
+    rules = game.event.settings(data, where)
     journal = Path(event.get("journal") or f"{event.get('id') or slug(event['name'])}.db")
     backup = Path(event["backup"]) if event.get("backup") else None
     return EventFile(path, event["name"], event.get("id") or slug(event["name"]), event["secret"],
-                     beside(path, journal), rules,
-                     [{k: p[k] for k in ("no", "name", "account", "card")} for p in players], data,
-                     backup and beside(path, backup))
+                     beside(path, journal), rules, [{k: p[k] for k in sections["players"]} for p in players],
+                     data, backup and beside(path, backup), game.name)
+
+
+def _game_of(data: dict) -> games.GameRules:
+    """The game [event] names; a name that is no game's is reported by the checks, on its line."""
+    event = data.get("event")
+    name = event.get("game", games.DEFAULT) if isinstance(event, dict) else games.DEFAULT
+    return games.rules(name if isinstance(name, str) and name in games.GAMES else games.DEFAULT)
+
+
+def _keys(event: games.EventRules) -> tuple[dict, dict]:
+    """The sections and required keys of an event file for this game: the shared ones and its own."""
+    sections = {name: dict(keys) for name, keys in SECTIONS.items()}
+    for name, keys in event.sections.items():
+        sections.setdefault(name, {}).update(keys)
+    required = {name: REQUIRED.get(name, ()) + event.required.get(name, ()) for name in {*REQUIRED, *event.required}}
+    return sections, required
 
 
 def beside(event_path: Path, named: Path) -> Path:
@@ -111,12 +121,12 @@ def beside(event_path: Path, named: Path) -> Path:
     return named if named.is_absolute() else event_path.parent / named
 
 
-def _check(data: dict, where: "_Locator") -> None:
+def _check(data: dict, where: "_Locator", sections: dict, required: dict) -> None:
     for key, value in data.items():
-        if key in SECTIONS[""]:
-            _check_value("", key, value, where)
-        elif key in SECTIONS:
-            _check_tables(key, value, where)
+        if key in sections[""]:
+            _check_value(sections[""][key], "", key, value, where)
+        elif key in sections:
+            _check_tables(key, value, where, sections[key], required.get(key, ()))
         else:
             raise where.error("", key, f"unknown section or key {key!r}")
     for key in ("version", "event", "players"):
@@ -124,23 +134,23 @@ def _check(data: dict, where: "_Locator") -> None:
             raise EventFileError(f"{where.path}: missing {key!r}")
 
 
-def _check_tables(section: str, value, where: "_Locator") -> None:
+def _check_tables(section: str, value, where: "_Locator", keys: dict, required: tuple) -> None:
     many = section == "players"
     if not isinstance(value, list if many else dict):
         raise where.error("", section, f"{section} must be {'[[players]] tables' if many else 'a table'}")
     for i, table in enumerate(value if many else [value]):
         for name, item in table.items():
-            if name not in SECTIONS[section]:
+            if name not in keys:
                 raise where.error(section, name, f"unknown key {name!r} in [{section}]", i)
-            _check_value(section, name, item, where, i)
-        for name in REQUIRED.get(section, ()):
+            _check_value(keys[name], section, name, item, where, i)
+        for name in required:
             if name not in table:
                 label = f"player #{i + 1}" if many else f"[{section}]"
                 raise EventFileError(f"{where.path}: {label} needs {name!r}")
 
 
-def _check_value(section: str, key: str, value, where: "_Locator", index: int = 0) -> None:
-    kind, allowed = SECTIONS[section][key]
+def _check_value(rule: tuple, section: str, key: str, value, where: "_Locator", index: int = 0) -> None:
+    kind, allowed = rule    # (type, allowed values or None)
     if not (type(value) is kind or (kind is float and type(value) is int)):
         raise where.error(section, key, f"{key} must be {kind.__name__}, not {value!r}", index)
     if allowed and value not in allowed:
@@ -187,33 +197,6 @@ def write_atomic(path: str | Path, text: str) -> None:
         raise
 
 
-def example(name: str, players: int, seed: int, secret: str) -> str:
-    """A commented event file with seeded cards and account letters (D6)."""
-    import random
-    if not 2 <= players <= 26:
-        raise EventFileError("players must be 2-26 (one account letter each)")
-    rng = random.Random(seed)
-    letters = rng.sample([chr(ord("A") + i) for i in range(players)], players)
-    blocks = []
-    for no in range(1, players + 1):
-        card = rng.sample(range(1, 28), 9)
-        blocks.append(f'[[players]]\nno = {no}\nname = "Player {no}"\naccount = "{letters[no - 1]}"   '
-                      f'# secret: never shown to the audience\ncard = {card}   # 3x3, row-major\n')
-    return f'''# Plunder Bingo event file. Bingo cards dealt with seed {seed} (D6).
-version = {VERSION}
-
-[event]
-name = "{name}"
-id = "{slug(name)}"          # printed in every card's code
-secret = "{secret}"   # signs printed cards: keep it private
-journal = "{slug(name)}.db"  # the event's journal, next to this file (backup = "/media/usb/....db": a copy each turn)
-
-[rules]
-quorum_counts = "valid"      # D4: "valid" or "submitted" (invalid cards count too)
-robbery_base = "snapshot"    # D7: "snapshot" (all at once) or "sequential" (scan order)
-pay_from = "account"         # D8: "account" or "cash" (chips handed over)
-penalty_when = "no_line"     # D11: "no_line" or "any_missing"
-turns = 15
-turn_seconds = 300
-
-''' + "\n".join(blocks)
+def example(name: str, players: int, seed: int, secret: str, game: str = games.DEFAULT) -> str:
+    """A commented event file for the game (Plunder Bingo: seeded cards and account letters, D6)."""
+    return games.rules(game).event.example(name, players, seed, secret)

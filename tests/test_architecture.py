@@ -48,3 +48,46 @@ def test_replay_loads_no_opencv_textual_or_serial():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in %r))" % (FORBIDDEN,))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def absolute_imports(path: Path) -> set[str]:
+    """Every module a file imports, relative imports resolved ("from ..bingo import x" in
+    companion/voters/a.py is companion.bingo and companion.bingo.x)."""
+    package = list(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names |= {module} | {f"{module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def bingo_imports(paths) -> dict[str, list[str]]:
+    found = {}
+    for path in paths:
+        bingo = sorted(n for n in absolute_imports(path) if n == "companion.bingo" or n.startswith("companion.bingo."))
+        if bingo:
+            found[str(path.relative_to(ROOT))] = bingo
+    return found
+
+
+def test_absolute_imports_resolves_relative_imports():
+    assert "companion.bingo.event" in absolute_imports(ROOT / "companion" / "bingo" / "__init__.py")
+    assert "companion.core.review" in absolute_imports(ROOT / "companion" / "voters" / "decide.py")
+    assert "companion.core.games" in absolute_imports(ROOT / "companion" / "event_file.py")
+
+
+def test_the_shared_core_imports_no_plunder_bingo_module():
+    assert not bingo_imports((ROOT / "companion" / "core").rglob("*.py"))
+
+
+def test_companions_top_modules_import_no_plunder_bingo_module():
+    assert not bingo_imports((ROOT / "companion").glob("*.py"))
+
+
+def test_voters_imports_no_plunder_bingo_module():
+    paths = list((ROOT / "companion" / "voters").rglob("*.py"))
+    assert len(paths) >= 8 and not bingo_imports(paths)

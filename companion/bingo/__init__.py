@@ -1,6 +1,7 @@
 """Plunder Bingo (強奪ビンゴ): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
 from . import commands, events, report, views
+from .event import EVENT
 from .decide import decide
 from .evolve import fold
 from .state import State
@@ -11,4 +12,4 @@ GAME = GameRules(
     invalid=lambda event: event.reason if isinstance(event, events.CardInvalid) else None,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished),
-    cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"))
+    cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT)

@@ -29,8 +29,9 @@ pin_factory = "mock"    # gpiozero's MockFactory: no GPIO needed
 
 
 def register(sub, groups) -> None:
-    p = sub.add_parser("init", help="write a commented example event.toml with dealt bingo cards")
+    p = sub.add_parser("init", help="write a commented example event.toml (Plunder Bingo: with dealt bingo cards)")
     p.add_argument("--out", default="event.toml")
+    p.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT, help="the game (default: bingo)")
     p.add_argument("--name", default="Night 1", help="event name")
     p.add_argument("--players", type=int, default=6)
     p.add_argument("--seed", type=int, help="seed for dealing cards and letters (default: random, written in the file)")
@@ -139,12 +140,13 @@ def init(args) -> int:
         raise CommandError(f"{out} exists; use --force to overwrite it")
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     try:
-        text = event_file.example(args.name, args.players, seed, secrets.token_hex(16))
+        text = event_file.example(args.name, args.players, seed, secrets.token_hex(16), args.game)
         text += SIMULATED_HARDWARE if args.simulated else ""
     except event_file.EventFileError as error:
         raise CommandError(str(error), 2)
     event_file.write_atomic(out, text)
-    print(f"wrote {out}: {args.players} players, cards dealt with seed {seed}; edit names, then: companion start --event {out}")
+    dealt = f", cards dealt with seed {seed}" if games.rules(args.game).event.seeded else ""
+    print(f"wrote {out}: {args.players} players{dealt}; edit names, then: companion start --event {out}")
     return 0
 
 

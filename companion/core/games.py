@@ -44,6 +44,18 @@ def refusing(handlers: dict[type, Callable]) -> Callable[[object, object], list 
 
 
 @dataclass(frozen=True)
+class EventRules:
+    """A game's part of the event file (companion/event_file.py, which stays game-neutral)."""
+    sections: dict[str, dict[str, tuple]]       # its keys, beside the shared ones: section -> key -> (type, allowed)
+    required: dict[str, tuple[str, ...]]        # section -> keys it must have, beside the shared ones
+    settings: Callable[[dict, object], object]  # (the file as read, its locator) -> the game's rules, or None;
+                                                # raises EventFileError (locator.error names the line)
+    setup: Callable[[object], dict]             # the EventFile's setup command
+    example: Callable[[str, int, int, str], str]   # (name, players, seed, secret) -> a commented event file
+    seeded: bool = False                        # the example deals something with its seed
+
+
+@dataclass(frozen=True)
 class GameRules:
     name: str                                   # the setup's and the event file's `game`
     title: str                                  # shown to people: "Plunder Bingo"
@@ -60,6 +72,7 @@ class GameRules:
     checkpoints: tuple = ()                     # events after which [event] backup is copied
     cards: tuple[str, ...] = ()                 # its printed card kinds (vision/layouts.py), scanned alike
     replay: Callable[[object, list], dict] | None = None   # `replay --json` (staff) if not staff + log
+    event: EventRules | None = None             # its part of the event file (event.toml)
 
     def replay_json(self, state, log: list) -> dict:
         return self.replay(state, log) if self.replay else {**self.staff(state), "log": log}

@@ -1,6 +1,7 @@
 """Voters (ボーター, seed 001): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
 from . import commands, events, report, views
+from .event import EVENT
 from .decide import decide
 from .evolve import fold
 from .state import State
@@ -10,4 +11,4 @@ GAME = GameRules(
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.GameDealt, events.GameSettled, events.GameVoided),
-    cards=("number",), replay=views.replay)
+    cards=("number",), replay=views.replay, event=EVENT)
