@@ -6,7 +6,8 @@ A thread follows the journal (opened read-only) and posts the public view whenev
 audience sees changes; the UI thread only draws. It never writes, so any number of displays (a
 terminal, every browser tab of a served display) can follow one game. A game's display
 (tui/display.py for Plunder Bingo) composes its widgets, yields status_line() and draws the
-public view in show().
+public view in show(). A display that finds another game in its journal (one it waited for)
+exits with that game's name, for `companion display` to start that game's display instead.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from textual.widgets import Label
 from textual.worker import get_current_worker
 
 from companion import views
+from companion.core.games import DEFAULT
 from companion.journal import Journal, JournalError
 
 from .feed import Feed
@@ -32,8 +34,10 @@ SERVER_PID = "COMPANION_SERVER_PID"   # set by tui.serve: the server a served di
 
 
 class GameDisplay(App):
-    """A game's audience display: subclasses compose their widgets with status_line() and
-    implement show(view, deadline)."""
+    """A game's audience display: subclasses name their GAME, compose their widgets with
+    status_line() and implement show(view, deadline)."""
+
+    GAME = DEFAULT
 
     CSS = """
     #status { dock: bottom; height: 1; color: #ff4d4d; display: none; }
@@ -104,6 +108,10 @@ class GameDisplay(App):
             feed.journal.close()
 
     def on_game_display_changed(self, message: Changed) -> None:
+        game = message.view.get("game", DEFAULT)      # Plunder Bingo's view names no game
+        if game != self.GAME:
+            self.exit(game)
+            return
         self.query_one("#status", Label).remove_class("-shown")
         self.show(message.view, message.deadline)
         self.shown_batch = message.batch

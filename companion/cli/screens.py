@@ -112,7 +112,9 @@ def display(args) -> int:
             return serve_display(path, args.host, args.port, args.font_size, args.max_viewers)
         except OSError as error:
             raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
-    screen_for(DISPLAYS, game_of(path))(path).run()
+    game = game_of(path)
+    while game:              # a display that finds another game in the journal hands over to its display
+        game = screen_for(DISPLAYS, game)(path).run()
     return 0
 
 

@@ -87,3 +87,19 @@ def test_the_screens_are_those_of_the_journals_game(tmp_path):
     assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in (CONSOLES, DISPLAYS)] == \
         [ConsoleApp, DisplayApp]
     assert game_of(tmp_path / "not-yet.db") == "bingo"        # a display may wait for its journal
+
+
+def test_a_display_that_finds_another_game_hands_over_to_it(tmp_path):
+    """`companion display` may start before the journal exists (Plunder Bingo's display, the
+    default): when a Voters night is set up in it, that display ends naming the game."""
+    from tui.display import DisplayApp
+    path = tmp_path / "later.db"
+    app = DisplayApp(path, poll=0.02)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: "waiting for the journal" in text_of(app))
+        night(path, "ready")
+        await settle(pilot, lambda app: app._exit, timeout=5)
+
+    drive(app, body)
+    assert app.return_value == "voters"

@@ -137,6 +137,7 @@ class Ledger(Static):
 class VotersDisplayApp(GameDisplay):
     CSS_PATH = ["../theme.tcss", "display.tcss"]
     TITLE = "Voters"
+    GAME = "voters"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (25, "-tall")]
 
@@ -156,8 +157,6 @@ class VotersDisplayApp(GameDisplay):
         yield from self.status_line()
 
     def show(self, view: dict, deadline: float | None = None) -> None:
-        if view.get("game") != "voters":          # an empty journal: no game set up yet
-            return
         if view == self.view:
             return
         self.view = view
