@@ -73,6 +73,11 @@ def look(world, step: str) -> list[dict]:
     return pages
 
 
+def cards_of(page: dict) -> dict[int, tuple[str, str]]:
+    """Player -> (the card's classes, the number it shows)."""
+    return {int(no): (kind, number) for no, kind, number in page["cards"]}
+
+
 def test_before_the_open_the_page_names_the_bettors_and_shows_no_number(served):
     for step in ("betting", "closed"):
         if step != "betting":
@@ -90,7 +95,7 @@ def test_the_open_shows_every_number_the_unique_ones_and_the_winner(served):
     play(served["session"], "won")
     wait_shown(served)
     for page in look(served, "won"):
-        cards = {int(no): (kind, number) for no, kind, number in page["cards"]}
+        cards = cards_of(page)
         assert {no: int(number) for no, (_, number) in cards.items()} == GAME1
         assert [no for no, (kind, _) in cards.items() if "-unique" in kind] == [2, 4, 5]   # 2, 0 and 3 once
         assert "-winner" in cards[4][0] and f"{NAMES[4]} WINS" in page["verdict"] and "5,000" in page["verdict"]
@@ -101,7 +106,7 @@ def test_dobon_and_an_invalid_card(served):
     play(served["session"], "dobon")
     wait_shown(served)
     for page in look(served, "dobon"):
-        cards = {int(no): (kind, number) for no, kind, number in page["cards"]}
+        cards = cards_of(page)
         assert set(cards) == set(GAME2) and "-invalid" in cards[6][0] and cards[6][1] == "✖"
         assert not any("-unique" in kind for kind, _ in cards.values())
         assert "DOBON" in page["verdict"] and NAMES[1] in page["verdict"] and "2,500" in page["verdict"]

@@ -43,21 +43,27 @@ def grid(cells: list, per_row: int) -> Table:
     return table
 
 
-class Bets(Static):
-    """Who has bet (while betting: names only), or every number at the open."""
+class Fitted(Static):
+    """A pane drawn from what it was last shown, again whenever its width changes."""
 
     shown: tuple = ()
 
-    def show(self, game: dict | None, players: list[dict]) -> None:
-        self.shown = (game, players)
-        self.update(self.drawing())
+    def show(self, *shown) -> None:
+        self.shown = shown
+        self.update(self.drawing(*shown))
 
     def on_resize(self) -> None:
         if self.shown:
-            self.update(self.drawing())
+            self.update(self.drawing(*self.shown))
 
-    def drawing(self):
-        game, players = self.shown
+    def drawing(self, *shown):
+        raise NotImplementedError
+
+
+class Bets(Fitted):
+    """Who has bet (while betting: names only), or every number at the open."""
+
+    def drawing(self, game: dict | None, players: list[dict]):
         if game is None:
             return Text("The dealer deals the first game", style="italic", justify="center")
         per_row = max(1, (self.size.width or 80) // CARD_WIDTH)
@@ -104,21 +110,10 @@ class Verdict(Static):
             self.update(line)
 
 
-class Ledger(Static):
+class Ledger(Fitted):
     """Each player's net winnings across the games, in as many columns as fit."""
 
-    shown: tuple = ()
-
-    def show(self, players: list[dict], dealer: int | None) -> None:
-        self.shown = (players, dealer)
-        self.update(self.drawing())
-
-    def on_resize(self) -> None:
-        if self.shown:
-            self.update(self.drawing())
-
-    def drawing(self) -> Table:
-        players, dealer = self.shown
+    def drawing(self, players: list[dict], dealer: int | None) -> Table:
         columns = max(1, (self.size.width or 40) // 36)
         table = Table(box=None, expand=True, show_header=False, padding=(0, 1))
         for _ in range(columns):
