@@ -316,24 +316,56 @@ def run_on_screen(night: Night, port: int = 8080) -> str:
 @functools.cache
 def console_class():
     """DemoConsole (made on first use: Textual is loaded only when the console is)."""
+    from dataclasses import dataclass
     from textual import work
     from textual.binding import Binding
+    from textual.message import Message
+    from textual.widgets import RichLog
     from textual.worker import get_current_worker
     from tui.console import ConsoleApp
 
     class DemoConsole(ConsoleApp):
-        """The console, with the demo's simulated players at the table; P hands the table to the staff."""
+        """The console, with the demo's simulated players at the table; P hands the table to the staff.
+        Below the panes, a log of the lines the headless demo prints (one a turn, then the ranking)."""
         BINDINGS = [*ConsoleApp.BINDINGS, Binding("P", "players", "pause/resume demo players")]
+        CSS = ("#turns { height: auto; max-height: 6; border: round #5a5a5a; "
+               "border-title-color: #ffd400; border-title-style: bold; }")
+
+        @dataclass
+        class Told(Message):
+            """A line of the demo's, from the session thread."""
+            line: str
 
         def __init__(self, night: Night, url: str = ""):
             super().__init__(night.session, sources=night.hardware())
             self.night, self.url = night, url
-            night.submit, night.say = self.through_queue, lambda line: None
+            self.told_before: list[str] = []
+            night.submit, night.say = self.through_queue, self.told_before.append
+            night.tell()                      # a resumed night's lines so far (nothing else reads the journal yet)
+            night.session.subscribe(self.tell_events)
 
-        def on_mount(self) -> None:          # after the console's own on_mount (Textual calls both)
+        async def on_mount(self) -> None:
+            turns = RichLog(id="turns", wrap=True, min_width=20, max_lines=100)
+            turns.border_title = "Demo turns"
+            await self.mount(turns, before="#outcome")
+            self.call_after_refresh(self.show_told, *self.told_before)     # the log has its width by then
             self.set_timer(0.5, self.run_players)
             if self.url:
                 self.note(f"audience display: {self.url}   P pauses the simulated players")
+
+        def tell_events(self, state, outcome) -> None:
+            """The session's listener (its thread): the lines of what a command just did."""
+            for event in outcome.events:
+                for line in lines_for(state, event):
+                    self.post_message(self.Told(line))
+
+        def on_demo_console_told(self, message: Told) -> None:
+            self.show_told(message.line)
+
+        def show_told(self, *lines: str) -> None:
+            turns = self.query_one("#turns", RichLog)
+            for line in lines:     # wrapped to the pane (RichLog would measure against the app's console)
+                turns.write(line, width=turns.scrollable_content_region.width or None)
 
         def through_queue(self, command: dict):
             """A simulated player's or operator's command, queued like a key press; waits for its outcome."""
@@ -349,7 +381,7 @@ def console_class():
         def run_players(self) -> None:
             worker = get_current_worker()
             try:
-                self.night.run(lambda: worker.is_cancelled, tell=False)
+                self.night.run(lambda: worker.is_cancelled or self.night.stopping, tell=False)
             except DemoError as error:
                 if not self.night.stopping:
                     self.night.paused = True
@@ -361,7 +393,9 @@ def console_class():
         async def action_quit(self) -> None:
             """The players leave the table first, so no answer of theirs reaches a closed screen."""
             self.night.stopping = True
-            await self.workers.wait_for_complete([w for w in self.workers if w.group == "demo players"])
+            players = [w for w in self.workers if w.group == "demo players"]
+            if players:       # a finished worker has left self.workers, and wait_for_complete([]) waits for all
+                await self.workers.wait_for_complete(players)
             self.exit()
 
         def action_players(self) -> None:

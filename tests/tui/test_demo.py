@@ -4,6 +4,7 @@ the same lines for the same seed, and a demo killed with SIGKILL during voting, 
 resolution and during the cash count resumes from its journal to the same end as a run straight through."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import signal
@@ -136,6 +137,53 @@ def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tm
         drive(app, body, (160, 45))
     finally:
         night.stop()
+
+
+def headless_lines(folder: Path, turns: int) -> list[str]:
+    """What `companion demo --headless` prints for the journal in folder."""
+    lines: list[str] = []
+    night = Night(folder, SEED, say=lines.append, turns=turns)
+    night.tell()
+    night.stop()
+    return lines
+
+
+async def quit_app(pilot) -> None:
+    await pilot.press("ctrl+q")
+    await settle(pilot, lambda app: app.return_code is not None)
+
+
+def logged_on_screen(folder: Path) -> list[str]:
+    """The demo console's log of lines once its players are done (the night played to its end),
+    after ctrl+q, which must close the console within 5 s: the players' worker has finished, and
+    Textual's wait_for_complete([]) would wait for every worker, the session's too, which never ends."""
+    night = Night(folder, SEED, turns=1)
+    app = console_class()(night)
+    playing = lambda app: any(w.group == "demo players" for w in app.workers)      # noqa: E731
+
+    async def body(pilot):
+        await settle(pilot, lambda app: night.state.phase == "finished" and not playing(app), timeout=120)
+        await settle(pilot, lambda app: "rank 6" in text_of(app))
+        app.logged = [strip.text.rstrip() for strip in app.query_one("#turns").lines]
+        try:
+            await asyncio.wait_for(quit_app(pilot), 5)
+        except TimeoutError:
+            app.workers.cancel_all()      # ends the session's worker, or the app would never close
+            pytest.fail("ctrl+q did not quit within 5 s of the players' end")
+
+    try:
+        drive(app, body, (200, 50))
+    finally:
+        night.stop()
+    return app.logged
+
+
+def test_on_screen_each_turns_line_is_logged_and_ctrl_q_quits_once_the_players_are_done(tmp_path):
+    played = logged_on_screen(tmp_path)
+    resumed = logged_on_screen(tmp_path)          # the console opened again on the finished night
+    told = headless_lines(tmp_path, 1)
+    assert told[0].startswith("turn  1: X=") and len(told) == 1 + 1 + 6      # a turn, the final, the ranking
+    assert played == told and resumed == told
 
 
 def test_a_folder_holding_another_seeds_demo_is_refused_in_one_line(tmp_path):
