@@ -20,8 +20,9 @@ INK, PRINT_GREY = 0.0, 0.55           # grey levels (0 black, 1 white); bubbles 
 TENS, UNITS = range(3), range(10)
 MAX_PLAYERS = 10 * (len(TENS) - 1) + len(UNITS) - 1
 
-KINDS = ("vote", "robbery", "inout", "change", "exclusion", "bingo")
-KIND_CODES = {"vote": "V", "robbery": "R", "inout": "I", "change": "C", "exclusion": "E", "bingo": "B"}
+KINDS = ("vote", "robbery", "inout", "change", "exclusion", "bingo", "number")      # number: Voters' card
+KIND_CODES = {"vote": "V", "robbery": "R", "inout": "I", "change": "C", "exclusion": "E", "bingo": "B",
+              "number": "N"}
 
 
 @dataclass(frozen=True)
@@ -244,8 +245,17 @@ def bingo() -> Layout:
     return Layout("bingo", "Bingo card", (), tuple(items))
 
 
+def number() -> Layout:
+    """Voters' card (V1): one number 0-9 for one game; the card's turn is the game's number."""
+    fields = (Field("number", "Number", _grid(range(10), 18.0, 50.0, 15.0, 16.0, 5, 6.0)),)
+    items = _common("数字カード", "NUMBER CARD", "数字をひとつ ○ · Circle one number")
+    items += [Text(13.5, 27.0, 4.4, "第 {turn} ゲーム · Game {turn}"),
+              Text(13.5, 33.5, 3.6, "プレイヤー {owner} · Player {owner}"), *_bubble_items(fields)]
+    return Layout("number", "Number card", fields, tuple(items))
+
+
 LAYOUTS = {"vote": vote(), "robbery": robbery(), "inout": inout(), "change": change(),
-           "exclusion": exclusion(), "bingo": bingo()}
+           "exclusion": exclusion(), "bingo": bingo(), "number": number()}
 
 
 def layout(kind: str) -> Layout:
@@ -310,8 +320,9 @@ def verify(text: str, event: str, secret: str) -> Card:
 
 
 def serial(kind: str, owner: int, number: int) -> str:
-    """V0103 = player 1's turn-3 vote card; R0105 = player 1's 5th robbery card; B01 = player 1's bingo card."""
+    """V0103 = player 1's turn-3 vote card; R0105 = player 1's 5th robbery card; B01 = player 1's bingo card;
+    N0103 = player 1's number card for game 3."""
     code = KIND_CODES[kind]
     if kind == "bingo":
         return f"{code}{owner:02d}"
-    return f"{code}{owner:02d}{number:02d}" if kind in ("vote", "robbery") else f"{code}{owner:02d}{number:03d}"
+    return f"{code}{owner:02d}{number:02d}" if kind in ("vote", "robbery", "number") else f"{code}{owner:02d}{number:03d}"

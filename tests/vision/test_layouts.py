@@ -37,6 +37,7 @@ def test_fields_per_kind_match_the_rules():
     assert values["change"] == {"cell": [str(n) for n in range(1, 10)], "number": [str(n) for n in range(1, 28)]}
     assert values["exclusion"] == {"ball": [str(n) for n in range(1, 28)]}
     assert values["bingo"] == {}
+    assert values["number"] == {"number": [str(n) for n in range(10)]}      # Voters V1: one integer 0-9
 
 
 def test_layout_command_prints_the_single_source(capsys):
@@ -77,5 +78,13 @@ def test_serials_are_unique_per_player_and_kind():
     serials += [L.serial("robbery", p, k) for p in range(1, 13) for k in range(1, 9)]
     serials += [L.serial(k, p, n) for k in ("inout", "change", "exclusion") for p in range(1, 13) for n in range(1, 30)]
     serials += [L.serial("bingo", p, 0) for p in range(1, 13)]
+    serials += [L.serial("number", p, g) for p in range(1, 100) for g in range(1, 100)]
     assert len(serials) == len(set(serials))
-    assert L.serial("vote", 1, 1) == "V0101"
+    assert L.serial("vote", 1, 1) == "V0101" and L.serial("number", 1, 3) == "N0103"
+
+
+def test_a_number_card_prints_its_player_and_game_and_its_code_names_them():
+    card = L.Card("number", "voters-1", L.serial("number", 7, 12), 7, 12, "Aki")
+    texts = [i.text for i in L.items(card) if isinstance(i, L.Text)]
+    assert {"第 12 ゲーム · Game 12", "プレイヤー 7 · Player 7", "N0712"} <= set(texts)
+    assert L.verify(L.payload(card, "s"), "voters-1", "s") == L.Card("number", "voters-1", "N0712", 7, 12)

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.bingo import GAME as BINGO
 from vision import layouts as L
 from vision.sim import card_bench as B, card_deck as D, cards as C
 
@@ -29,13 +30,13 @@ def _head_on(card: np.ndarray, px_per_mm: float = 8.0) -> np.ndarray:
 
 
 def test_every_printed_card_is_cut_to_the_layout_size_and_named_by_its_code(deck):
-    assert {c.kind for c in deck.cards} == set(L.KINDS)
+    assert {c.kind for c in deck.cards} == set(BINGO.cards)       # a Plunder Bingo event's cards
     assert {c.code for c in deck.cards} == {"ok", "forged", "other event"}
     assert len({(c.serial, c.code) for c in deck.cards}) == len(deck.cards)
     for card in deck.of("vote")[:3] + deck.of("robbery", "forged")[:2]:
         h, w = deck.raster(card).shape
         assert abs(w / D.RES - L.CARD_W) < 0.5 and abs(h / D.RES - L.CARD_H) < 0.5, (card, w, h)
-    assert set(deck.bubbles) == {k for k in L.KINDS if L.layout(k).fields}
+    assert set(deck.bubbles) == {k for k in BINGO.cards if L.layout(k).fields}
     assert max(deck.offsets.values()) < 0.3, deck.offsets
 
 
@@ -261,7 +262,7 @@ def test_the_bench_prints_every_style_row_the_bad_input_and_the_watched_folder(d
     assert "watched folder: 2 files read" in text
 
 
-@pytest.mark.parametrize("name", ["card_deck", "cards", "card_photo"])
+@pytest.mark.parametrize("name", ["card_deck", "cards", "card_photo", "number_cards"])
 def test_the_printed_card_world_never_draws_with_the_code_printer_and_scanner_share(name):
     """Law 8: its cards come from the PDF; the renderer and the printer's drawing code stay out."""
     import ast

@@ -21,8 +21,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     a field read blank in a picture too noisy to see light pencil
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
-a scribbled-out bubble beside a mark is two marks). Any other card counts with one mark in every
-field; a field with none or several goes to review.
+a scribbled-out bubble beside a mark is two marks); so is a Voters number card (V7). Any other card
+counts with one mark in every field; a field with none or several goes to review.
 """
 from __future__ import annotations
 
@@ -106,6 +106,10 @@ def verdict(kind: str, fields: dict) -> tuple[str, str | None]:
         # D18: a bubble scribbled out beside another mark is still a mark: both are definite here
         return "invalid", ("blank: nothing marked (R6)" if not marks else "two marks (R6)" if len(marks) == 2
                            else "more than one mark (R6)")
+    if kind == "number":    # V7: blank or several marks, the card is invalid (its stake stays in the pot)
+        marks = fields["number"]
+        return ("counted", None) if len(marks) == 1 else \
+            ("invalid", "blank: nothing marked (V7)" if not marks else f"{len(marks)} numbers marked (V7)")
     wrong = [f"{name}: {'no mark' if not values else f'{len(values)} marks'}"
              for name, values in fields.items() if len(values) != 1]
     return ("review", "; ".join(wrong)) if wrong else ("counted", None)
@@ -167,7 +171,7 @@ def _unclear(r: Reading, s: Settings) -> str | None:
                 return f"a line runs through {b.value} ({f.name}): mark or stray stroke?"
         marked = [filled[f.name, b.value] for b in f.bubbles
                   if scores[f.name, b.value] >= s.definite or (f.name, b.value) in light]
-        if r.layout.kind != "vote" and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
+        if r.layout.kind not in ("vote", "number") and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
             return f"{len(marked)} marks in {f.name}, one filled in: maybe a correction"
     return None
 
@@ -256,6 +260,8 @@ def command_for(card: L.Card, fields: dict) -> dict:
     def player(role: str) -> int | None:       # two digit rows: both read, or the number is not
         tens, units = (number(name) for name in L.digit_fields(role))
         return None if tens is None or units is None else 10 * tens + units
+    if card.kind == "number":
+        return {"do": "bet", "player": card.owner, "number": number("number"), "serial": card.serial}
     if card.kind == "robbery":
         return {"do": "rob", "serial": card.serial, "robber": player("robber"), "victim": player("victim"),
                 "ordinal": number("ordinal")}
