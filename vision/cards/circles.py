@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import _Levels, _new_ink, _regions
+from .measure import Measured, _Levels, _regions
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -65,17 +65,15 @@ def _hidden(kind: str) -> np.ndarray:
     return hidden.reshape(len(radii), ANGLES)
 
 
-def find(amount: np.ndarray, kind: str, levels: _Levels, circled_share: float, exclude=None) -> Circles:
+def find(m: Measured, kind: str, circled_share: float, exclude=None) -> Circles:
     """Which bubbles are circled (cover at least circled_share), their paths and ink, and every
     bubble's cover once the circled paths are out. exclude (flat bool): ink that is no circle's."""
     keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
-    new = _new_ink(amount, _print_everywhere(kind), levels).astype(np.float32)
-    if exclude is not None:
-        new[exclude.reshape(new.shape)] = 0.0
+    new = m.seen if exclude is None else np.where(exclude.reshape(m.seen.shape), np.float32(0), m.seen)
     xs, ys, radii = _rays(kind)
     along = cv2.remap(new, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(len(keys), ANGLES, STEPS)
     cover = _cover(along, _hidden(kind))
-    faint = dict(zip(keys, _faint(amount, kind, levels, xs, ys, len(keys))))
+    faint = dict(zip(keys, _faint(m.amount, kind, m.levels, xs, ys, len(keys))))
     circled = [n for n, c in enumerate(cover) if c >= circled_share]
     none = np.zeros(new.size, bool)
     if not circled:
@@ -102,9 +100,16 @@ def find(amount: np.ndarray, kind: str, levels: _Levels, circled_share: float, e
 
 def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
-    faint = np.clip(amount - levels.print_level * _print_everywhere(kind), 0, 1).astype(np.float32)
-    along = cv2.remap(faint, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(count, ANGLES, STEPS)
+    seen = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
+    along = np.clip(seen - levels.print_level * _print_along(kind), 0, 1).reshape(count, ANGLES, STEPS)
     return np.median(along.max(axis=2), axis=1).tolist()
+
+
+@lru_cache(maxsize=None)
+def _print_along(kind: str) -> np.ndarray:
+    """The print along every bubble's rays."""
+    xs, ys, _ = _rays(kind)
+    return cv2.remap(_print_everywhere(kind).astype(np.float32), xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
 
 
 def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tuple:
@@ -182,7 +187,7 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> np.ndarr
     return mask
 
 
-def under_circle(amount: np.ndarray, kind: str, levels: _Levels, circles: Circles, marginal: float) -> str | None:
+def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> str | None:
     """Doubts a circle leaves: it goes round another bubble's centre too; ink joined to it but off
     its ellipse reaches into another bubble's disc (a mark touching the circle: which is meant?); or
     its path crosses another bubble's disc over much more ink than the path carries elsewhere (a
@@ -193,7 +198,7 @@ def under_circle(amount: np.ndarray, kind: str, levels: _Levels, circles: Circle
     index, label = regions.inside
     near = circles.path[index]
     index, label = index[near], label[near]
-    ink = _new_ink(amount.ravel()[index], regions.print_ink[index], levels)
+    ink = m.new.ravel()[index]
     n = len(regions.keys)
     per_r = 1 / (PX * PX) / regions.radii
     pixels = np.bincount(label, minlength=n)

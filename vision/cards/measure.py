@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _blank, _clear, _radii, _spread_print
+from .blank import PX, _blank, _clear, _print_everywhere, _radii, _spread_print
 
 GLARE_CEILING = 1.1      # paper brighter than this share of the wide median is a glare spot
 LINE_MM = 3.0            # a closing this wide closes over pen lines and the print's, not a filled bubble
@@ -103,6 +103,27 @@ def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarr
     return np.clip((seen - levels.print_level * printed - levels.floor) / 0.25, 0, 1)
 
 
+@dataclass(frozen=True)
+class Measured:
+    """A card's ink, measured once and shared by every check (scores, circles, strokes, doubts)."""
+    amount: np.ndarray  # ink() of the rectified card
+    levels: _Levels
+    new: np.ndarray     # new ink beyond the blank's print over the whole card: what the bubbles score
+    seen: np.ndarray    # new, none where the card's own data, code and edge are: what circles and strokes follow
+
+
+def measured(amount: np.ndarray, kind: str) -> Measured:
+    levels = _levels(amount, kind)
+    new = _new_ink(amount, _spread_print(kind), levels).astype(np.float32)
+    return Measured(amount, levels, new, np.where(_black_print(kind), np.float32(0), new))
+
+
+@lru_cache(maxsize=None)
+def _black_print(kind: str) -> np.ndarray:
+    """Where the card's own data, code and edge are (never a stroke's ink)."""
+    return _print_everywhere(kind) >= _print_everywhere(kind).max()
+
+
 def _levels(amount: np.ndarray, kind: str) -> _Levels:
     regions = _regions(kind)
     flat = amount.ravel()
@@ -112,7 +133,7 @@ def _levels(amount: np.ndarray, kind: str) -> _Levels:
     return _Levels(rings, print_level, _noise_floor(amount, kind))
 
 
-def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stray: float, cuts=()):
+def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
     """Per bubble: its new ink, the ink in the band around it, the share of it filled, and `own`,
     the new ink in the disc away from the other bubbles' spill zones. New ink is darkness beyond
     the blank's own print (scaled to how dark the print looks on this card); it is counted in mm²
@@ -122,7 +143,7 @@ def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stra
     such a bubble reaches there. `band` is all the band's ink. `cuts`, pairs (pixels, bubbles): the
     pixels (flat, True) left out of those bubbles (True): a stray stroke's ink, a circle round another."""
     regions = _regions(kind)
-    flat = amount.ravel()
+    flat = m.new.ravel()
     keys = regions.keys
 
     def cut(where):
@@ -133,7 +154,7 @@ def _score(amount: np.ndarray, kind: str, levels: _Levels, definite: float, stra
         return out
 
     def new_ink(where):
-        new = _new_ink(flat[where[0]], regions.print_ink[where[0]], levels)
+        new = flat[where[0]]
         return np.where(cut(where), 0.0, new) if cuts else new
     per_r = 1 / (PX * PX) / regions.radii
     n = len(keys)

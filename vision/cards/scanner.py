@@ -18,7 +18,7 @@ from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
 from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code
-from .measure import _levels, _one_stroke, _score, ink, sharpness
+from .measure import Measured, _one_stroke, _score, ink, measured, sharpness
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes
 
@@ -94,22 +94,23 @@ class Scanner:
         """Every bubble's ink, with a circle drawn round another bubble, a stray line's ink and a
         neighbour's spilt ink taken out."""
         s, kind = self.settings, layout.kind
-        levels = _levels(amount, kind)
-        circles = find_circles(amount, kind, levels, s.circled)
+        m = measured(amount, kind)
+        levels = m.levels
+        circles = find_circles(m, kind, s.circled)
         cuts = _circle_cut(circles, layout)
-        numbers = self._numbers(amount, kind, levels, cuts, circles)
+        numbers = self._numbers(m, kind, cuts, circles)
         scores, _, _, _, band = numbers
         stroke_doubt = None
         # any ink may be (or hide) a long stray line or a crease's (D19); ink a circle's path has run into
         inked = any(v >= s.trace for v in scores.values()) or circles.reach.sum() > PX * PX
         self._on_time()
-        strokes = _strokes(amount, kind, levels) if inked else []
+        strokes = _strokes(m, kind) if inked else []
         if strokes:
             stroke_cut = _stroke_cut(strokes, layout, amount.shape)
-            circles = find_circles(amount, kind, levels, s.circled, stroke_cut[0])   # a stray line is no circle
+            circles = find_circles(m, kind, s.circled, stroke_cut[0])   # a stray line is no circle
             cuts = _circle_cut(circles, layout)
-            numbers = self._numbers(amount, kind, levels, cuts, circles)
-            numbers, stroke_doubt = self._unstroked(amount, layout, levels, numbers, cuts, circles, stroke_cut)
+            numbers = self._numbers(m, kind, cuts, circles)
+            numbers, stroke_doubt = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
         scores, around, filled, own, band = numbers
         # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
         spilt = [(name, b.value) for name, b in layout.bubbles() if (name, b.value) not in circles.circled
@@ -117,22 +118,21 @@ class Scanner:
         scores = {**scores, **{key: own[key] for key in spilt}}
         light = D.light_marks(amount, layout, levels, scores, band, s, _one_stroke)
         return Reading(layout, amount, levels, scores, around, filled, light, blurred, stroke_doubt, circles,
-                       _under_circle(amount, kind, levels, circles, s.marginal) if circles.circled else None)
+                       _under_circle(m, kind, circles, s.marginal) if circles.circled else None)
 
-    def _numbers(self, amount, kind: str, levels, cuts: list, circles: Circles):
+    def _numbers(self, m: Measured, kind: str, cuts: list, circles: Circles):
         """_score's numbers with the cuts made, a circled bubble scoring its circle's ink too."""
-        numbers = _score(amount, kind, levels, self.settings.definite, self.settings.stray, cuts)
+        numbers = _score(m, kind, self.settings.definite, self.settings.stray, cuts)
         scores = {k: v + circles.ink.get(k, 0.0) for k, v in numbers[0].items()}
         return (scores, *numbers[1:])
 
-    def _unstroked(self, amount: np.ndarray, layout: L.Layout, levels, numbers, cuts: list, circles: Circles,
-                   stroke_cut):
+    def _unstroked(self, m: Measured, layout: L.Layout, numbers, cuts: list, circles: Circles, stroke_cut):
         """The numbers again without the ink of long straight strokes running right through a bubble
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?). Only run where some bubble is not clearly blank."""
         covered, crossed, touched, expected = stroke_cut
         s = self.settings
-        again = self._numbers(amount, layout.kind, levels, [*cuts, (covered, crossed)], circles) \
+        again = self._numbers(m, layout.kind, [*cuts, (covered, crossed)], circles) \
             if crossed.any() else numbers
         for n, (name, b) in enumerate(layout.bubbles()):
             key = name, b.value

@@ -3,13 +3,14 @@ ends, their width measured, and which bubbles they run through."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, _Levels, _new_ink
+from .measure import BAND, Measured
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -37,28 +38,28 @@ class _Stroke:
         return abs(self.u[0] * dy - self.u[1] * dx), self.u[0] * dx + self.u[1] * dy
 
 
-def _strokes(amount: np.ndarray, kind: str, levels: _Levels) -> list[_Stroke]:
+def _strokes(m: Measured, kind: str) -> list[_Stroke]:
     """Long straight strokes of new ink (a pen line across the card, a crease): found as line
     segments, collinear ones merged, each refitted to its ink and its width measured. Faint ink
     (a crease's shadow line, light pencil) counts as a stroke only when it is much longer."""
-    new = _new_ink(amount, _print_everywhere(kind), levels)
-    hidden = _print_everywhere(kind) >= 0.5
+    new, hidden = m.seen, _hidden(kind)
     strokes = []
     faint = (new > FAINT).astype(np.uint8)      # a line's ends fade (glare over them, blur): followed to there
     for least, length in ((0.5, STROKE_MM), (FAINT, CREASE_MM)):
         binary = (new > least).astype(np.uint8)
         # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
         # to its true ends: it must be long enough then
-        groups = _segments(binary, 0.8 * length)
-        if not groups:
-            continue
-        ys, xs = np.nonzero(binary)
-        points = np.stack([xs, ys], 1).astype(np.float32)
-        for group in groups:
-            stroke = _refit(group, points, new, faint, hidden)
+        for group in _segments(binary, 0.8 * length):
+            stroke = _refit(group, binary, new, faint, hidden)
             if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= length * PX:
                 _merge(strokes, stroke)
     return _without_crosses(strokes, kind)
+
+
+@lru_cache(maxsize=None)
+def _hidden(kind: str) -> np.ndarray:
+    """Where print hides a stroke's ink."""
+    return _print_everywhere(kind) >= 0.5
 
 
 def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
@@ -118,9 +119,10 @@ def _merge(strokes: list[_Stroke], stroke: _Stroke) -> None:
     strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
 
 
-def _refit(group, points: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden: np.ndarray) -> _Stroke | None:
+def _refit(group, binary: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden: np.ndarray) -> _Stroke | None:
     """The stroke fitted to the ink near a group of segments, followed to its true ends (faint ink too)."""
     p, u, t0, t1 = group
+    points = _ink_points(binary, p + (t0 - 2) * u, p + (t1 + 2) * u, 4)
     d = points - p
     along, across = d @ u, np.abs(d @ np.array([-u[1], u[0]]))
     near = points[(across < 4) & (along > t0 - 2) & (along < t1 + 2)]
@@ -131,6 +133,15 @@ def _refit(group, points: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden
     t0, t1 = sorted(((p + t * u - q) @ v for t in (t0, t1)))
     t0, t1 = _follow(faint, hidden, q, -v, -t0), _follow(faint, hidden, q, v, t1)
     return _Stroke(q, v, -t0, t1, _width(new, q, v, -t0, t1))
+
+
+def _ink_points(binary: np.ndarray, a: np.ndarray, b: np.ndarray, margin: int) -> np.ndarray:
+    """The ink pixels (x, y) in the box round a segment from a to b, margin pixels wider."""
+    h, w = binary.shape
+    x0, y0 = (max(0, int(min(a[i], b[i])) - margin) for i in (0, 1))
+    x1, y1 = min(w, int(max(a[0], b[0])) + margin + 1), min(h, int(max(a[1], b[1])) + margin + 1)
+    ys, xs = np.nonzero(binary[y0:y1, x0:x1])
+    return np.stack([xs + x0, ys + y0], 1).astype(np.float32)
 
 
 def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray, t: float) -> float:
