@@ -72,6 +72,7 @@ class Schema:
         self.optional = {**CORRECTION_OPTIONAL, **(optional or {})}
         self.unset_left_out, self.checks = unset_left_out or set(), checks or {}
         self.nullable = nullable or set()
+        self.hints = {cls: get_type_hints(cls) for cls in self.commands.values()}   # once: it compiles each annotation
 
     def name_of(self, command) -> str:
         return self.names[type(command)]
@@ -92,7 +93,7 @@ class Schema:
         if not isinstance(name, str) or name not in self.commands:
             raise Malformed(f"unknown command {shown(name)}; known: {', '.join(self.commands)}")
         cls = self.commands[name]
-        hints = get_type_hints(cls)
+        hints = self.hints[cls]
         extra = set(data) - set(hints) - {"do"}
         if extra:
             raise Malformed(f"{name}: unknown key {shown(sorted(extra)[0])}; expected {', '.join(hints) or 'no other keys'}")

@@ -10,13 +10,15 @@ from __future__ import annotations
 import importlib
 import sys
 from dataclasses import dataclass
+from functools import reduce
 from typing import Callable
 
 from .commands import Malformed, Schema, shown
 from .events import Events
 
 DEFAULT = "bingo"
-GAMES = {"bingo": "companion.bingo", "voters": "companion.voters"}     # name -> package defining GAME
+GAMES = {"bingo": "companion.bingo", "voters": "companion.voters", "bluff": "companion.bluff",
+         "jail": "companion.jail"}     # name -> package defining GAME
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,19 @@ def refusing(handlers: dict[type, Callable]) -> Callable[[object, object], list 
         except Refuse as refusal:
             return Rejected(str(refusal))
     return decide
+
+
+def folding(apply: dict[type, Callable[[object, object], None]], initial: type) -> Callable[[list, object], object]:
+    """A game's fold(events, state) from its appliers, one per event class, each changing a copy
+    (state.copy()) in place; the state before the setup is initial()."""
+    def evolve(state, event):
+        new = state.copy()
+        apply[type(event)](new, event)
+        return new
+
+    def fold(events, state=None):
+        return reduce(evolve, events, state or initial())
+    return fold
 
 
 @dataclass(frozen=True)

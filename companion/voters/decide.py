@@ -13,7 +13,7 @@ from . import events as e
 from .state import State
 
 MIN_PLAYERS = 3              # V1
-MAX_NO = 99                  # serials print the owner and the game in two digits each
+MAX_NO = 99                  # number cards print the player in two digits (games past 99: bets without a card)
 SERIAL = re.compile(r"N([0-9]{2})([0-9]{2})")      # vision/layouts.py: N<owner><game>
 UNREADABLE = "unreadable or miswritten card (V7)"
 PHASE_WORDS = {"new": "the table is not set up yet", "ready": "no game is dealt",
@@ -43,7 +43,6 @@ def deal(s: State, cmd: c.Deal) -> list:
     _phase(s, "ready")                                  # V8: any player may deal the next game
     _player(s, cmd.dealer)
     need(cmd.stake >= 1, f"the stake is at least 1, not {cmd.stake} (V9)")
-    need(len(s.games) < MAX_NO, f"a night has at most {MAX_NO} games (number cards print two digits)")
     return [e.GameDealt(len(s.games) + 1, cmd.dealer, cmd.stake)]
 
 

@@ -1,22 +1,13 @@
-"""evolve(state, event) -> new state. Pure; the journal's events folded in order give the night."""
+"""fold(events, state) -> new state. Pure; the journal's events folded in order give the night."""
 from __future__ import annotations
 
-from functools import reduce
+from dataclasses import replace
 
 from ..core import review
 from ..core.events import CardHeld, CardRuled, CardVoided
+from ..core.games import folding
 from . import events as e
 from .state import Game, Player, State
-
-
-def evolve(state: State, event) -> State:
-    new = state.copy()
-    APPLY[type(event)](new, event)
-    return new
-
-
-def fold(events, state: State | None = None) -> State:
-    return reduce(evolve, events, state or State())
 
 
 def set_up(s: State, ev: e.GameSetUp) -> None:
@@ -51,6 +42,7 @@ def closed(s: State, ev: e.BetsClosed) -> None:
 def settled(s: State, ev: e.GameSettled) -> None:
     game = s.game
     game.result, game.winner, game.number = ev.result, ev.winner, ev.number
+    s.players = {no: replace(p) for no, p in s.players.items()}
     for player in game.bets:
         s.players[player].net -= game.stake
     s.players[ev.winner].net += ev.pot              # V5: the whole pot
@@ -74,3 +66,4 @@ APPLY = {
     e.BetsClosed: closed, e.GameSettled: settled, e.GameVoided: voided, CardVoided: card_voided,
     CardHeld: review.card_held, CardRuled: review.card_ruled,
 }
+fold = folding(APPLY, State)

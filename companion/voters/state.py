@@ -47,9 +47,9 @@ class State:
         return self.games[-1] if self.games else None
 
     def copy(self) -> "State":
-        """A copy evolve() may change: settled games and held cards are never changed in place."""
+        """A copy evolve() may change. Players, settled games and held cards are never changed in
+        place (a settlement replaces the players), so they are shared: replay copies once per event."""
         new = copy.copy(self)
-        new.players = {no: replace(p) for no, p in self.players.items()}
         new.games = [*self.games[:-1], self.games[-1].copy()] if self.games else []
         new.serials, new.held = set(self.serials), dict(self.held)
         return new

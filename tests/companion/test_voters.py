@@ -376,6 +376,8 @@ def test_staff_status_shows_held_cards_but_public_does_not():
     ({"do": "bet", "player": 1, "number": 12}, "bet: number must be 0-9 or null, not 12"),
     ({"do": "bet", "player": 1, "number": 3, "card": 2}, "bet: unknown key 'card'; expected player, number, serial"),
     ({"do": "deal", "dealer": 1}, "deal: missing key 'stake'"),
+    ({"do": "deal", "dealer": 1, "stake": None}, "deal: stake must be a whole number, not None"),
+    ({"do": "bet", "player": None, "number": 1}, "bet: player must be a whole number, not None"),
     ({"do": "begin_turn"}, "unknown command 'begin_turn'; known: setup, deal, bet, close, open, no_game, undo, void, hold, rule"),
 ])
 def test_a_bad_script_line_is_one_clear_line_and_exit_2(tmp_path, capsys, command, message):
@@ -429,3 +431,14 @@ def test_a_voters_event_file_has_no_bingo_keys(tmp_path, capsys):
     assert "game must be one of 'bingo', 'voters', not 'go'" in run(capsys, "start", "--event", event)[2]
     code, _, err = run(capsys, "init", "--game", "voters", "--players", 2, "--out", tmp_path / "two.toml")
     assert code == 2 and "players must be 3-99" in err
+
+
+def test_bench_voters_replays_a_night_with_no_rejection(capsys):
+    from companion.cli.bench import voters_night
+    night = voters_night(120, 5)
+    session = Session(Journal())
+    outcomes = [session.submit(command) for command in night]
+    assert not [o.reason for o in outcomes if o.status == "rejected"]
+    assert len(session.state.games) == 120 and all(g.result for g in session.state.games)
+    code, out, _ = run(capsys, "bench", "voters", "--games", 3, "--runs", 1)
+    assert code == 0 and "3-game, 8-player Voters script" in out and "3 games settled" in out
