@@ -57,15 +57,73 @@ def modules(ball: int) -> np.ndarray:
     return qr_modules(payload(ball))
 
 
-def qr_modules(text: str) -> np.ndarray:
-    """The dark modules (21x21 bool) of `text` as a QR of version 1, error correction H."""
+@lru_cache(maxsize=None)
+def label_mask(ball: int) -> int:
+    """The QR mask pattern (0-7) the encoder chose for the ball's label."""
+    return _code(payload(ball)).getBestMaskPattern()
+
+
+def qr_modules(text: str, mask: int | None = None) -> np.ndarray:
+    """The dark modules (21x21 bool) of `text` as a QR of version 1, error correction H, with
+    `mask` (default: the one the encoder chooses, as printed)."""
+    return _encoded(_code(text), mask)
+
+
+def _code(data):
     from reportlab.graphics.barcode import qrencoder
     code = qrencoder.QRCode(1, qrencoder.QRErrorCorrectLevel.H)
-    code.addData(text)
-    code.make()
+    code.addData(data)
+    return code
+
+
+def _encoded(code, mask: int | None) -> np.ndarray:
+    code.makeImpl(False, code.getBestMaskPattern() if mask is None else mask)
     n = code.getModuleCount()
-    assert n == QR_MODULES, f"{text!r} did not fit a version-1 QR"
-    return np.array([[code.isDark(r, c) for c in range(n)] for r in range(n)], dtype=bool)
+    assert n == QR_MODULES, f"{code.dataList!r} did not fit a version-1 QR"
+    return np.array(code.modules, dtype=bool)
+
+
+LOOK_ALIKE_DIGITS = 4         # the look-alikes: every PREFIX + 4 digits that is not a ball label
+_PAIR_BITS = 9                # two digits in alphanumeric mode: 45 a + b <= 414, nine bits
+
+
+def look_alikes() -> list[str]:
+    """The texts that look most like ball labels without being one (wrong check digits)."""
+    return [t for t in (f"{PREFIX}{n:0{LOOK_ALIKE_DIGITS}d}" for n in range(10 ** LOOK_ALIKE_DIGITS))
+            if parse_payload(t) is None]
+
+
+@lru_cache(maxsize=8)
+def look_alike_modules(mask: int) -> np.ndarray:
+    """The dark modules (N x 21 x 21 bool) of every look_alikes() text as a QR with `mask`.
+    Encoded from 19 probes, not one by one (that takes a minute): with the mode, the length
+    and the "PB" pair fixed, a QR's modules are an XOR of one pattern per set bit of the two
+    digit pairs' values (Reed-Solomon codes and the mask are linear over GF(2))."""
+    from reportlab.graphics.barcode import qrencoder
+
+    class Pairs(qrencoder.QRAlphaNum):
+        """Six alphanumeric characters given as the values of their three pairs, any values."""
+        def __init__(self, values):
+            super().__init__("0" * 6)
+            self.values = values
+
+        def write(self, buffer, version):
+            self.write_header(buffer, version)
+            for value in self.values:
+                buffer.put(value, 11)
+
+    chars = qrencoder.QRAlphaNum.chars
+    head = 45 * chars.index(PREFIX[0]) + chars.index(PREFIX[1])
+    base = _encoded(_code(Pairs((head, 0, 0))), mask)
+    flips = np.array([_encoded(_code(Pairs((head, 1 << bit, 0) if pair == 1 else (head, 0, 1 << bit))), mask) ^ base
+                      for pair in (1, 2) for bit in range(_PAIR_BITS)]).reshape(2 * _PAIR_BITS, -1)
+    numbers = np.array([int(t[len(PREFIX):]) for t in look_alikes()])
+    values = np.stack([45 * (numbers // 1000) + numbers // 100 % 10, 45 * (numbers // 10 % 10) + numbers % 10], 1)
+    bits = ((values[:, :, None] >> np.arange(_PAIR_BITS)) & 1).astype(bool).reshape(len(values), -1)
+    dark = np.repeat(base.reshape(1, -1), len(values), 0)
+    for k, flip in enumerate(flips):
+        dark ^= bits[:, k, None] & flip
+    return dark.reshape(-1, QR_MODULES, QR_MODULES)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ import cv2
 import numpy as np
 
 from . import ball_labels as labels
-from .label_match import codebook, match_label
+from .label_match import match_label
+from .label_match import prepare as prepare_matching
 
 DECODERS = ("zxing", "pyzbar", "opencv")
 DEFAULT_DECODER = "zxing"          # fastest and most accurate in `companion bench balls`
@@ -160,7 +161,10 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
     """The round bright blobs of a ball's size against the dark surround (a matte black cradle
     or chute), largest first, each with points on its outline (`rim`) found at full resolution.
     A sticker sheet, a hand or a page is not round; a blob too big or too small for a ball at
-    the rig's distances is not a ball either."""
+    the rig's distances is not a ball either. `doubtful` collects what may be a ball whose
+    outline is not seen well, never to be read as one: a ball-sized blob whose outline is only
+    roughly round, or whose coarse blob is ragged (a dim ball), and whatever bright the frame's
+    edge cuts off (`_cut_off`)."""
     scale = 4
     small = cv2.resize(gray, (gray.shape[1] // scale, gray.shape[0] // scale), interpolation=cv2.INTER_AREA)
     low, high = np.percentile(small, (50, 99.7))
@@ -175,21 +179,50 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
         area = cv2.contourArea(contour) * scale * scale
         if area < math.pi * min_r * min_r * 0.3 or len(contour) < 6:
             continue
-        shape = _round(contour.reshape(-1, 2).astype(np.float32), small.shape)
-        if shape is None:
-            continue
+        points = contour.reshape(-1, 2).astype(np.float32)
+        shape = _round(points, small.shape)
+        ragged = shape is None
+        if ragged:
+            (x, y), r = cv2.minEnclosingCircle(points)
+            shape = Circle(x, y, r)
         circle = Circle(shape.x * scale + (scale - 1) / 2, shape.y * scale + (scale - 1) / 2, shape.r * scale)
-        if min_r <= circle.r <= max_r:
-            found.append((area, i, circle))
-    found.sort(key=lambda item: -item[0])
+        # the coarse blob stops short of a ball's darker rim: its radius may be a quarter short
+        if COARSE_SHORT * min_r <= circle.r <= max_r:
+            found.append((area, i, circle, ragged))
+    found.sort(key=lambda item: (item[3], -item[0]))        # round blobs first, largest first
+    found = found[:most]
     blobs = np.zeros(small.shape[:2], np.int32)          # the candidates (not a ball's own fragments)
-    for _, i, _ in found[:most]:
+    for _, i, _, _ in found:
         cv2.drawContours(blobs, contours, i, i + 1, -1)
-    grow = max(1, int(0.3 * min([circle.r for _, _, circle in found[:most]] or [0]) / scale))
-    fine = [_refine(gray, circle, low, level, _others(blobs, i + 1, scale, grow)) for _, i, circle in found[:most]]
-    if doubtful is not None:          # ball-sized and roughly round, but its outline not seen well
-        doubtful += [c for c in fine if c.roundness < ROUND_MIN]
-    return [c for c in fine if c.roundness >= ROUND_MIN]
+    grow = max(1, int(0.3 * min([circle.r for _, _, circle, _ in found] or [0]) / scale))
+    balls, maybe = [], []
+    for _, i, circle, ragged in found:
+        fine = _refine(gray, circle, low, level, _others(blobs, i + 1, scale, grow))
+        sized = min_r <= fine.r <= max_r
+        if sized and not ragged and fine.roundness >= ROUND_MIN:
+            balls.append(fine)
+        elif sized and fine.roundness >= (RAGGED_ROUND_MIN if ragged else 0):
+            maybe.append(fine)
+    if doubtful is not None:
+        doubtful += maybe + _cut_off(small, low + 0.2 * (high - low), min_r, scale)
+    return balls
+
+
+def _cut_off(small: np.ndarray, level: float, min_r: float, scale: int) -> list[Circle]:
+    """Blobs brighter than the surround (`level`, low enough for a dimly lit ball) that run
+    into the frame's edge, with at least the share of a ball a corner shows: a ball rolling
+    in at the corner, whose short, broken arc fits no circle well."""
+    mask = cv2.morphologyEx((small > level).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    h, w = small.shape[:2]
+    found = []
+    for contour in contours:
+        x, y, cw, ch = cv2.boundingRect(contour)
+        at_edge = x <= 0 or y <= 0 or x + cw >= w or y + ch >= h
+        if at_edge and cv2.contourArea(contour) * scale * scale >= CUT_OFF_SHARE * math.pi * min_r * min_r:
+            (cx, cy), r = cv2.minEnclosingCircle(contour)
+            found.append(Circle(cx * scale + (scale - 1) / 2, cy * scale + (scale - 1) / 2, r * scale))
+    return found
 
 
 def _others(blobs: np.ndarray, own: int, scale: int, grow: int):
@@ -214,6 +247,9 @@ def find_ball(gray: np.ndarray, min_r: float = 25, max_r: float = 300) -> tuple[
 ROUND_FILL = 0.8        # the coarse blob's convex hull overlaps its fitted ellipse this much (IoU)
 ROUND_TOLERANCE = 0.05  # of the radius: how near the ellipse a point of the fine outline must lie
 ROUND_MIN = 0.6         # of the fine outline's points on it (a ball's dark-printed rim takes the rest)
+RAGGED_ROUND_MIN = 0.4  # a ragged blob with an outline this round may be a ball (never read as one)
+COARSE_SHORT = 0.75     # the coarse blob's radius is at least this share of the ball's
+CUT_OFF_SHARE = 0.15    # of a ball's area: what a ball cut off by the frame's corner shows at least
 
 
 def _round(points: np.ndarray, shape) -> Circle | None:
@@ -511,7 +547,7 @@ class BallDecoder:
         if not self.design.radius < self.distance[0] <= self.distance[1]:
             raise ValueError(f"ball distance {list(self.distance)} mm: near then far, both beyond the ball's "
                              f"radius ({self.design.radius:g} mm)")
-        codebook()              # built once (a quarter second), not while the first ball goes by
+        prepare_matching()
         if mode not in ("flatten", "raw"):
             raise ValueError(f"unknown mode {mode!r}")
 
@@ -544,11 +580,14 @@ class BallDecoder:
         if self.mode == "raw":
             return self._verdict([_BallRead(None, self.backend.decode(gray), False)])
         doubtful: list[Circle] = []
-        reads = [r for r in (self._read_ball(gray, c, view, origin) for c in
-                             find_balls(gray, ball_radius_px(view, self.design.radius, self.distance),
-                                        doubtful=doubtful))
-                 if r is not None]
-        return self._verdict(reads, len(doubtful))
+        reads = []
+        for circle in find_balls(gray, ball_radius_px(view, self.design.radius, self.distance), doubtful=doubtful):
+            read = self._read_ball(gray, circle, view, origin)
+            if read is None:            # round and ball-sized, its outline misjudged: still what may be a ball
+                doubtful.append(circle)
+            else:
+                reads.append(read)
+        return self._verdict(reads, [Circle(c.x + origin[0], c.y + origin[1], c.r) for c in doubtful])
 
     def _read_ball(self, gray, circle: Circle, view: View, origin) -> _BallRead | None:
         """The labels on one round blob; None when its outline puts it where no ball can be."""
@@ -615,11 +654,11 @@ class BallDecoder:
                     return texts, False
         return texts, False
 
-    def _verdict(self, reads: list[_BallRead], doubtful: int = 0) -> FrameRead:
+    def _verdict(self, reads: list[_BallRead], doubtful: list[Circle] = ()) -> FrameRead:
         """One ball named, or why not. Several round, ball-sized blobs are several balls in view
         (a second rolling into the tray): an alert, whatever they read, never a ball; so is a
         ball read beside a ball-sized blob whose outline could not be told (one cut off by the
-        frame's corner, say)."""
+        frame's corner, say) that is not a piece of the ball read."""
         others = [t for r in reads for t in r.texts if labels.parse_payload(t) is None]
         named = sorted({r.ball for r in reads if r.ball is not None})
         if not reads:
@@ -633,7 +672,7 @@ class BallDecoder:
         if len(named) > 1:
             return FrameRead(None, True, f"conflicting labels {named}", self.name, circle=circle, others=others,
                              conflict=tuple(named))
-        if named and doubtful:
+        if named and _apart_from(doubtful, circle):
             why = f"ball {named[0]} read beside what may be a second ball"
             return FrameRead(None, True, why, self.name, circle=circle, others=others, conflict=tuple(named),
                              alert=why)
@@ -643,6 +682,11 @@ class BallDecoder:
             return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched)
         why = f"a code that is not a ball label: {others[0][:40]!r}" if others else "ball found, no label readable"
         return FrameRead(None, True, why, self.name, circle=circle, others=others)
+
+
+def _apart_from(circles, ball: Circle) -> list[Circle]:
+    """The circles whose centre lies outside `ball` (inside it, one is a fragment of that ball)."""
+    return [c for c in circles if math.hypot(c.x - ball.x, c.y - ball.y) > ball.r]
 
 
 REPAIR_CANDIDATES = 2          # labels given second chances when nothing read

@@ -76,3 +76,30 @@ def test_a_lone_printed_sticker_is_not_a_ball_of_the_rigs_size():
     y0, x0 = 240 - side // 2, 320 - side // 2
     frame[y0:y0 + side, x0:x0 + side][disc] = (small * 0.9)[disc].astype(np.uint8)
     assert balls.BallDecoder(distance=RIG).read(frame).ball is None
+
+
+def ball_cut_off_by_a_corner(seed: int, corner: int) -> np.ndarray:
+    """Ball 9 at rest in the middle and a dim grey ball 22 rolling in at a corner of the frame
+    (0-3: top left, top right, bottom left, bottom right), a third of it in view."""
+    from dataclasses import replace
+    rng = np.random.default_rng([seed, 7])
+    cam = RENDERER.camera
+    look = sim.random_look(rng, 9, cam, 0.001, seed)
+    depth = 115.0
+    inside = 0.2 * cam.focal * RENDERER.design.radius / depth           # its centre this far into the frame
+    u = inside if corner % 2 == 0 else cam.width - inside
+    v = inside if corner < 2 else cam.height - inside
+    second = np.array([(u - cam.width / 2) * depth / cam.focal, (v - cam.height / 2) * depth / cam.focal, depth])
+    other = replace(look, ball=22, body=np.full(3, 0.35), spins=rng.uniform(0, 2 * np.pi, 12), cache={})
+    image, _, _ = RENDERER.frame(look, sim.Pose("still", np.array([0.0, 0.0, 95.0]), sim.random_rotation(rng)), 0.0,
+                                 rng, others=[(other, sim.Pose("still", second, sim.random_rotation(rng)))])
+    return image
+
+
+@pytest.mark.parametrize("seed, corner", [(0, 0), (0, 1), (1, 2), (2, 3)])
+def test_a_second_ball_cut_off_by_the_frames_corner_is_still_a_ball(decoder, seed, corner):
+    """Issue 11: with a second ball half out of frame, one ball was named silently. Its short
+    arc, broken by dark stickers on a dim ball, fits no circle: it is still a ball, an alert."""
+    result = decoder.read(ball_cut_off_by_a_corner(seed, corner))
+    assert result.ball is None and result.alert, result
+    assert result.conflict in ((9,), (9, 22)), result

@@ -86,3 +86,24 @@ def test_pdf_sheets_hold_twelve_stickers_for_every_ball(tmp_path):
 def test_bad_ball_numbers_are_refused():
     with pytest.raises(ValueError, match="not 1-27"):
         bl.payload(28)
+
+
+def test_the_look_alikes_are_every_four_digit_text_that_is_not_a_label():
+    texts = bl.look_alikes()
+    assert len(texts) == 10_000 - 27 and "PB0122" in texts and "PB8817" in texts
+    assert not set(map(bl.payload, bl.BALLS)) & set(texts)
+
+
+@pytest.mark.parametrize("mask", [0, 5, 7])
+def test_look_alikes_encoded_together_are_each_the_qr_the_encoder_makes(mask):
+    """look_alike_modules XORs patterns instead of encoding 9,973 texts one by one: each row
+    must be exactly the QR of its text with that mask."""
+    texts = bl.look_alikes()
+    dark = bl.look_alike_modules(mask)
+    for i in np.random.default_rng(mask).integers(0, len(texts), 25).tolist() + [0, len(texts) - 1]:
+        assert (dark[i] == bl.qr_modules(texts[i], mask)).all(), texts[i]
+
+
+def test_a_label_is_printed_with_the_mask_label_mask_names():
+    for ball in (1, 17, 27):
+        assert (bl.qr_modules(bl.payload(ball), bl.label_mask(ball)) == bl.modules(ball)).all()

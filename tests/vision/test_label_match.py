@@ -79,9 +79,11 @@ def test_matching_never_names_a_label_we_did_not_print(what):
             "smeared to a blur": lambda: ball_sheet.sticker_at(ball, PPM),
         }[what]()
         smear = 4.0 if what == "smeared to a blur" else 0.4
+        # seven modules of smear: a printed label may still be named, but only as itself
+        allowed = {None, ball} if what == "smeared to a blur" else {None}
         for turn in (0, 33, 90, 161):
             label = flat_label(sticker, turn, smear_mm=smear, smear_deg=turn, seed=turn)
-            assert match_label(label, MODULE_PX) is None, (what, ball, turn)
+            assert match_label(label, MODULE_PX) in allowed, (what, ball, turn)
 
 
 def test_a_falling_ball_no_decoder_reads_is_read_by_matching(monkeypatch):
@@ -109,3 +111,32 @@ def test_a_look_alike_code_blurred_past_decoding_is_not_named(ball):
     for turn, smear in ((10, 0.0), (50, 0.8), (120, 1.2)):
         label = flat_label(sticker, turn, smear_mm=smear, smear_deg=turn, seed=turn)
         assert match_label(label, MODULE_PX) is None, (ball, turn, smear)
+
+
+@pytest.mark.parametrize("turn, smear_deg", [(0, 45), (50, 0), (130, 90)])
+def test_a_look_alike_scoring_as_a_label_loses_to_itself(monkeypatch, turn, smear_deg):
+    """PB8817 under ball 17's mask, smeared past decoding: it scores as ball 17 above the naming
+    threshold and well ahead of the other labels; only the look-alikes competing stop it."""
+    from vision import label_match
+    forged = bl.look_alike_modules(bl.label_mask(17))[bl.look_alikes().index("PB8817")]
+    side = int(round(DESIGN.qr * PPM))
+    qr = cv2.resize(np.where(forged, 0, 255).astype(np.uint8), (side, side), interpolation=cv2.INTER_NEAREST)
+    label = flat_label(cv2.copyMakeBorder(qr, 30, 30, 30, 30, cv2.BORDER_CONSTANT, value=255), turn, smear_mm=1.2,
+                       smear_deg=smear_deg)
+    assert balls.Zxing().decode(label) == []
+    assert match_label(label, MODULE_PX) is None
+    monkeypatch.setattr(label_match, "LOOK_ALIKE_MARGIN", -1.0)          # no competition
+    assert match_label(label, MODULE_PX) == 17
+
+
+@pytest.mark.parametrize("ball", [5, 20])
+def test_a_label_blurred_well_below_a_clean_score_is_still_named(ball):
+    """Four modules of smear: no decoder reads it and it scores well under 0.65 (the old
+    threshold), yet clear of every other label and look-alike."""
+    from vision import label_match
+    label = flat_label(ball_sheet.sticker_at(ball, PPM), 40, smear_mm=2.3, smear_deg=15)
+    assert balls.Zxing().decode(label) == []
+    image = label_match._square_to_axes(label.astype(np.float32))
+    top = float((label_match.codebook() @ np.array(list(label_match._grids(image, MODULE_PX))).T).max())
+    assert label_match.MATCH_MIN <= top < 0.65
+    assert match_label(label, MODULE_PX) == ball
