@@ -15,7 +15,8 @@ SPECIALS = ("inout", "change", "exclusion")
 
 
 def register(sub, groups) -> None:
-    p = groups["print"].add_parser("cards", help="every player's cards as an A4 PDF (vote, robbery, bingo, specials)")
+    p = groups["print"].add_parser("cards", help="every player's cards as an A4 PDF (Plunder Bingo: vote, robbery, "
+                                                 "bingo, specials; Voters: number cards)")
     p.add_argument("--event", required=True, help="event.toml (its id and secret sign every card)")
     p.add_argument("--out", required=True, help="the PDF to write")
     p.add_argument("--players", help="only these player numbers, e.g. 1,3 (default: all)")
@@ -24,6 +25,7 @@ def register(sub, groups) -> None:
     p.add_argument("--first", type=int, default=1, help="number of the first special card (keep serials unique "
                                                         "across print runs: continue where the last run stopped)")
     p.add_argument("--only-special", action="store_true", help="print only the --special cards")
+    p.add_argument("--games", type=int, metavar="N", help="a Voters event: each player's number cards for games 1..N")
     p.set_defaults(run=print_cards)
 
     p = sub.add_parser("scan", help="read card images: decision, fields, scores (and into the game with --journal)")
@@ -36,7 +38,7 @@ def register(sub, groups) -> None:
     p.set_defaults(run=scan)
 
     p = sub.add_parser("layout", help="a card kind's layout: size, markers, code, each bubble's value, centre, radius (mm)")
-    p.add_argument("kind", help="vote, robbery, inout, change, exclusion or bingo")
+    p.add_argument("kind", help="vote, robbery, inout, change, exclusion, bingo or number")
     p.add_argument("--json", action="store_true", help="as JSON (the form tools read)")
     p.set_defaults(run=layout)
 
@@ -83,23 +85,50 @@ def _specials(texts: list[str], players: set[int]) -> list[tuple[str, int, int]]
 
 
 def print_cards(args) -> int:
-    from vision import layouts as L
     from vision.printing import print_cards as write_pdf
     from vision.render import FontMissing
     event = _event(args.event)
     everyone = {p["no"]: p for p in event.players}
+    chosen = _chosen(args.players, everyone)
+    if event.game == "voters":
+        cards, extra = _number_cards(args, event, chosen), ""
+    else:
+        cards, extra = _bingo_cards(args, event, everyone, chosen)
+    if not cards:
+        raise CommandError("nothing to print: name --special cards or drop --only-special", 2)
+    try:
+        pages = write_pdf(cards, event.secret, args.out, f"{event.name} ({event.id})")
+    except FontMissing as error:
+        raise CommandError(str(error), 3)
+    except OSError as error:
+        raise CommandError(f"{args.out}: cannot write ({error.strerror})")
+    print(f"wrote {args.out}: {len(cards)} cards on {pages} pages for player{'s' if len(chosen) > 1 else ''} "
+          f"{', '.join(map(str, chosen))}{extra}")
+    return 0
+
+
+def _chosen(players: str | None, everyone: dict) -> list[int]:
+    """The player numbers --players names (default: every player), each checked."""
+    if not players:
+        return sorted(everyone)
+    try:
+        chosen = sorted({int(n) for n in players.split(",")})
+    except ValueError:
+        raise CommandError(f"--players {players!r}: give player numbers like 1,3", 2)
+    missing = [n for n in chosen if n not in everyone]
+    if missing:
+        raise CommandError(f"--players: there is no player {missing[0]}", 2)
+    return chosen
+
+
+def _bingo_cards(args, event, everyone: dict, chosen: list[int]):
+    """Plunder Bingo's cards: (cards, what the summary adds)."""
+    from vision import layouts as L
+    if args.games is not None:
+        raise CommandError("--games is for a Voters event's number cards; this is a Plunder Bingo event", 2)
     if max(everyone, default=0) > L.MAX_PLAYERS:
         raise CommandError(f"{args.event}: robbery cards carry player numbers 1-{L.MAX_PLAYERS}; "
                            f"this event has player {max(everyone)}", 2)
-    chosen = sorted(everyone)
-    if args.players:
-        try:
-            chosen = sorted({int(n) for n in args.players.split(",")})
-        except ValueError:
-            raise CommandError(f"--players {args.players!r}: give player numbers like 1,3", 2)
-        missing = [n for n in chosen if n not in everyone]
-        if missing:
-            raise CommandError(f"--players: there is no player {missing[0]}", 2)
     cards = []
     for no in [] if args.only_special else chosen:
         p = everyone[no]
@@ -111,24 +140,29 @@ def print_cards(args) -> int:
         for _ in range(count):
             cards.append(L.Card(kind, event.id, L.serial(kind, no, number), no, 0, everyone[no]["name"]))
             number += 1
-    if not cards:
-        raise CommandError("nothing to print: name --special cards or drop --only-special", 2)
-    try:
-        pages = write_pdf(cards, event.secret, args.out, f"{event.name} ({event.id})")
-    except FontMissing as error:
-        raise CommandError(str(error), 3)
-    except OSError as error:
-        raise CommandError(f"{args.out}: cannot write ({error.strerror})")
-    extra = f"; next special card number: {number}" if args.special else ""
-    print(f"wrote {args.out}: {len(cards)} cards on {pages} pages for player{'s' if len(chosen) > 1 else ''} "
-          f"{', '.join(map(str, chosen))}{extra}")
-    return 0
+    return cards, f"; next special card number: {number}" if args.special else ""
+
+
+MAX_GAMES = 99          # a number card's serial prints the game no. in two digits
+
+
+def _number_cards(args, event, chosen: list[int]) -> list:
+    """Voters' number cards (V1): one per chosen player for each game 1..--games, the game no. as its turn."""
+    from vision import layouts as L
+    if args.special or args.only_special:
+        raise CommandError("--special cards are Plunder Bingo's; a Voters event prints number cards (--games N)", 2)
+    if args.games is None or not 1 <= args.games <= MAX_GAMES:
+        raise CommandError(f"a Voters event: give --games N, 1-{MAX_GAMES} (each player's number cards for games 1..N)"
+                           if args.games is None else f"--games {args.games}: give 1-{MAX_GAMES}", 2)
+    names = {p["no"]: p["name"] for p in event.players}
+    return [L.Card("number", event.id, L.serial("number", no, game), no, game, names[no])
+            for no in chosen for game in range(1, args.games + 1)]
 
 
 # --- scan --------------------------------------------------------------------------------------------
 def _submitter(journal_path):
     """submit(command) -> (status, reason) on the game journal."""
-    from ..bingo.commands import Malformed
+    from ..core.commands import Malformed
     from ..journal import Journal, JournalError
     from ..session import Session
     if not Path(journal_path).exists():
