@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.core import games
 from companion.core.games import Rejected
 from companion.journal import Journal
 from companion.session import Session
@@ -390,7 +391,7 @@ def test_a_bad_voters_setup_is_one_clear_line(tmp_path, capsys):
     code, _, err = run(capsys, "replay", script(tmp_path, no_name))
     assert code == 2 and err.endswith(":1: setup: player 1 has no 'name'\n") and err.count("\n") == 1
     code, _, err = run(capsys, "replay", script(tmp_path, {**setup_command(), "game": "chess"}))
-    assert code == 2 and "unknown game 'chess'; games: bingo, voters" in err
+    assert code == 2 and f"unknown game 'chess'; games: {', '.join(games.GAMES)}" in err
 
 
 # ---- the event file and the CLI on a voters journal ----------------------------------------
@@ -428,7 +429,8 @@ def test_a_voters_event_file_has_no_bingo_keys(tmp_path, capsys):
     event.write_text(text + '\n[rules]\nturns = 3\n')
     assert "unknown section or key 'rules'" in run(capsys, "start", "--event", event)[2]
     event.write_text(text.replace('game = "voters"', 'game = "go"'))
-    assert "game must be one of 'bingo', 'voters', not 'go'" in run(capsys, "start", "--event", event)[2]
+    known = ", ".join(map(repr, games.GAMES))
+    assert f"game must be one of {known}, not 'go'" in run(capsys, "start", "--event", event)[2]
     code, _, err = run(capsys, "init", "--game", "voters", "--players", 2, "--out", tmp_path / "two.toml")
     assert code == 2 and "players must be 3-99" in err
 
