@@ -239,3 +239,22 @@ def test_companion_scan_journal_bets_a_blank_card_as_invalid_V7(event, deck, tmp
     assert said[0]["reason"] == "unreadable or miswritten card (V7)"
     assert main(["status", "--journal", str(journal), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["games"][0]["bets"] == {"3": None, "4": 0}
+
+
+@needs_poppler
+def test_a_faint_card_is_held_in_the_voters_journal_until_the_operator_rules(scanner, deck, tmp_path):
+    session = _voters_table(tmp_path / "voters.db")
+    path = tmp_path / "faint.png"
+    cv2.imwrite(str(path), N.photo(N.marked(deck, "N0201", [("6", "circle")], pen=N.FAINT)))
+
+    def submit(command):
+        outcome = session.submit(command)
+        return outcome.status, outcome.reason
+    assert referee(scanner.scan_file(path), submit).decision == "review"
+    held = session.rules.staff(session.state)["held"]
+    assert [(h["serial"], h["card"]) for h in held] == [("N0201", {"do": "bet", "player": 2, "number": None,
+                                                                    "serial": "N0201"})]
+    assert session.submit({"do": "close"}).status == "rejected"          # not before the held card is ruled
+    ruled = {"do": "rule", "serial": "N0201", "card": {"do": "bet", "player": 2, "number": 6, "serial": "N0201"}}
+    assert session.submit(ruled).status == "ok"
+    assert session.rules.staff(session.state)["games"][0]["bets"] == {"2": 6}
