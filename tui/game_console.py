@@ -230,9 +230,7 @@ class GameConsole(App):
         style = {"ok": "", "invalid": "#ffd400", "rejected": "#ff4d4d"}.get(batch.status, "")
         command = summary(batch.command) + (f"  ({batch.reason})" if batch.reason else "")
         table.add_row(str(batch.number), batch.at[11:19], Text(batch.status, style=style), command)
-        table.move_cursor(row=table.row_count - 1)
-        # the table learns its new height only on idle: scroll once it has, or the newest row stays hidden
-        self.call_after_refresh(table.scroll_end, animate=False)
+        table.move_cursor(row=table.row_count - 1)        # the newest row: AlignedTable keeps it in view
 
     def show_health(self) -> None:
         try:

@@ -268,13 +268,19 @@ class HalfBlockImage(Static):
 
 
 class AlignedTable(DataTable):
-    """A DataTable whose header follows its columns. Textual 8.2.8 keeps the header row's
-    rendering cached when the columns widen after rows are added (on idle), so a table filled
-    anew could show a narrow, misaligned header until its next change."""
+    """A DataTable whose header follows its columns, and whose newest row stays in view while
+    its cursor is on it (a log, as the console's journal pane).
+
+    Textual 8.2.8 learns a table's new height and column widths only on idle, after the rows
+    were added: it kept the header row's rendering cached, so a table filled anew could show a
+    narrow, misaligned header; and a scroll to the end asked for when the rows were added could
+    run before the new height was known, leaving the newest row below the view."""
 
     def _update_dimensions(self, new_rows) -> None:
         super()._update_dimensions(new_rows)
         self._forget_header()
+        if self.row_count and self.cursor_row == self.row_count - 1:
+            self.call_after_refresh(self.scroll_end, animate=False)
 
     def _update_column_widths(self, updated_cells) -> None:     # cells updated in place widen columns too
         super()._update_column_widths(updated_cells)

@@ -5,6 +5,9 @@ import asyncio
 import difflib
 import os
 import re
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -63,6 +66,29 @@ def assert_snapshot(name: str, app) -> None:
         pytest.fail(f"{name}: the screen's text changed (UPDATE_SNAPSHOTS=1 to accept):\n{diff}")
     assert svg == svg_path.read_text(encoding="utf-8"), \
         f"{name}: same text, different colours or layout (UPDATE_SNAPSHOTS=1 to accept)"
+
+
+def status_of(url: str) -> tuple[int, str]:
+    """The HTTP status and body of a GET (an error status is an answer too)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def first_answer(url: str, server, timeout: float = 30.0) -> tuple[int, str]:
+    """status_of(url) once the server process just started listens; the test fails if it exits
+    first or does not answer within timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return status_of(url)
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                pytest.fail("the display server did not start")
+            time.sleep(0.2)
 
 
 def ball_frames(folder: Path, ball: int, count: int) -> tuple:

@@ -19,6 +19,7 @@ from tui.widgets import PLACE_COLOURS
 
 from screens_chromium import DevTools, chromium, free_port
 from screens_game import game
+from screens_helpers import first_answer
 
 needs_chromium = pytest.mark.skipif(
     chromium() is None, reason="chromium is not installed (apt-get install chromium): "
@@ -56,17 +57,7 @@ def served(tmp_path):
                                "--terminal-serve", "--host", "127.0.0.1", "--port", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as answer:
-                page = answer.read().decode()
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("the display server did not start")
-            time.sleep(0.2)
+    _, page = first_answer(url, server)
     yield url, page, server
     for pid in descendants(server.pid):
         os.kill(pid, signal.SIGKILL)

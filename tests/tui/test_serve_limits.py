@@ -8,9 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -18,6 +15,7 @@ import pytest
 
 from screens_chromium import free_port
 from screens_game import game
+from screens_helpers import first_answer, status_of
 
 
 def listening_addresses(port: int) -> set[str]:
@@ -32,14 +30,6 @@ def listening_addresses(port: int) -> set[str]:
     return found
 
 
-def status_of(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
-
-
 @pytest.fixture
 def server(tmp_path):
     game(tmp_path / "g.db", "turn1_counted")
@@ -48,16 +38,7 @@ def server(tmp_path):
                                 "--terminal-serve", "--port", str(port), "--max-viewers", "1"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            status_of(url)
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                pytest.fail("the display server did not start")
-            time.sleep(0.2)
+    first_answer(url, process)
     yield port, url
     os.killpg(process.pid, signal.SIGKILL)       # the server and the display processes it started
     process.wait(10)
