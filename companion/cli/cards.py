@@ -85,15 +85,18 @@ def _specials(texts: list[str], players: set[int]) -> list[tuple[str, int, int]]
 
 
 def print_cards(args) -> int:
+    from ..core import games
     from vision.printing import print_cards as write_pdf
     from vision.render import FontMissing
     event = _event(args.event)
     everyone = {p["no"]: p for p in event.players}
     chosen = _chosen(args.players, everyone)
-    if event.game == "voters":
-        cards, extra = _number_cards(args, event, chosen), ""
-    else:
-        cards, extra = _bingo_cards(args, event, everyone, chosen)
+    title = games.rules(event.game).title
+    if event.game not in PRINTERS:
+        raise CommandError(f"{args.event}: a {title} event has no cards to print", 2)
+    if args.games is not None and event.game != "voters":
+        raise CommandError(f"--games is for a Voters event's number cards; this is a {title} event", 2)
+    cards, extra = PRINTERS[event.game](args, event, everyone, chosen)
     if not cards:
         raise CommandError("nothing to print: name --special cards or drop --only-special", 2)
     try:
@@ -124,8 +127,6 @@ def _chosen(players: str | None, everyone: dict) -> list[int]:
 def _bingo_cards(args, event, everyone: dict, chosen: list[int]):
     """Plunder Bingo's cards: (cards, what the summary adds)."""
     from vision import layouts as L
-    if args.games is not None:
-        raise CommandError("--games is for a Voters event's number cards; this is a Plunder Bingo event", 2)
     if max(everyone, default=0) > L.MAX_PLAYERS:
         raise CommandError(f"{args.event}: robbery cards carry player numbers 1-{L.MAX_PLAYERS}; "
                            f"this event has player {max(everyone)}", 2)
@@ -146,7 +147,7 @@ def _bingo_cards(args, event, everyone: dict, chosen: list[int]):
 MAX_GAMES = 99          # a number card's serial prints the game no. in two digits
 
 
-def _number_cards(args, event, chosen: list[int]) -> list:
+def _number_cards(args, event, everyone: dict, chosen: list[int]):
     """Voters' number cards (V1): one per chosen player for each game 1..--games, the game no. as its turn."""
     from vision import layouts as L
     if args.special or args.only_special:
@@ -154,9 +155,11 @@ def _number_cards(args, event, chosen: list[int]) -> list:
     if args.games is None or not 1 <= args.games <= MAX_GAMES:
         raise CommandError(f"a Voters event: give --games N, 1-{MAX_GAMES} (each player's number cards for games 1..N)"
                            if args.games is None else f"--games {args.games}: give 1-{MAX_GAMES}", 2)
-    names = {p["no"]: p["name"] for p in event.players}
-    return [L.Card("number", event.id, L.serial("number", no, game), no, game, names[no])
-            for no in chosen for game in range(1, args.games + 1)]
+    return [L.Card("number", event.id, L.serial("number", no, game), no, game, everyone[no]["name"])
+            for no in chosen for game in range(1, args.games + 1)], ""
+
+
+PRINTERS = {"bingo": _bingo_cards, "voters": _number_cards}    # game -> (cards, what the summary adds)
 
 
 # --- scan --------------------------------------------------------------------------------------------

@@ -86,7 +86,14 @@ def test_games_is_refused_on_a_bingo_event(tmp_path, capsys):
     assert main(["init", "--out", str(bingo), "--players", "3", "--seed", "1"]) == 0
     capsys.readouterr()
     assert main(["print", "cards", "--event", str(bingo), "--games", "2", "--out", str(tmp_path / "x.pdf")]) == 2
-    assert "--games is for a Voters event" in capsys.readouterr().err
+    assert "--games is for a Voters event's number cards; this is a Plunder Bingo event" in capsys.readouterr().err
+
+
+def test_a_game_without_printed_cards_says_so(event, tmp_path, capsys, monkeypatch):
+    from companion.cli import cards
+    monkeypatch.delitem(cards.PRINTERS, "voters")
+    assert main(["print", "cards", "--event", str(event), "--games", "2", "--out", str(tmp_path / "x.pdf")]) == 2
+    assert capsys.readouterr().err.strip().endswith("event.toml: a Voters event has no cards to print")
 
 
 @needs_poppler
