@@ -91,3 +91,24 @@ def test_companions_top_modules_import_no_plunder_bingo_module():
 def test_voters_imports_no_plunder_bingo_module():
     paths = list((ROOT / "companion" / "voters").rglob("*.py"))
     assert len(paths) >= 8 and not bingo_imports(paths)
+
+
+def other_game_imports(game: str) -> dict[str, list[str]]:
+    """The modules of another game (bingo, voters, ...) a game's package imports."""
+    others = [f"companion.{name}" for name in games_listed() if name != game]
+    found = {}
+    for path in (ROOT / "companion" / game).rglob("*.py"):
+        bad = sorted(n for n in absolute_imports(path) if any(n == o or n.startswith(o + ".") for o in others))
+        if bad:
+            found[str(path.relative_to(ROOT))] = bad
+    return found
+
+
+def games_listed() -> list[str]:
+    from companion.core.games import GAMES
+    return list(GAMES)
+
+
+def test_bluff_imports_no_other_game():
+    assert len(list((ROOT / "companion" / "bluff").rglob("*.py"))) >= 8
+    assert not other_game_imports("bluff")

@@ -1,0 +1,14 @@
+"""Auction Bluff (オークションブラフ, seed 004): one game of the companion's protocol (companion.core.games)."""
+from ..core.games import GameRules
+from . import commands, events, report, views
+from .event import EVENT
+from .decide import decide
+from .evolve import fold
+from .state import State
+
+GAME = GameRules(
+    name="bluff", title="Auction Bluff", schema=commands.SCHEMA, events=events.EVENTS, state=State,
+    decide=decide, fold=fold, invalid=events.invalid_reason,
+    staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
+    checkpoints=(events.GameSetUp, events.PeriodOpened, events.PeriodJudged),
+    cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT)

@@ -1,0 +1,44 @@
+"""Plain-text renderings of the views, for the terminal (replay, status)."""
+from __future__ import annotations
+
+OUTCOME = {"won": "wins", "eliminated": "is eliminated"}
+
+
+def _period_line(period: dict) -> str:
+    chosen = period["selected"]
+    if chosen is None:
+        return f"  period {period['no']}: no declaration: every player pays, the game ends (AB4)"
+    return (f"  period {period['no']}: player {chosen['player']} declared {chosen['count']} x {chosen['face']}; "
+            f"true count {period['true_count']}: {OUTCOME[period['result']]}")
+
+
+def _player_line(player: dict) -> str:
+    dice = ", ".join(f"{n} {gem}" for gem, n in player["dice"].items()) or "no dice"
+    out = " (eliminated)" if player["eliminated"] else ""
+    result = "" if player["result"] is None else f"  {player['result']:>+14,}"
+    return f"  {player['no']:>2} {player['name']:<16} {player['gem']:<9} {dice}{out}{result}"
+
+
+def _lines(view: dict) -> list[str]:
+    period = f", period {view['period']}" if view["period"] else ""
+    return [f"{view['event']}: Auction Bluff, {view['phase']}{period}", "Periods:",
+            *map(_period_line, view["periods"]), "Players:", *map(_player_line, view["players"])]
+
+
+def _current(view: dict) -> list[str]:
+    now = view["current"]
+    if now is None:
+        return []
+    votes = " ".join(now["votes"]) or "nobody"
+    made = [f"    player {d['player']}: {d['count']} x {d['face']}" + (f" invalid: {d['reason']}" if d["reason"] else "")
+            for d in now["declarations"]]
+    return [f"Period {now['no']}: dice votes from {votes}", *made]
+
+
+def staff_text(view: dict) -> str:
+    held = [f"  held {h['serial']}: {h['reason']}" for h in view["held"]]
+    return "\n".join([*_lines(view), *_current(view), *held])
+
+
+def public_text(view: dict) -> str:
+    return "\n".join(_lines(view))
