@@ -1,5 +1,6 @@
 """What screens and exports may see. public() is all the audience display gets: no number of a
-game still open (V2: the cards are secret until the open), no held card, crop or score."""
+game still open (V2: the cards are secret until the open) or never opened (V6), no held card,
+crop or score."""
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -30,8 +31,10 @@ def staff(s: State) -> dict:
 
 
 def public_game(game: Game) -> dict:
+    """A game's numbers are public once opened; one still open, or with no game (V6: the cards
+    were lost, nothing was revealed), shows only who has bet."""
     view = game_view(game)
-    if game.result is None:
+    if game.result in (None, "no_game"):
         del view["bets"]
         return {**view, "bettors": sorted(game.bets)}
     return {**view, "unique": unique_numbers(game.bets)}

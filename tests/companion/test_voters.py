@@ -363,6 +363,13 @@ def test_public_after_the_open_shows_every_number_and_the_unique_ones(tmp_path, 
     assert (game["result"], game["winner"], game["number"]) == ("won", 3, 6) and "bettors" not in game
 
 
+def test_V6_public_no_game_shows_who_had_bet_but_no_number(tmp_path, capsys):
+    path = script(tmp_path, setup_command(), *bets(4, 4, 6, 8), {"do": "no_game"})
+    game = json.loads(run(capsys, "replay", path, "--public", "--json")[1])["games"][0]
+    assert game["result"] == "no_game" and game["bettors"] == [1, 2, 3, 4]
+    assert "bets" not in game and "unique" not in game
+
+
 def test_staff_status_shows_held_cards_but_public_does_not():
     s = session({"do": "deal", "dealer": 6, "stake": 10},
                 {"do": "hold", "card": {"do": "bet", "player": 1, "number": 4, "serial": "N0101"}, "reason": "faint"})
