@@ -20,9 +20,12 @@ INK, PRINT_GREY = 0.0, 0.55           # grey levels (0 black, 1 white); bubbles 
 TENS, UNITS = range(3), range(10)
 MAX_PLAYERS = 10 * (len(TENS) - 1) + len(UNITS) - 1
 
-KINDS = ("vote", "robbery", "inout", "change", "exclusion", "bingo", "number")      # number: Voters' card
+KINDS = ("vote", "robbery", "inout", "change", "exclusion", "bingo", "number",      # number: Voters' card
+         "bluff_dice", "bluff_declare")                                          # Auction Bluff's (AB7)
 KIND_CODES = {"vote": "V", "robbery": "R", "inout": "I", "change": "C", "exclusion": "E", "bingo": "B",
-              "number": "N"}
+              "number": "N", "bluff_dice": "D", "bluff_declare": "A"}
+FACES = ("1", "2", "3", "4", "5", "★")      # Auction Bluff's die (AB1)
+DICE_ROWS = 5                               # AB7: a gem has 5 dice, so a player holds at most 5 of one gem
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ class Card:
 
     def values(self) -> dict:
         values = {"turn": self.turn, "owner": self.owner, "serial": self.serial, "name": self.name,
-                  "event": self.event}
+                  "event": self.event, "gem": dice_gem(self.serial) if self.kind == "bluff_dice" else ""}
         values.update({f"n{i}": n for i, n in enumerate(self.numbers, 1)})
         return values
 
@@ -254,8 +257,39 @@ def number() -> Layout:
     return Layout("number", "Number card", fields, tuple(items))
 
 
+def die_field(row: int) -> str:
+    return f"die{row}"
+
+
+def bluff_dice() -> Layout:
+    """Auction Bluff's dice-vote card (AB7): the faces of one gem's dice, one row of 6 bubbles per die;
+    its turn is the period, its serial names the gem. Rows for dice not held stay blank."""
+    fields = tuple(Field(die_field(row), f"Die {row}", tuple(_row(FACES, 25.0, 11.0, 23.0 + 10.0 * row, 3.4)))
+                   for row in range(1, DICE_ROWS + 1))
+    items = _common("ダイス投票カード", "DICE VOTE CARD", "ダイスごとに ひとつ ○ · One per die")
+    items += [Text(13.5, 20.5, 3.4, "第 {turn} 期 · Period {turn}"), Text(13.5, 26.0, 3.0, "{gem} · Player {owner}")]
+    items += [Text(5.0, 23.0 + 10.0 * row + 1.0, 2.6, f"ダイス{row}") for row in range(1, DICE_ROWS + 1)]
+    return Layout("bluff_dice", "Dice vote card", fields, tuple(items + _bubble_items(fields)))
+
+
+def bluff_declare() -> Layout:
+    """Auction Bluff's declaration card (AB7): a face 1-5 and a count as two digit rows, for one period."""
+    x0, pitch, r = 17.5, 8.0, 3.4
+    fields = (Field("face", "Face", tuple(_row(range(1, 6), x0, pitch, 37.0, r))),
+              Field("count_tens", "Count (tens)", tuple(_row(range(4), x0, pitch, 54.0, r))),
+              Field("count_units", "Count (units)", tuple(_row(UNITS, x0, pitch, 65.5, r))))
+    items = _common("宣言カード", "DECLARATION CARD", "各欄ひとつ ○ · Mark one in each row")
+    items += [Text(13.5, 20.5, 3.4, "第 {turn} 期 · Period {turn}"), Text(13.5, 26.0, 3.0, "Player {owner}"),
+              Text(5.0, 31.5, 3.0, "面 · Face (1-5)"), Text(5.0, 48.0, 3.0, "個数 · Count (1-30)"),
+              Text(44.0, 48.0, 2.3, "例: 12個 → 1 と 2 · 12: 1 and 2", grey=PRINT_GREY),
+              Text(5.0, 54.4, 2.4, "十の位"), Text(5.0, 56.6, 1.8, "tens"),
+              Text(5.0, 65.9, 2.4, "一の位"), Text(5.0, 68.1, 1.8, "units"), *_bubble_items(fields)]
+    return Layout("bluff_declare", "Declaration card", fields, tuple(items))
+
+
 LAYOUTS = {"vote": vote(), "robbery": robbery(), "inout": inout(), "change": change(),
-           "exclusion": exclusion(), "bingo": bingo(), "number": number()}
+           "exclusion": exclusion(), "bingo": bingo(), "number": number(),
+           "bluff_dice": bluff_dice(), "bluff_declare": bluff_declare()}
 
 
 def layout(kind: str) -> Layout:
@@ -319,10 +353,19 @@ def verify(text: str, event: str, secret: str) -> Card:
     return card
 
 
-def serial(kind: str, owner: int, number: int) -> str:
+def serial(kind: str, owner: int, number: int, gem: str = "") -> str:
     """V0103 = player 1's turn-3 vote card; R0105 = player 1's 5th robbery card; B01 = player 1's bingo card;
-    N0103 = player 1's number card for game 3."""
+    N0103 = player 1's number card for game 3; D0102ruby = player 1's period-2 dice vote for ruby dice;
+    A0102 = player 1's period-2 declaration card."""
     code = KIND_CODES[kind]
+    if kind == "bluff_dice":
+        return f"{code}{owner:02d}{number:02d}{gem}"
     if kind == "bingo":
         return f"{code}{owner:02d}"
-    return f"{code}{owner:02d}{number:02d}" if kind in ("vote", "robbery", "number") else f"{code}{owner:02d}{number:03d}"
+    two_digits = ("vote", "robbery", "number", "bluff_declare")
+    return f"{code}{owner:02d}{number:02d}" if kind in two_digits else f"{code}{owner:02d}{number:03d}"
+
+
+def dice_gem(serial_text: str) -> str:
+    """The gem a dice-vote card's serial names (signed with it: the card is for that gem's dice)."""
+    return serial_text[5:]

@@ -26,7 +26,22 @@ def register(sub, groups) -> None:
                                                         "across print runs: continue where the last run stopped)")
     p.add_argument("--only-special", action="store_true", help="print only the --special cards")
     p.add_argument("--games", type=int, metavar="N", help="a Voters event: each player's number cards for games 1..N")
+    p.add_argument("--periods", type=int, metavar="N", help="an Auction Bluff event: each player's dice-vote and "
+                                                            "declaration cards for periods 1..N")
+    p.add_argument("--gem", help="an Auction Bluff event: dice-vote cards for this gem's dice (default: each "
+                                 "player's own; after a transfer, print the received gem's too)")
     p.set_defaults(run=print_cards)
+
+    p = groups["print"].add_parser("sheets", help="an Auction Bluff event: each player's sheet (A4, one page a "
+                                                  "player) with the QR code of their private phone page")
+    p.add_argument("--event", required=True, help="event.toml (its id and secret sign every page's pass)")
+    p.add_argument("--out", required=True, help="the PDF to write")
+    p.add_argument("--url", required=True, help="the display server as the players' phones reach it "
+                                                "(`companion display --serve --event`), e.g. http://192.168.1.20:8080")
+    p.add_argument("--players", help="only these player numbers, e.g. 1,3 (default: all)")
+    p.add_argument("--revoke", action="store_true", help="first revoke these players' pages (their old codes "
+                                                         "answer 403 from now on), then print their new ones")
+    p.set_defaults(run=print_sheets)
 
     p = sub.add_parser("scan", help="read card images: decision, fields, scores (and into the game with --journal)")
     p.add_argument("images", nargs="*", metavar="IMAGE")
@@ -96,6 +111,8 @@ def print_cards(args) -> int:
         raise CommandError(f"{args.event}: a {title} event has no cards to print", 2)
     if args.games is not None and event.game != "voters":
         raise CommandError(f"--games is for a Voters event's number cards; this is a {title} event", 2)
+    if (args.periods is not None or args.gem is not None) and event.game != "bluff":
+        raise CommandError(f"--periods and --gem are for an Auction Bluff event's cards; this is a {title} event", 2)
     cards, extra = PRINTERS[event.game](args, event, everyone, chosen)
     if not cards:
         raise CommandError("nothing to print: name --special cards or drop --only-special", 2)
@@ -159,7 +176,104 @@ def _number_cards(args, event, everyone: dict, chosen: list[int]):
             for no in chosen for game in range(1, args.games + 1)], ""
 
 
-PRINTERS = {"bingo": _bingo_cards, "voters": _number_cards}    # game -> (cards, what the summary adds)
+MAX_PERIODS = 99        # a bluff card's serial prints the period in two digits
+
+
+def _bluff_cards(args, event, everyone: dict, chosen: list[int]):
+    """Auction Bluff's cards (AB7): per chosen player and period 1..--periods, a dice-vote card for
+    their own gem's dice (or --gem's) and a declaration card; the period is the card's turn."""
+    from vision import layouts as L
+    if args.special or args.only_special:
+        raise CommandError("--special cards are Plunder Bingo's; an Auction Bluff event prints --periods N", 2)
+    if args.periods is None or not 1 <= args.periods <= MAX_PERIODS:
+        raise CommandError(f"an Auction Bluff event: give --periods N, 1-{MAX_PERIODS} (each player's cards for "
+                           f"periods 1..N)" if args.periods is None else f"--periods {args.periods}: give "
+                                                                         f"1-{MAX_PERIODS}", 2)
+    gems = {p["gem"] for p in everyone.values()}
+    if args.gem is not None and args.gem not in gems:
+        raise CommandError(f"--gem {args.gem!r}: this event's gems are {', '.join(sorted(gems))}", 2)
+    cards = []
+    for no in chosen:
+        gem, name = args.gem or everyone[no]["gem"], everyone[no]["name"]
+        for period in range(1, args.periods + 1):
+            cards.append(L.Card("bluff_dice", event.id, L.serial("bluff_dice", no, period, gem), no, period, name))
+            if args.gem is None:
+                cards.append(L.Card("bluff_declare", event.id, L.serial("bluff_declare", no, period), no, period, name))
+    return cards, ""
+
+
+PRINTERS = {"bingo": _bingo_cards, "voters": _number_cards, "bluff": _bluff_cards}   # game -> (cards, summary's extra)
+
+
+# --- an Auction Bluff event's phone sheets -------------------------------------------------------------
+def print_sheets(args) -> int:
+    from tui.web import phone
+    event = _event(args.event)
+    if event.game != "bluff":
+        raise CommandError(f"{args.event}: phone sheets are for an Auction Bluff event, not this one's game "
+                           f"{event.game!r}", 2)
+    if not re.fullmatch(r"https?://[^/\s]+/?", args.url):
+        raise CommandError(f"--url {args.url!r}: give the server's address, like http://192.168.1.20:8080", 2)
+    everyone = {p["no"]: p for p in event.players}
+    chosen = _chosen(args.players, everyone)
+    try:
+        revoked = phone.revoke(event.journal, chosen) if args.revoke else {}
+        urls = {no: phone.page_url(args.url, event.id, event.secret, no, event.journal) for no in chosen}
+    except phone.PassesError as error:
+        raise CommandError(str(error))
+    except OSError as error:
+        raise CommandError(f"{phone.passes_path(event.journal)}: cannot write ({error.strerror})")
+    _write_sheets(event, [everyone[no] for no in chosen], urls, args.out)
+    done = f"; revoked the old pages of player{'s' if len(revoked) > 1 else ''} " \
+           f"{', '.join(f'{no} (now pass {n})' for no, n in revoked.items())}" if revoked else ""
+    print(f"wrote {args.out}: {len(chosen)} sheet{'s' if len(chosen) > 1 else ''} for player"
+          f"{'s' if len(chosen) > 1 else ''} {', '.join(map(str, chosen))}{done}")
+    return 0
+
+
+SHEET_QR_MM = 70.0
+
+
+def _write_sheets(event, players: list[dict], urls: dict[int, str], out: str) -> None:
+    """One A4 page a player: who they are, their gem, the deadlines and their page's QR code and address."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.units import mm
+    from reportlab.pdfgen import canvas
+    from vision import printing
+    from vision.render import FontMissing, qr_modules
+    try:
+        printing.register_font()
+    except FontMissing as error:
+        raise CommandError(str(error), 3)
+    pdf = canvas.Canvas(str(out), pagesize=A4, pageCompression=1, initialFontName=printing.FONT)
+    pdf.setTitle(f"{event.name} ({event.id}): phone sheets")
+    pdf.setCreator("companion print sheets")
+    rules, width, height = event.rules, printing.PAGE_W, printing.PAGE_H
+
+    def line(y: float, size: float, text: str) -> None:          # y: mm from the top, centred
+        pdf.setFont(printing.FONT, size * mm)
+        pdf.drawCentredString(width / 2 * mm, (height - y) * mm, text)
+    for p in players:
+        line(30, 7, "オークションブラフ · Auction Bluff")
+        line(40, 4.5, event.name)
+        line(58, 8, f"プレイヤー {p['no']} · {p['name']}")
+        line(70, 6, f"宝石 · Gem: {p['gem']}")
+        line(84, 4.5, f"ダイス投票 〜{rules.dice_until} · Dice vote until {rules.dice_until}")
+        line(92, 4.5, f"宣言 〜{rules.declare_until} · Declarations until {rules.declare_until}")
+        modules = qr_modules(urls[p["no"]])
+        cell = SHEET_QR_MM / len(modules)
+        top = 102.0
+        printing._cells(pdf, modules, (width - SHEET_QR_MM) / 2, top, cell,
+                        lambda x, y: (x * mm, (height - y) * mm))
+        line(top + SHEET_QR_MM + 10, 3.2, urls[p["no"]])
+        line(top + SHEET_QR_MM + 22, 4.2, "このコードはあなた専用のページです。だれにも見せないでください。")
+        line(top + SHEET_QR_MM + 29, 3.6, "This code opens your private page: show it to nobody.")
+        line(top + SHEET_QR_MM + 36, 3.6, "失くしたら主催者へ（古いコードは無効にできます） · Lost it? The dealer revokes it.")
+        pdf.showPage()
+    try:
+        pdf.save()
+    except OSError as error:
+        raise CommandError(f"{out}: cannot write ({error.strerror})")
 
 
 # --- scan --------------------------------------------------------------------------------------------

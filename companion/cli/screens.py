@@ -99,7 +99,7 @@ def display(args) -> int:
         event = load_event(args.event) if args.event else None
         mqtt = event.sections.get("publish", {}).get("mqtt") if event else None
         try:
-            return serve(path, args.host, args.port, mqtt, event.id if event else None)
+            return serve(path, args.host, args.port, mqtt, event.id if event else None, event)
         except ValueError as error:
             raise CommandError(f"{args.event}: {error}")
         except OSError as error:

@@ -4,7 +4,8 @@ A single task polls the journal's batch count every `poll` seconds (reading it i
 writer's commit that makes the read-only journal retry never stalls the server) and folds what is
 new. When what the audience sees changes, the SSE message is encoded once and every open
 /events stream is sent those same bytes. Only GET (and HEAD) is answered: the page cannot act on
-the game. Everything shown comes from views.public (the same JSON as `companion status --public
+the game (an Auction Bluff event's private phone pages, /p/..., tui/web/phone.py, post a player's
+own commands to the open console's door: the console stays the one writer). Everything shown comes from views.public (the same JSON as `companion status --public
 --json`); beside it travel only the voting deadline and the public boards announced so far.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from companion import views
 from companion.journal import Journal, JournalError
 
 from ..feed import Feed
+from .phone import Phone
 
 log = logging.getLogger("companion.web")
 
@@ -149,14 +151,15 @@ class Follower:
 
 @web.middleware
 async def read_only(request: web.Request, handler):
-    if request.method not in ("GET", "HEAD"):
+    if request.method not in ("GET", "HEAD") and not request.path.startswith("/p/"):   # /p/: phone.py's pages
         raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"], headers={"Allow": "GET, HEAD"})
     return await handler(request)
 
 
 def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE_S,
-             publisher=None) -> web.Application:
-    """publisher: a tui.web.mqtt.Publisher (not yet started) that each new view also goes to."""
+             publisher=None, phone: Phone | None = None) -> web.Application:
+    """publisher: a tui.web.mqtt.Publisher (not yet started) that each new view also goes to;
+    phone: Auction Bluff's private pages (tui/web/phone.py), served beside the audience page."""
     app = web.Application(middlewares=[read_only])
     follower = Follower(journal, poll, publisher)
     pages = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
@@ -195,6 +198,8 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
         app.router.add_get(path, page)
     app.router.add_get("/public.json", public_json)
     app.router.add_get("/events", events)
+    if phone is not None:
+        phone.routes(app, follower, HEADERS)
 
     async def start_following(app: web.Application):
         if publisher is not None:
@@ -210,17 +215,18 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     return app
 
 
-def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id: str | None = None) -> int:
+def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id: str | None = None,
+          event=None) -> int:
     """Raises OSError when the address cannot be used (port taken, no such interface), ValueError
     for a bad [publish] mqtt URL. mqtt: the event file's [publish] mqtt, publishing to
-    plunder/<event_id>/public."""
+    plunder/<event_id>/public. event: the event file; an Auction Bluff event's phone pages are served too."""
     publisher = None
     listening = f"companion: the audience page on http://{host}:{port}/ (following {journal})"
     if mqtt:
         from .mqtt import Publisher, topic_for
         publisher = Publisher(mqtt, topic_for(event_id))
         listening += f"; publishing to {publisher.url} topic {publisher.topic}"
-    app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher)
+    app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher, phone=Phone.for_event(event))
     web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True),
                 handle_signals=True, shutdown_timeout=1)
     return 0

@@ -1,0 +1,125 @@
+// A player's private Auction Bluff page: /p/<token>. It reads /p/<token>/state.json (only this
+// player's dice, vote and declaration, and the public view) and posts the player's dice faces and
+// declaration; the server sends them to the open console, which is the one writer.
+"use strict";
+const FACES = ["1", "2", "3", "4", "5", "★"];
+const base = location.pathname.replace(/\/+$/, "");
+const $ = (id) => document.getElementById(id);
+const phone = { view: null, picks: null, voteShown: null };
+
+function nonce() {          // crypto.randomUUID needs https; getRandomValues works on the venue's http too
+  return [...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function text(id, value) { $(id).textContent = value; }
+
+function facesText(vote) {
+  if (!vote) return "–";
+  return Object.entries(vote).map(([gem, faces]) => `${gem} ${faces.join(" ")}`).join(" · ");
+}
+
+function declarationText(d) {
+  if (!d) return "–";
+  return `${d.face} × ${d.count}` + (d.invalid ? ` (invalid: ${d.invalid})` : "");
+}
+
+function notice(view) {
+  if (view.waiting) return view.waiting;
+  const me = view.me, deadlines = view.deadlines;
+  if (me.eliminated) return "脱落しました · You are eliminated: no more votes or declarations (AB3)";
+  if (!view.console) return "卓のコンソールが開いていません · No console is open: ask the dealer";
+  if (view.public.phase === "dice" && !deadlines.dice.open) return `Dice votes closed at ${deadlines.dice.until}`;
+  if (view.public.phase === "declare" && !deadlines.declare.open) return `Declarations closed at ${deadlines.declare.until}`;
+  return "";
+}
+
+function drawDice(me, canVote) {
+  const voteKey = JSON.stringify(me.vote);
+  if (phone.picks === null || voteKey !== phone.voteShown) {       // the journal changed: start from it
+    phone.voteShown = voteKey;
+    phone.picks = Object.fromEntries(Object.entries(me.dice).map(([gem, n]) =>
+      [gem, Array.from({ length: n }, (_, i) => (me.vote && me.vote[gem] ? me.vote[gem][i] : null) ?? null)]));
+  }
+  const rows = $("dice-rows");
+  rows.replaceChildren();
+  for (const [gem, faces] of Object.entries(phone.picks)) {
+    faces.forEach((picked, i) => {
+      const row = document.createElement("div");
+      row.className = "die";
+      row.dataset.gem = gem; row.dataset.die = i;
+      const label = document.createElement("span");
+      label.className = "label"; label.textContent = `${gem} ${i + 1}`;
+      row.append(label);
+      for (const face of FACES) {
+        const button = document.createElement("button");
+        button.type = "button"; button.className = "face" + (face === picked ? " -picked" : "");
+        button.textContent = face; button.dataset.face = face; button.disabled = !canVote;
+        button.onclick = () => { phone.picks[gem][i] = face; draw(phone.view); };
+        row.append(button);
+      }
+      rows.append(row);
+    });
+  }
+  const complete = Object.values(phone.picks).every((faces) => faces.every((f) => f !== null));
+  $("send-dice").disabled = !canVote || !complete;
+}
+
+function drawTable(view) {
+  const body = $("players").tBodies[0];
+  body.replaceChildren();
+  for (const p of view.public.players) {
+    const row = body.insertRow();
+    row.className = (p.eliminated ? "-out" : "") + (p.no === view.me.no ? " -me" : "");
+    const held = Object.entries(p.dice).map(([gem, n]) => `${gem} ${n}`).join(", ");
+    for (const value of [p.no, p.name, p.gem, held]) row.insertCell().textContent = value;
+  }
+  const periods = $("periods");
+  periods.replaceChildren();
+  for (const period of view.public.periods) {
+    const item = document.createElement("li");
+    const s = period.selected;
+    item.textContent = s ? `Period ${period.no}: player ${s.player} declared ${s.face} × ${s.count}; ` +
+      `true count ${period.true_count}: ${period.result}` : `Period ${period.no}: no declaration`;
+    periods.append(item);
+  }
+  text("phase", `period ${view.public.period ?? "–"} · ${view.public.phase}`);
+}
+
+function draw(view) {
+  phone.view = view;
+  text("notice", notice(view));
+  text("dice-until", view.deadlines.dice.until);
+  text("declare-until", view.deadlines.declare.until);
+  if (view.waiting) return;
+  const me = view.me, phase = view.public.phase, active = !me.eliminated && view.console;
+  text("name", `${me.name} (No.${me.no})`);
+  text("gem", me.gem);
+  text("my-vote", facesText(me.vote));
+  text("my-declaration", declarationText(me.declaration));
+  drawDice(me, active && phase === "dice" && view.deadlines.dice.open);
+  const canDeclare = active && phase === "declare" && view.deadlines.declare.open;
+  for (const id of ["face", "count", "send-declare"]) $(id).disabled = !canDeclare;
+  drawTable(view);
+  document.body.dataset.ready = "1";
+}
+
+async function refresh() {
+  const answer = await fetch(`${base}/state.json`, { cache: "no-store" });
+  if (answer.status === 403) { text("notice", "このページは無効です · This page's pass is not valid"); return; }
+  if (answer.ok) draw(await answer.json());
+}
+
+async function send(action, body) {
+  const answer = await fetch(`${base}/${action}`, { method: "POST", headers: { "Content-Type": "application/json" },
+                                                   body: JSON.stringify({ ...body, nonce: nonce() }) });
+  const reply = answer.status === 403 ? { status: "refused", reason: "this page's pass is not valid" }
+    : await answer.json();
+  $("answer").dataset.status = reply.status;
+  text("answer", reply.status === "ok" ? "受け付けました · Accepted" : `${reply.status}: ${reply.reason}`);
+  if (reply.me) { if (reply.status === "ok") phone.picks = null; draw(reply); }
+}
+
+$("send-dice").onclick = () => send("dice", { faces: phone.picks });
+$("send-declare").onclick = () => send("declare", { face: Number($("face").value), count: Number($("count").value) });
+refresh();
+setInterval(refresh, 3000);
