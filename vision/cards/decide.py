@@ -21,7 +21,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     a field read blank in a picture too noisy to see light pencil
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
-a scribbled-out bubble beside a mark is two marks); so is a Voters number card (V7). Any other card
+a scribbled-out bubble beside a mark is two marks); so is a Voters number card (V7). An Auction Bluff
+dice-vote card counts with at most one face a row (rows of dice not held blank); any other card
 counts with one mark in every field; a field with none or several goes to review.
 """
 from __future__ import annotations
@@ -110,6 +111,10 @@ def verdict(kind: str, fields: dict) -> tuple[str, str | None]:
         marks = fields["number"]
         return ("counted", None) if len(marks) == 1 else \
             ("invalid", "blank: nothing marked (V7)" if not marks else f"{len(marks)} numbers marked (V7)")
+    if kind == "bluff_dice":    # AB7: rows of dice not held stay blank; two faces on one die: a person rules
+        twice = [f"{name}: {len(values)} faces" for name, values in fields.items() if len(values) > 1]
+        return ("review", "; ".join(twice)) if twice else \
+            ("counted", None) if any(fields.values()) else ("review", "no face marked")
     wrong = [f"{name}: {'no mark' if not values else f'{len(values)} marks'}"
              for name, values in fields.items() if len(values) != 1]
     return ("review", "; ".join(wrong)) if wrong else ("counted", None)
@@ -262,6 +267,13 @@ def command_for(card: L.Card, fields: dict) -> dict:
         return None if tens is None or units is None else 10 * tens + units
     if card.kind == "number":
         return {"do": "bet", "player": card.owner, "number": number("number"), "serial": card.serial}
+    if card.kind == "bluff_dice":       # the faces of the dice rows marked, in order, for the card's gem
+        faces = [values[0] for values in fields.values() if len(values) == 1]
+        return {"do": "dice", "player": card.owner, "faces": {L.dice_gem(card.serial): faces}, "serial": card.serial}
+    if card.kind == "bluff_declare":
+        tens, units = number("count_tens"), number("count_units")
+        return {"do": "declare", "player": card.owner, "face": number("face"),
+                "count": None if tens is None or units is None else 10 * tens + units, "serial": card.serial}
     if card.kind == "robbery":
         return {"do": "rob", "serial": card.serial, "robber": player("robber"), "victim": player("victim"),
                 "ordinal": number("ordinal")}
