@@ -192,12 +192,6 @@ class ConsoleApp(GameConsole):
             values["turn"] = self.session.state.turn
         return values
 
-    def selected_player(self) -> int | None:
-        table = self.query_one("#players", DataTable)
-        if not table.row_count:
-            return None
-        return int(table.get_row_at(table.cursor_row)[0])
-
     def action_rule_vote(self, letter: str) -> None:
         held = self._held_or_say()
         if held is None:

@@ -87,6 +87,10 @@ class GameConsole(App):
     """A game's console: subclasses compose the panes below with their own, bind their keys
     (with UNDO, HELD and QUIT) and implement refresh_view()."""
 
+    HARDWARE = tuple(SLOTS)          # the sources this game's hardware pane lists
+    PLAYERS = "#players"             # the table whose selected row is "the player" in forms
+    RULE_KEYS = "R (or 0)"           # the keys that rule a held card with fields the scanner did not read
+
     @dataclass
     class Submitted(Message):
         """The session's answer to one command (sent by the session thread)."""
@@ -124,6 +128,7 @@ class GameConsole(App):
         self.batches: dict[int, dict] = {}
         self.held: list[dict] = []
         self.alerts: deque[tuple[str, str, str]] = deque(maxlen=ALERTS_SHOWN)   # (time, text, level)
+        self.deadline: float | None = None  # the game's clock, if it has one (Plunder Bingo's turn)
 
     @classmethod
     def for_journal(cls, path: str | Path, readonly: bool = False, backup: Path | None = None,
@@ -185,7 +190,9 @@ class GameConsole(App):
         for batch in message.batches:
             self.batches[batch.number] = batch.command
             self.add_journal_row(batch)
-        self.query_one(Countdown).deadline = message.deadline
+        self.deadline = message.deadline
+        for clock in self.query(Countdown):
+            clock.deadline = message.deadline
         self.refresh_view()
         if message.command:
             name = message.command.get("do", "?")
@@ -238,8 +245,8 @@ class GameConsole(App):
         except NoMatches:                    # the interval can fire while the app shuts down
             return
         text, healths = Text(), {}
-        for slot, name in SLOTS.items():
-            source = self.sources.get(slot)
+        for slot in self.HARDWARE:
+            name, source = SLOTS[slot], self.sources.get(slot)
             try:
                 health = source.health() if source else NOT_CONNECTED
             except Exception as error:      # a broken driver must not take the console down
@@ -258,8 +265,7 @@ class GameConsole(App):
         panel = self.sources.get("panel")
         if not isinstance(panel, PanelSource):           # absent, or configured but Unavailable
             return
-        deadline = self.query_one(Countdown).deadline
-        remaining = None if deadline is None else deadline - self.clock()
+        remaining = None if self.deadline is None else self.deadline - self.clock()
         panel.signal(remaining, all(h.state == "ok" for slot, h in healths.items()
                                     if slot != "panel" and slot in self.sources))
 
@@ -373,7 +379,7 @@ class GameConsole(App):
             return
         unread = [key for key, value in held["card"].items() if value is None]
         if unread:          # a held card carries only what the scanner read: nothing to rule "as read"
-            self.show_outcome(f"✖ {held['serial']}: {', '.join(unread)} not read; rule it with R (or 0)", "error")
+            self.show_outcome(f"✖ {held['serial']}: {', '.join(unread)} not read; rule it with {self.RULE_KEYS}", "error")
             return
         self.send({"do": "rule", "serial": held["serial"], "card": held["card"]})
 
@@ -434,3 +440,10 @@ class GameConsole(App):
     def defaults(self, name: str) -> dict:
         """Pre-filled fields of the form for command `name`."""
         return {}
+
+    def selected_player(self) -> int | None:
+        """The player no. in the selected row of the PLAYERS table (its first column)."""
+        table = self.query_one(self.PLAYERS, DataTable)
+        if not table.row_count:
+            return None
+        return int(table.get_row_at(table.cursor_row)[0])

@@ -17,7 +17,7 @@ from companion import views
 from ..forms import CommandForm
 from ..game_console import HELD, QUIT, UNDO, GameConsole
 from ..theme import THEME
-from ..widgets import AlignedTable, Countdown, money
+from ..widgets import AlignedTable, money
 from .words import current, names, phase_words, result_line, signed
 
 
@@ -25,6 +25,9 @@ class VotersConsoleApp(GameConsole):
     CSS_PATH = ["../theme.tcss", "../console.tcss", "console.tcss"]
     TITLE = "Voters: dealer's console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
+    HARDWARE = ("scanner", "panel")
+    PLAYERS = "#ledger"
+    RULE_KEYS = "h (or 0)"
 
     BINDINGS = [
         Binding("d", "form('deal')", "deal"),
@@ -42,7 +45,6 @@ class VotersConsoleApp(GameConsole):
     def compose(self) -> ComposeResult:
         with Horizontal(id="status"):
             yield Label("", id="where")
-            yield Countdown(big=False, id="timer")      # the base's turn clock: Voters has none
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield Static("", id="game")
@@ -115,12 +117,6 @@ class VotersConsoleApp(GameConsole):
         if name == "deal":
             return {"dealer": player, "stake": games[-1]["stake"] if games else None}
         return {"player": player} if name == "bet" else {}
-
-    def selected_player(self) -> int | None:
-        table = self.query_one("#ledger", DataTable)
-        if not table.row_count:
-            return None
-        return int(table.get_row_at(table.cursor_row)[0])
 
     def action_rule_number(self) -> None:
         held = self._held_or_say()
