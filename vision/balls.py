@@ -204,14 +204,16 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
         elif sized and fine.roundness >= (RAGGED_ROUND_MIN if ragged else 0):
             maybe.append(fine)
     if doubtful is not None:
-        doubtful += maybe + _cut_off(small, low + 0.2 * (high - low), min_r, scale)
+        doubtful += maybe + _cut_off(small, low + 0.2 * (high - low), radius_px, scale)
     return balls
 
 
-def _cut_off(small: np.ndarray, level: float, min_r: float, scale: int) -> list[Circle]:
+def _cut_off(small: np.ndarray, level: float, radius_px: tuple[float, float], scale: int) -> list[Circle]:
     """Blobs brighter than the surround (`level`, low enough for a dimly lit ball) that run
-    into the frame's edge, with at least the share of a ball a corner shows: a ball rolling
-    in at the corner, whose short, broken arc fits no circle well."""
+    into the frame's edge, with at least the share of a ball a corner shows, along an arc no
+    wider than a ball's: a ball rolling in at the corner, whose short, broken arc fits no
+    circle well enough to be read (the arc of a sheet's edge is far wider)."""
+    min_r, max_r = radius_px
     mask = cv2.morphologyEx((small > level).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     h, w = small.shape[:2]
@@ -219,9 +221,14 @@ def _cut_off(small: np.ndarray, level: float, min_r: float, scale: int) -> list[
     for contour in contours:
         x, y, cw, ch = cv2.boundingRect(contour)
         at_edge = x <= 0 or y <= 0 or x + cw >= w or y + ch >= h
-        if at_edge and cv2.contourArea(contour) * scale * scale >= CUT_OFF_SHARE * math.pi * min_r * min_r:
-            (cx, cy), r = cv2.minEnclosingCircle(contour)
-            found.append(Circle(cx * scale + (scale - 1) / 2, cy * scale + (scale - 1) / 2, r * scale))
+        if not at_edge or cv2.contourArea(contour) * scale * scale < CUT_OFF_SHARE * math.pi * min_r * min_r:
+            continue
+        points = contour.reshape(-1, 2).astype(np.float32)
+        inner = points[(points[:, 0] > 0) & (points[:, 0] < w - 1) & (points[:, 1] > 0) & (points[:, 1] < h - 1)]
+        arc = _circle(inner) if len(inner) >= 6 else None
+        if arc is not None and arc[1][0] / 2 * scale <= max_r:
+            (cx, cy), (d, _), _ = arc
+            found.append(Circle(cx * scale + (scale - 1) / 2, cy * scale + (scale - 1) / 2, d / 2 * scale))
     return found
 
 
