@@ -226,7 +226,11 @@ def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id
         from .mqtt import Publisher, topic_for
         publisher = Publisher(mqtt, topic_for(event_id))
         listening += f"; publishing to {publisher.url} topic {publisher.topic}"
-    app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher, phone=Phone.for_event(event))
+    phone = Phone.for_event(event)
+    if phone is not None:
+        listening += (f"; each player's private page at /p/<pass> (`companion print sheets`), dice votes until "
+                      f"{phone.dice_until} and declarations until {phone.declare_until} by this machine's clock")
+    app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher, phone=phone)
     web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True),
                 handle_signals=True, shutdown_timeout=1)
     return 0
