@@ -112,3 +112,8 @@ def games_listed() -> list[str]:
 def test_bluff_imports_no_other_game():
     assert len(list((ROOT / "companion" / "bluff").rglob("*.py"))) >= 8
     assert not other_game_imports("bluff")
+
+
+def test_jail_imports_no_other_game():
+    assert len(list((ROOT / "companion" / "jail").rglob("*.py"))) >= 9
+    assert not other_game_imports("jail")
