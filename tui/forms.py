@@ -120,11 +120,12 @@ class CommandForm(ModalScreen[dict | None]):
     # Enter is taken before the field sees it: the next field gets focus before the next key is
     # dispatched, so a fast typist's (or a scanner's) "12<Enter>in<Enter>" fills both fields
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("enter", "next", show=False, priority=True)]
+    TABLE = FORMS                          # a game whose command names are another's: its own table
 
     def __init__(self, command: str, values: dict | None = None, extra: dict | None = None):
         super().__init__(classes="form")
         self.command = command
-        self.title_text, self.fields = FORMS[command]
+        self.title_text, self.fields = self.TABLE[command]
         self.values = values or {}
         self.extra = extra or {}           # keys sent as they are (e.g. rule's serial)
         self._sending = False

@@ -38,6 +38,8 @@ def dice_card_invalid(s: State, ev: e.DiceCardInvalid) -> None:
 
 def transferred(s: State, ev: e.DiceTransferred) -> None:
     s.dice[ev.giver][ev.gem] -= ev.count
+    if not s.dice[ev.giver][ev.gem]:
+        del s.dice[ev.giver][ev.gem]
     s.dice[ev.to][ev.gem] = s.dice[ev.to].get(ev.gem, 0) + ev.count
     for no in ev.cleared:                                   # D5: they vote again
         del s.period.votes[no]

@@ -58,8 +58,10 @@ def register(sub, groups) -> None:
     p.set_defaults(run=screenshot)
 
 
-CONSOLES = {"bingo": ("tui.console", "ConsoleApp"), "voters": ("tui.voters.console", "VotersConsoleApp")}
-DISPLAYS = {"bingo": ("tui.display", "DisplayApp"), "voters": ("tui.voters.display", "VotersDisplayApp")}
+CONSOLES = {"bingo": ("tui.console", "ConsoleApp"), "voters": ("tui.voters.console", "VotersConsoleApp"),
+            "bluff": ("tui.bluff.console", "BluffConsoleApp"), "jail": ("tui.jail.console", "JailConsoleApp")}
+DISPLAYS = {"bingo": ("tui.display", "DisplayApp"), "voters": ("tui.voters.display", "VotersDisplayApp"),
+            "bluff": ("tui.bluff.display", "BluffDisplayApp"), "jail": ("tui.jail.display", "JailDisplayApp")}
 
 
 def journal_of(args) -> Path:

@@ -1,0 +1,70 @@
+"""Auction Bluff's audience display: follows the journal read-only, shows views.public only: per
+period the judged declaration, the true count, the win or elimination (AB2); gem ownership and
+dice held (AB1, AB5); the final results (AB6); never a die's face or an unselected declaration."""
+from __future__ import annotations
+
+import pytest
+
+from companion import views
+from tui.bluff.display import BluffDisplayApp, Gems, Periods
+
+from screens_bluff import FACES1, NAMES, night, play
+from screens_helpers import assert_snapshot, drive, settle, steady, text_of
+
+
+def caught_up(session):
+    return lambda app: app.view == views.public(session.state)
+
+
+def pane_text(app, pane) -> str:
+    region = app.query_one(pane).region
+    lines = text_of(app).splitlines()[region.y:region.bottom]
+    return "\n".join(line[region.x:region.right] for line in lines)
+
+
+def test_a_period_shows_only_once_judged_and_never_a_face_or_another_declaration(tmp_path):
+    session, clock = night(tmp_path / "b.db", "ready")
+    seen = {}
+
+    async def body(pilot):
+        for step in ("dice", "declare", "eliminated", "won"):
+            play(session, step)
+            await settle(pilot, caught_up(session))
+            await pilot.pause(0.05)
+            seen[step] = text_of(pilot.app), pane_text(pilot.app, Periods), pane_text(pilot.app, Gems)
+
+    drive(BluffDisplayApp(tmp_path / "b.db", poll=0.02, clock=clock.now), body, (120, 34))
+    for step in ("dice", "declare"):
+        screen, periods, _ = seen[step]
+        assert "Chen Wei" not in periods and "ELIMINATED" not in screen, step      # nothing judged yet
+        assert not any(faces in screen for faces in FACES1.values()), f"{step}: a die's faces show"
+        assert "4 × 6" not in screen and "6 × 4" not in screen                    # Aki's unselected declaration
+    assert "Period 1: Declarations" in seen["declare"][0] and "Period 1: Dice vote" in seen["dice"][0]
+    screen, periods, gems = seen["eliminated"]
+    assert "Chen Wei: ELIMINATED" in screen and "declared 9 × 5; true count 8" in screen
+    assert "Chen Wei (out)" in gems and "6 × 4" not in screen
+    screen, periods, gems = seen["won"]
+    assert "Dana Smith: WIN" in screen and "every garnet die pays its holder" in screen
+    assert [line.split()[0] for line in periods.splitlines()[1:3]] == ["1", "2"]
+    assert "4 garnet" in gems and "+¥300,000,000" in gems and "+¥100,000,000" in gems     # Emi holds 4 garnets
+    assert gems.count("−¥100,000,000") == 4 and NAMES[5] in gems
+
+
+@pytest.mark.parametrize("step, size", [("declare", (120, 34)), ("won", (120, 34)), ("won", (80, 24))])
+def test_snapshot(tmp_path, step, size):
+    session, clock = night(tmp_path / "b.db", step)
+
+    async def body(pilot):
+        await settle(pilot, caught_up(session))
+        await steady(pilot)
+        assert_snapshot(f"bluff/display-{step}-{size[0]}x{size[1]}", pilot.app)
+
+    drive(BluffDisplayApp(tmp_path / "b.db", poll=0.02, clock=clock.now), body, size)
+
+
+def test_the_screens_are_those_of_the_journals_game(tmp_path):
+    from companion.cli.screens import CONSOLES, DISPLAYS, game_of, screen_for
+    from tui.bluff.console import BluffConsoleApp
+    night(tmp_path / "b.db", "ready")
+    assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in (CONSOLES, DISPLAYS)] == \
+        [BluffConsoleApp, BluffDisplayApp]

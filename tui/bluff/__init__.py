@@ -1,0 +1,1 @@
+"""Auction Bluff's screens: the dealer's console and the audience display."""

@@ -1,0 +1,100 @@
+"""Auction Bluff's audience display for the projector: read-only, views.public only.
+
+Following the journal is every game's (tui/game_display.py). Per period it shows the judged
+declaration, the true count and the win or elimination (the public view has no die's face and
+no unselected declaration to show); always who owns which gem and holds which dice; at the end
+the winner, or no winner, and each player's result.
+"""
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, Static
+
+from ..game_display import GameDisplay
+from .words import declared, final_line, held_dice, names, outcome_line, phase_words, yen
+
+WON, OUT, GONE = "bold #000000 on #00d455", "bold #ffffff on #c0392b", "#808080"
+OUTCOMES = {"won": ("WIN", WON), "eliminated": ("ELIMINATED", OUT), "no_declaration": ("NO DECLARATION", OUT)}
+
+
+class Verdict(Static):
+    """The last judged period in big words, or the end."""
+
+    def show(self, view: dict) -> None:
+        who = names(view)
+        if not view["periods"]:
+            self.update(Text("No period judged yet", style="italic", justify="center"))
+            return
+        last = view["periods"][-1]
+        word, style = OUTCOMES[last["result"]]
+        chosen = last["selected"]
+        headline = f" {who.get(chosen['player'], '?')}: {word} " if chosen else f" {word} "
+        self.update(Text.assemble((headline, style), "\n", (outcome_line(last, who), "bold"), "\n",
+                                  (final_line(view), "bold #ffd400"), justify="center"))
+
+
+class Periods(Static):
+    """Every judged period: the declaration selected, the true count, the outcome."""
+
+    def show(self, view: dict) -> None:
+        who = names(view)
+        table = Table(expand=True, box=None, padding=(0, 1), header_style="bold #ffd400")
+        for label, justify in (("Period", "right"), ("Declarer", "left"), ("Declared", "center"),
+                               ("True count", "center"), ("Outcome", "left")):
+            table.add_column(label, justify=justify, no_wrap=True, overflow="ellipsis")
+        for p in view["periods"]:
+            chosen = p["selected"]
+            word, style = OUTCOMES[p["result"]]
+            table.add_row(str(p["no"]), who.get(chosen["player"], "?") if chosen else "nobody",
+                          declared(chosen) if chosen else "–", "–" if p["true_count"] is None else str(p["true_count"]),
+                          Text(word, style=style))
+        self.update(table)
+
+
+class Gems(Static):
+    """Who owns which gem, the dice each holds, who is eliminated and, at the end, each result."""
+
+    def show(self, view: dict) -> None:
+        table = Table(expand=True, box=None, padding=(0, 1), header_style="bold #ffd400")
+        for label, justify in (("Player", "left"), ("Gem", "left"), ("Dice held", "left"), ("Result", "right")):
+            table.add_column(label, justify=justify, no_wrap=True, overflow="ellipsis")
+        for p in view["players"]:
+            style = GONE if p["eliminated"] else "bold" if p["no"] == view["winner"] else ""
+            result = "" if p["result"] is None else yen(p["result"])
+            table.add_row(Text(p["name"] + (" (out)" if p["eliminated"] else ""), style=style), p["gem"],
+                          held_dice(p["dice"]),
+                          Text(result, style="bold #00d455" if (p["result"] or 0) > 0 else "bold #ff4d4d"))
+        self.update(table)
+
+
+class BluffDisplayApp(GameDisplay):
+    CSS_PATH = ["../theme.tcss", "display.tcss"]
+    TITLE = "Auction Bluff"
+    GAME = "bluff"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Label("", id="event")
+            yield Label("Waiting for the game", id="phase")
+            yield Label("", id="wild")
+        with Vertical(id="main"):
+            yield Verdict(id="verdict")
+            yield Label("PERIODS", classes="caption")
+            yield Periods(id="periods")
+            yield Label("GEMS", classes="caption")
+            yield Gems(id="gems")
+        yield from self.status_line()
+
+    def show(self, view: dict, deadline: float | None = None) -> None:
+        if view == self.view:
+            return
+        self.view = view
+        self.query_one("#event", Label).update(view["event"])
+        self.query_one("#phase", Label).update(phase_words(view))
+        self.query_one("#wild", Label).update("★ is wild" if view["star_wild"] else "★ is not wild")
+        self.query_one(Verdict).show(view)
+        self.query_one(Periods).show(view)
+        self.query_one(Gems).show(view)
