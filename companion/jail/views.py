@@ -49,11 +49,12 @@ def replay(s: State, log: list) -> dict:
 
 
 def staff(s: State) -> dict:
-    return {**_table(s), "event": s.event, "deck": counts(s, s.deck), "discard": counts(s, s.discard),
+    return {**_table(s), "event": s.event, "kinds": list(s.kinds), "deck": counts(s, s.deck), "discard": counts(s, s.discard),
             "progress": rules.progress(s.jail), "taken": list(s.taken) if s.taken else None,
             "players": [_player(s, p) for p in s.players.values()], "rounds": _rounds(s), "winner": winner(s)}
 
 
 def public(s: State) -> dict:
-    return {**_table(s), "event": s.event, "progress": rules.progress(s.jail), "deck_size": s.deck.total(),
+    return {**_table(s), "event": s.event, "kinds": list(s.kinds), "progress": rules.progress(s.jail),
+            "deck_size": s.deck.total(),
             "players": [_public_player(s, p) for p in s.players.values()], "rounds": _rounds(s), "winner": winner(s)}

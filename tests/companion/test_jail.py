@@ -307,8 +307,8 @@ def test_J6_a_tie_names_every_player_with_the_highest_total():
 def test_D2_the_public_view_shows_hand_sizes_never_hands_nor_deck_or_discard():
     s = play(table(dealt=("BBE", "CDEF")), take(1, 3), show(1, "B", 2))
     public = views.public(s)
-    assert list(public) == ["game", "phase", "round", "turn_player", "rows", "jail", "event", "progress",
-                            "deck_size", "players", "rounds", "winner"]
+    assert list(public) == ["game", "phase", "round", "turn_player", "rows", "jail", "event", "kinds",
+                            "progress", "deck_size", "players", "rounds", "winner"]
     assert [p["hand_size"] for p in public["players"]] == [2, 4]
     assert all("hand" not in p for p in public["players"]) and "deck" not in public and "discard" not in public
     assert public["players"][0]["display"] == {"B": 2} and public["progress"] == [

@@ -1,0 +1,1 @@
+"""The jail card game\x27s screens: the staff console and the audience display."""

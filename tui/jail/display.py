@@ -1,0 +1,113 @@
+"""The jail card game's audience display for the projector: read-only, views.public only.
+
+Following the journal is every game's (tui/game_display.py). It shows the three rows (a space
+between groups), the jail with how near the round is to its end (J4: 6+ cards of 2 kinds, or 2+
+of 6 kinds), each player's display, hand size and scores, and the winner at the end. The public
+view holds no hand, deck or discard pile, so neither can this screen.
+"""
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, Static
+
+from ..game_display import GameDisplay
+from .words import cards_text, colour, names, phase_words, row_text, scores_line
+
+BAR = 12                     # a progress bar's cells
+
+
+def progress_bar(part: dict) -> Text:
+    done = min(part["kinds"], part["needed"])
+    cells = round(BAR * done / part["needed"])
+    style = "bold #ff4d4d" if done >= part["needed"] - 1 else "bold #ffd400"
+    text = Text(f"{part['cards']}+ of {part['needed']} kinds ", style="bold")
+    text.append("█" * cells, style=style)
+    text.append("░" * (BAR - cells), style="#505050")
+    text.append(f" {part['kinds']}/{part['needed']}")
+    return text
+
+
+def jail_drawing(view: dict) -> Group:
+    counts = Text()
+    for kind, count in view["jail"].items():
+        counts.append(f" {kind} ", style=f"bold #000000 on {colour(view, kind)}")
+        counts.append(f" {count}   ")
+    if not view["jail"]:
+        counts.append("empty", style="italic #808080")
+    return Group(counts, Text(""), *(progress_bar(part) for part in view["progress"]))
+
+
+def rows_drawing(view: dict) -> Group:
+    lines = []
+    for no, row in enumerate(view["rows"], 1):
+        line = Text(f"{no}  ", style="bold #ffd400")
+        line.append_text(row_text(view, row))
+        lines.append(line)
+    return Group(*lines)
+
+
+def players_drawing(view: dict) -> Table:
+    table = Table(box=None, expand=True, padding=(0, 1), header_style="bold #c8c8c8")
+    for label, justify in (("Player", "left"), ("Hand", "right"), ("Shows", "left"), ("Rounds", "left"),
+                           ("Total", "right")):
+        table.add_column(label, justify=justify, no_wrap=label != "Shows")
+    winners = view["winner"] or []
+    for p in view["players"]:
+        turn = p["no"] == view["turn_player"] and view["phase"] not in ("round_over", "finished")
+        style = "bold #000000 on #ffd400" if p["no"] in winners else "bold #ffd400" if turn else "bold"
+        table.add_row(Text(("▶ " if turn else "  ") + p["name"], style=style), str(p["hand_size"]),
+                      cards_text(view, p["display"]), scores_line(p), Text(str(p["total"]), style="bold"))
+    return table
+
+
+class JailDisplayApp(GameDisplay):
+    CSS_PATH = ["../theme.tcss", "display.tcss"]
+    TITLE = "The jail card game"
+    GAME = "jail"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Label("", id="round")
+            yield Label("Waiting for the game", id="phase")
+            yield Label("", id="deck")
+        with Horizontal(id="main"):
+            with Vertical(id="play"):
+                yield Label("ROWS", classes="caption")
+                yield Static("", id="rows")
+                yield Label("JAIL", classes="caption")
+                yield Static("", id="jail")
+            with Vertical(id="side"):
+                yield Label("PLAYERS", classes="caption")
+                yield Static("", id="players")
+                yield Static("", id="verdict")
+        yield from self.status_line()
+
+    def show(self, view: dict, deadline: float | None = None) -> None:
+        if view == self.view:
+            return
+        self.view = view
+        self.query_one("#round", Label).update(f"ROUND {view['round']} / 3")
+        self.query_one("#phase", Label).update(phase_words(view))
+        self.query_one("#deck", Label).update(f"DECK {view['deck_size']}")
+        self.query_one("#rows", Static).update(rows_drawing(view))
+        self.query_one("#jail", Static).update(jail_drawing(view))
+        self.query_one("#players", Static).update(players_drawing(view))
+        self.query_one("#verdict", Static).update(self.verdict(view))
+
+    @staticmethod
+    def verdict(view: dict) -> Text:
+        if view["winner"]:
+            who = names(view)
+            return Text(" WINNER: " + ", ".join(who.get(no, "?") for no in view["winner"]) + " ",
+                        style="bold #000000 on #00d455", justify="center")
+        if view["rounds"]:
+            last = view["rounds"][-1]
+            who = names(view)
+            scored = ", ".join(f"{who.get(int(no), '?')} {score}" for no, score in last["scores"].items())
+            return Text(f"Round {last['no']}: {scored}", style="#c8c8c8")
+        return Text("")
