@@ -52,6 +52,16 @@ def test_an_ellipse_or_open_circle_round_a_letter_is_its_vote(scanner, shape):
     assert (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result
 
 
+@pytest.mark.parametrize("gap", [120, 125])
+@pytest.mark.parametrize("value", "XYZ")
+def test_a_circle_open_by_a_third_round_a_letter_is_its_vote(scanner, value, gap):
+    """Bench seeds 2-4 clean: open circles 1.4 x the ring with a third of the way left open covered
+    64-69% of the rays, under the 70% a circle needed, and went to review (part of a circle?)."""
+    card, picture = _vote([_ring("vote", "mark", value, 1.4, gap_deg=gap)])
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.fields) == ("counted", {"mark": [value]}), result
+
+
 @pytest.mark.parametrize("kind,name,value,others", [
     ("robbery", "robber_units", "8", {"robber_tens": "0", "victim_tens": "1", "victim_units": "3", "ordinal": "5"}),
     ("robbery", "robber_tens", "1", {"robber_units": "0", "victim_tens": "0", "victim_units": "9", "ordinal": "5"}),

@@ -61,7 +61,7 @@ class Settings:
     quiet: float = 0.05         # ink in the band around it at most this (a finger, shadow or line reaching in)
     # A circle drawn round a bubble (vision/cards/circles.py): the share of the rays from its centre
     # that cross ink (its cover).
-    circled: float = 0.7        # at least this: circled, the circle's ink is its mark
+    circled: float = 0.6        # at least this: circled, the circle's ink is its mark (a circle open by a third)
     partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
     faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others': review
     noisy: float = 0.2          # a noise floor this high hides light pencil: a field read blank goes to review
