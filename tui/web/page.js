@@ -232,6 +232,7 @@ function show(view) {
   state.view = view;
   document.body.classList.remove("-waiting");
   document.body.dataset.phase = view.phase;
+  if (view.game === "jail") { showJail(view); document.body.dataset.shown = String(Date.now()); return; }  // jail.js
   const voters = view.game === "voters";      // Plunder Bingo's view names no game
   document.body.classList.toggle("-voters", voters);
   if (voters) showVoters(view); else showBingo(view);
