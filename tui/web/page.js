@@ -235,7 +235,7 @@ function show(view) {
   if (view.game === "jail") { showJail(view); document.body.dataset.shown = String(Date.now()); return; }  // jail.js
   const voters = view.game === "voters";      // Plunder Bingo's view names no game
   document.body.classList.toggle("-voters", voters);
-  if (voters) showVoters(view); else showBingo(view);
+  if (view.game === "bluff") showBluff(view); else if (voters) showVoters(view); else showBingo(view);
   document.body.dataset.shown = String(Date.now());
 }
 

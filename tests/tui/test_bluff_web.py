@@ -1,0 +1,104 @@
+"""Auction Bluff on the audience page in a real browser (headless Chromium over DevTools): a bluff
+journal served by `companion display --serve`, one server and one browser for the module. Per
+judged period the page shows the declaration selected, the true count and the win or elimination
+(AB2); who owns which gem and holds which dice (AB1, AB5); the results at the end (AB6); never a
+die's face or an unselected declaration; nothing overflows at three sizes.
+UPDATE_SNAPSHOTS=1 writes the PNGs to tests/tui/snapshots/bluff/ (look at them)."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from companion import views
+
+from screens_bluff import FACES1, NAMES, night, play
+from screens_chromium import chromium
+from test_web import CHECKS, Browser, start_server
+
+SIZES = [(1920, 1080), (390, 844), (1024, 768)]
+SNAPSHOTS = Path(__file__).parent / "snapshots" / "bluff"
+PAGE = """(() => ({
+  text: document.getElementById('bluff').innerText, verdict: document.getElementById('b-verdict').innerText,
+  top: document.getElementById('b-top').innerText,
+  periods: [...document.querySelectorAll('#b-periods .period')].map(r => [...r.children].map(c => c.textContent)),
+  gems: [...document.querySelectorAll('#b-gems .gemrow')].map(r => [...r.children].map(c => c.textContent)),
+  bingo: getComputedStyle(document.getElementById('game')).display,
+}))()"""
+
+pytestmark = pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install chromium)")
+
+
+def test_one_page_through_a_game(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bluff")
+    session, _ = night(folder / "b.db", "declare")
+    server, url = start_server(folder / "b.db")
+    browser = Browser(str(folder / "profile"))
+    try:
+        browser.go(url + "/")
+        world = {"session": session, "browser": browser}
+        declarations(world)
+        play(session, "eliminated")
+        eliminated(world)
+        play(session, "won")
+        won(world)
+    finally:
+        browser.close()
+        server.terminate()
+        server.wait(10)
+        session.journal.close()
+
+
+def wait_shown(world, timeout: float = 10) -> None:
+    expected = views.public(world["session"].state)
+    deadline = time.monotonic() + timeout
+    while json.loads(world["browser"].evaluate("JSON.stringify(state.view)") or "null") != expected:
+        assert time.monotonic() < deadline, "the page does not show the journal's public view"
+        time.sleep(0.05)
+
+
+def look(world, step: str) -> list[dict]:
+    """The page at each size: nothing out of the viewport or clipped; what it shows."""
+    wait_shown(world)
+    browser, pages = world["browser"], []
+    for width, height in SIZES:
+        browser.size(width, height)
+        time.sleep(0.3)
+        overflow = browser.evaluate(CHECKS)["overflow"]
+        assert overflow == [], f"{step} at {width}x{height}: {overflow}"
+        if os.environ.get("UPDATE_SNAPSHOTS"):
+            (SNAPSHOTS / f"web-{step}-{width}x{height}.png").write_bytes(browser.screenshot())
+        pages.append(browser.evaluate(PAGE))
+    return pages
+
+
+def declarations(world) -> None:
+    for page in look(world, "declare"):
+        assert page["bingo"] == "none" and "Period 1: Declarations" in page["top"] and "★ is wild" in page["top"]
+        assert page["periods"] == [] and "No period judged yet" in page["verdict"]
+        assert not any(faces in page["text"] for faces in FACES1.values())
+        assert "6" not in page["verdict"] and "× 4" not in page["text"]           # Aki's 6 x 4 is not judged
+        assert [row[:3] for row in page["gems"]] == [[NAMES[no], gem, f"5 {gem}"] for no, gem in
+                                                      zip(NAMES, ["ruby", "sapphire", "emerald", "garnet",
+                                                                  "amethyst", "diamond"])]
+
+
+def eliminated(world) -> None:
+    for page in look(world, "eliminated"):
+        assert page["periods"] == [["1", NAMES[3], "9 × 5", "8", "ELIMINATED"]]
+        assert f"{NAMES[3]} ELIMINATED" in page["verdict"] and "true count 8" in page["verdict"]
+        assert page["gems"][2][0] == f"{NAMES[3]} (out)" and "× 4" not in page["text"]
+
+
+def won(world) -> None:
+    for page in look(world, "won"):
+        assert page["periods"][1] == ["2", NAMES[4], "6 × 3", "7", "WINS"]
+        assert f"{NAMES[4]} WINS" in page["verdict"] and "Every garnet die pays its holder" in page["verdict"]
+        results = {row[0]: row[3] for row in page["gems"]}
+        assert results[NAMES[5]] == "+¥300,000,000" and results[NAMES[4]] == "+¥100,000,000"
+        assert [results[NAMES[no]] for no in (1, 2, 6)] == ["−¥100,000,000"] * 3
+        assert page["gems"][4][2] == "5 amethyst, 4 garnet"
