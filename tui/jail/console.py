@@ -140,7 +140,7 @@ class JailConsoleApp(GameConsole):
             text.append(f" {mark}\n")
         text.append("\nJail   ", style="bold")
         text.append_text(cards_text(view, view["jail"]))
-        text.append("\nEnds at ")
+        text.append("\nThe round ends at", style="bold")
         text.append_text(progress_text(view))
         text.append(f"\nDeck {sum(view['deck'].values())}: ", style="bold")
         text.append_text(cards_text(view, view["deck"]))

@@ -48,13 +48,12 @@ def cards_text(view: dict, counts: dict) -> Text:
 
 
 def progress_text(view: dict) -> Text:
-    """Towards both end conditions (J4): e.g. 1/2 kinds with 6+, 3/6 kinds with 2+."""
+    """Towards both end conditions (J4), a line each: e.g. "6+ of 2 kinds: 1/2"."""
     text = Text()
     for part in view["progress"]:
         near = part["kinds"] >= part["needed"] - 1
-        text.append(f"{part['kinds']}/{part['needed']} kinds with {part['cards']}+",
-                    style="bold #ff4d4d" if near else "")
-        text.append("   ")
+        text.append(f"\n  {part['cards']}+ of {part['needed']} kinds: ")
+        text.append(f"{part['kinds']}/{part['needed']}", style="bold #ff4d4d" if near else "bold")
     return text
 
 
