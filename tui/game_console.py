@@ -51,16 +51,20 @@ def summary(command: dict) -> str:
     """One line for the journal pane."""
     if command.get("do") == "setup":
         return f"setup {command.get('event', '')} ({len(command.get('players', []))} players)"
-    parts = [command.get("do", "?")]
-    for key, value in command.items():
-        if key == "do" or value in ("", None):
-            continue
-        if isinstance(value, dict):
-            value = summary(value)
-        elif isinstance(value, list):
-            value = "".join(value) if all(isinstance(v, str) for v in value) else " ".join(map(str, value))
-        parts.append(f"{key}={value}")
-    return " ".join(parts)
+    return " ".join([command.get("do", "?")] + [f"{key}={shown(value)}" for key, value in command.items()
+                                                if key != "do" and value not in ("", None)])
+
+
+def shown(value) -> str:
+    """A command's value in few characters: a card inside hold/rule as its summary, ["B","C"] as BC,
+    rows of kinds as AAB/CDD, {gem or player: ...} as key:value pairs."""
+    if isinstance(value, dict):
+        return summary(value) if "do" in value else " ".join(f"{key}:{shown(item)}" for key, item in value.items())
+    if isinstance(value, list):
+        if all(isinstance(item, str) for item in value):
+            return "".join(value)
+        return ("/" if all(isinstance(item, list) for item in value) else " ").join(map(shown, value))
+    return str(value)
 
 
 class KeyBar(Static):
