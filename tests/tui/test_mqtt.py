@@ -17,6 +17,7 @@ from pathlib import Path
 import paho.mqtt.client as paho
 import pytest
 
+from companion import views
 from companion.journal import Journal
 from companion.session import Session
 from screens_chromium import chromium, free_port
@@ -222,7 +223,7 @@ def test_commit_to_broker_latency(folder):
             outcome = session.submit(command)
             committed = time.monotonic()
             assert outcome.status != "rejected", outcome.reason
-            view = public(journal)
+            view = json.loads(json.dumps(views.public(session.state)))   # what the server reads from the journal
             if before and json.loads(watcher.got[before - 1][1]) == view:
                 continue                                    # this command changed nothing public
             latencies.append(watcher.wait_for(view, start=before)[0] - committed)
