@@ -33,7 +33,7 @@ def register(sub, groups) -> None:
     p.add_argument("--out", default="event.toml")
     p.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT, help="the game (default: bingo)")
     p.add_argument("--name", default="Night 1", help="event name")
-    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--players", type=int, help="how many (default: 6; the jail card game 4)")
     p.add_argument("--seed", type=int, help="seed for dealing cards and letters (default: random, written in the file)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.add_argument("--simulated", action="store_true",
@@ -139,6 +139,7 @@ def init(args) -> int:
     if out.exists() and not args.force:
         raise CommandError(f"{out} exists; use --force to overwrite it")
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
+    args.players = args.players or games.rules(args.game).event.players
     try:
         text = event_file.example(args.name, args.players, seed, secrets.token_hex(16), args.game)
         text += SIMULATED_HARDWARE if args.simulated else ""

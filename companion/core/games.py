@@ -68,6 +68,7 @@ class EventRules:
     setup: Callable[[object], dict]             # the EventFile's setup command
     example: Callable[[str, int, int, str], str]   # (name, players, seed, secret) -> a commented event file
     seeded: bool = False                        # the example deals something with its seed
+    players: int = 6                            # how many players `companion init` writes by default
 
 
 @dataclass(frozen=True)

@@ -53,4 +53,4 @@ journal = "{slug(name)}.db"  # the event's journal, next to this file
 ''' + "\n".join(blocks)
 
 
-EVENT = EventRules(SECTIONS, {}, settings, setup_command, example)
+EVENT = EventRules(SECTIONS, {}, settings, setup_command, example, players=4)
