@@ -404,7 +404,7 @@ def test_public_shows_gems_judged_periods_and_results_never_a_face_or_unselected
     assert "period 1: player 1 declared 5 x 4; true count 4: is eliminated" in text and "2 x 1" not in text
 
 
-def test_staff_view_has_the_open_periods_votes_and_declarations_public_has_none(tmp_path, capsys):
+def test_staff_view_has_the_open_periods_votes_and_declarations_public_has_none():
     s = play(voted(2), declare(1, 2, 3))
     staff, public = GAME.staff(s), GAME.public(s)
     assert staff["current"]["closed"] == {"1": {"ruby": ["1", "1", "2", "3", "★"]},

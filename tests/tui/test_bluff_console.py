@@ -40,6 +40,7 @@ def test_a_period_from_the_keyboard(tmp_path):
         await do(pilot, "f", "enter", "sapphire ★5ss2 ruby s5", "enter")         # two gems: none pre-filled
         assert session.state.period.votes[2] == {"sapphire": ["★", "5", "★", "★", "2"], "ruby": ["★", "5"]}
         assert "sapphire ★5★★2 ruby ★5" in text_of(pilot.app)                   # the dealer sees every vote
+        assert "dice player=2 faces=sapphire:★5★★2 ruby:★5" in text_of(pilot.app)   # its journal row
         await do(pilot, "c")
         await do(pilot, "d", "enter", "5", "enter", "8", "enter")                # Bruno: 8 fives
         await pilot.press("up")
