@@ -41,6 +41,8 @@ def transferred(s: State, ev: e.DiceTransferred) -> None:
     if not s.dice[ev.giver][ev.gem]:
         del s.dice[ev.giver][ev.gem]
     s.dice[ev.to][ev.gem] = s.dice[ev.to].get(ev.gem, 0) + ev.count
+    s.transfers.append({"period": len(s.periods), "from": ev.giver, "to": ev.to, "gem": ev.gem,
+                        "count": ev.count, "cleared": ev.cleared})
     for no in ev.cleared:                                   # D5: they vote again
         del s.period.votes[no]
 

@@ -51,6 +51,7 @@ class State:
     dice: dict[int, dict[str, int]] = field(default_factory=dict)           # holder -> gem -> dice held
     periods: list[Period] = field(default_factory=list)
     winner: int | None = None
+    transfers: list[dict] = field(default_factory=list)                     # AB5: period (opened by then), from, to, gem, count, cleared
     serials: set[str] = field(default_factory=set)                          # every card seen (duplicates)
     held: dict[str, Held] = field(default_factory=dict)                     # cards awaiting the operator
 
@@ -68,5 +69,5 @@ class State:
         new = copy.copy(self)
         new.players, new.dice = dict(self.players), {no: dict(gems) for no, gems in self.dice.items()}
         new.periods = [*self.periods[:-1], self.periods[-1].copy()] if self.periods else []
-        new.serials, new.held = set(self.serials), dict(self.held)
+        new.serials, new.held, new.transfers = set(self.serials), dict(self.held), list(self.transfers)
         return new

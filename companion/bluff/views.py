@@ -44,5 +44,5 @@ def current(period: Period | None) -> dict | None:
 
 
 def staff(s: State) -> dict:
-    return {**public(s), "current": current(s.period),
+    return {**public(s), "current": current(s.period), "transfers": s.transfers,
             "held": [{"serial": serial, **asdict(held)} for serial, held in s.held.items()]}

@@ -241,6 +241,8 @@ def test_D5_a_transfer_during_the_dice_vote_clears_both_players_votes():
         "player 2 holds 5 sapphire, 1 ruby: give the faces of exactly those dice"
     s = play(s, {"do": "dice", "player": 2, "faces": {"sapphire": ["2"] * 5, "ruby": ["1"]}})
     assert s.period.votes[2] == {"sapphire": ["2"] * 5, "ruby": ["1"]}
+    assert GAME.staff(s)["transfers"] == [{"period": 1, "from": 1, "to": 2, "gem": "ruby", "count": 1, "cleared": [1, 2]}]
+    assert "transfers" not in GAME.public(s)
 
 
 def test_D5_after_the_close_a_transfer_changes_ownership_only():

@@ -31,6 +31,7 @@ def test_a_period_from_the_keyboard(tmp_path):
         await do(pilot, "p")
         await do(pilot, "t", "enter", "2", "enter", "enter", "2", "enter")        # 2 rubies from Aki to Bruno
         assert last_command(session) == {"do": "transfer", "from": 1, "to": 2, "gem": "ruby", "count": 2}
+        assert "Transfer: 2 ruby Aki Tanaka → Bruno Diaz" in text_of(pilot.app)
         await do(pilot, "f", "enter", "", "enter", expect="rejected")             # no faces
         assert "player 1 holds 3 ruby" in text_of(pilot.app)
         await pilot.press("escape")

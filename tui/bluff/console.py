@@ -142,6 +142,9 @@ class BluffConsoleApp(GameConsole):
                     style="bold")
         text.append(f"\nDice votes: {len(now['votes'])}" + ("" if closed else
                     f"; waiting for {', '.join(waiting) or 'nobody'}"))
+        for t in (t for t in view["transfers"] if t["period"] == now["no"]):
+            again = f"; {', '.join(who.get(no, '?') for no in t['cleared'])} vote again (D5)" if t["cleared"] else ""
+            text.append(f"\nTransfer: {t['count']} {t['gem']} {who.get(t['from'], '?')} → {who.get(t['to'], '?')}{again}")
         text.append(f"\nDeclarations ({sum(1 for d in now['declarations'] if not d['reason'])} valid):")
         for d in now["declarations"]:
             line = f"\n  {d['player']:>2} {who.get(d['player'], '?'):<16} {d['count']} × {d['face']}"
