@@ -119,6 +119,7 @@ class Journal:
         readonly) takes the journal's lock; `existing` refuses a missing or empty file instead
         of starting a new journal in it (for commands that continue a game). check=False (salvage
         only, read-only) skips verifying on open and also reads version 1 journals."""
+        path = None if str(path) == ":memory:" else path      # SQLite's name for memory, not a file to lock
         self.path = str(path) if path else ":memory:"
         self.readonly = readonly or not check
         self.version = VERSION
