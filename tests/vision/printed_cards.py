@@ -146,3 +146,11 @@ def glare(picture: np.ndarray, centre_mm, radius_mm: float, strength: float = 25
     cx, cy = px(*centre_mm)
     shine = strength * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (radius_mm * PX_MM) ** 2))
     picture[:] = np.clip(picture + shine[..., None], 0, 255).astype(np.uint8)
+
+
+def pencilled(picture: np.ndarray, draw) -> None:
+    """Marks drawn as light pencil: draw(canvas) draws them (in a light grey) on a white canvas, which
+    then darkens what is under it (print included) instead of covering it."""
+    canvas = np.full_like(picture, 255)
+    draw(canvas)
+    picture[:] = (picture * (canvas.astype(np.float32) / 255)).astype(np.uint8)

@@ -1,6 +1,7 @@
 """Votes once counted wrong on the bench (tuning seeds), each drawn again on the printed PDF
 (tests/vision/printed_cards.py): a glare halo beside a blank bubble read as a mark, a stray line
-just over 20 mm at 45 degrees not found as one (R6: two marks where one was meant)."""
+just over 20 mm at 45 degrees not found as one, a stray line broken in two by glare over its middle
+(R6: two marks where one was meant), a light pencil cross read as a blank card (R6, V7: a vote lost)."""
 import cv2
 import numpy as np
 import pytest
@@ -59,3 +60,36 @@ def test_a_stray_line_at_45_degrees_is_no_second_mark(scanner, angle, length):
     P.pen(picture, [tuple(np.array([z.x, z.y]) - along), tuple(np.array([z.x, z.y]) + along)], 0.4)
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review" or result.fields == {"mark": ["X"]}, result
+
+
+@pytest.mark.parametrize("angle", [0, 20, 70, 110, 160])
+def test_a_stray_line_broken_by_glare_is_no_second_mark(scanner, angle):
+    """A 30 mm line through Z beside a circled X, glare washing out its middle over Z: each piece
+    left was too short to be a line, so Z read as a mark and the card `invalid: two marks` (D19)."""
+    card = P.card("vote", 2, 5)
+    picture = P.printed(card)
+    P.ring(picture, P.bubble("vote", "mark", "X"), 1.3)
+    z = P.bubble("vote", "mark", "Z")
+    along = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))]) * 15
+    P.pen(picture, [tuple(np.array([z.x, z.y]) - along), tuple(np.array([z.x, z.y]) + along)], 0.4)
+    P.glare(picture, (z.x, z.y), 4)
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" or result.fields == {"mark": ["X"]}, result
+
+
+@pytest.mark.parametrize("kind,field,value,blur", [("vote", "mark", "Z", 0.7), ("vote", "mark", "Z", 1.5),
+                                                   ("number", "number", "7", 0.7), ("number", "number", "7", 1.5)])
+def test_a_light_pencil_cross_on_a_card_read_blank_goes_to_review(scanner, kind, field, value, blur):
+    """Seed 4 hard #439 and a number card: light pencil scored 0.07-0.13, under `trace` (0.15), and the
+    card was `invalid: blank`. A field read blank is looked at down to `blank_trace`."""
+    card = P.card(kind, 2, 5)
+    picture = P.printed(card)
+    b = P.bubble(kind, field, value)
+    r = 0.8 * b.r
+
+    def cross(canvas):
+        for dy in (r, -r):
+            P.pen(canvas, [(b.x - r, b.y - dy), (b.x + r, b.y + dy)], 0.4, (215,) * 3)
+    P.pencilled(picture, cross)
+    result = scanner.scan_image(P.photo(picture, blur=blur))
+    assert result.decision == "review", result

@@ -15,7 +15,7 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     a long stray line touches a bubble, or covers more ink than its own
     a circle's path crossing another bubble over more ink than its own (a mark under it?)
     an unclear mark; a line through a marked bubble; two marks in a field, one filled in
-    faint ink in a bubble read blank; a printed ring inked over
+    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
     faint ink all round a bubble read blank, four times the others' (a light pencil circle)
     a field read blank in a picture too noisy to see light pencil
@@ -52,6 +52,8 @@ class Settings:
     sharp: float = 0.55         # printed outline contrast / marker contrast below this: too blurred
     glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
     trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
+    blank_trace: float = 0.06   # as trace, in a field read blank (a vote lost if it is light pencil; blank
+                                # bubbles on hard bench photos score under 0.04)
     ring_dark: float = 1.2      # a printed ring this much darker than the card's others: inked over, review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
     # and nothing outside the bubble could have put it there; else review.
@@ -187,11 +189,12 @@ def _trace(r: Reading, s: Settings) -> str | None:
     card as blank or as one mark fewer would be a silent error, so a person looks."""
     rings = r.levels.rings
     typical = _typical_ring(rings, r.scores, s.marginal)
+    fields = r.marked(s)
     for name, b in r.layout.bubbles():
         key = name, b.value
         if r.scores[key] >= s.definite or key in r.light:
             continue
-        if r.scores[key] >= s.trace:
+        if r.scores[key] >= (s.trace if fields[name] else s.blank_trace):
             return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
         if rings[key] > s.ring_dark * typical:
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"

@@ -20,7 +20,7 @@ from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code
 from .measure import Measured, _one_stroke, _score, ink, measured, sharpness
 from .result import Rejection, Result
-from .strokes import _stroke_cut, _strokes
+from .strokes import _stroke_cut, _strokes, broken_lines
 
 
 class Scanner:
@@ -112,6 +112,8 @@ class Scanner:
             numbers = self._numbers(m, kind, cuts, circles)
             numbers, stroke_doubt = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
         scores, around, filled, own, band = numbers
+        if inked and not stroke_doubt:
+            stroke_doubt = self._broken_line(m, layout, strokes, scores, circles)
         # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
         spilt = [(name, b.value) for name, b in layout.bubbles() if (name, b.value) not in circles.circled
                  and scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
@@ -144,6 +146,17 @@ class Scanner:
             if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
                 return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
         return again, None
+
+    def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
+                     circles: Circles) -> str | None:
+        """A stray line in pieces (glare over its middle) running through a bubble read as marked."""
+        marks = [(name, b) for name, b in layout.bubbles()
+                 if scores[name, b.value] >= self.settings.marginal and (name, b.value) not in circles.circled]
+        lines = broken_lines(m, layout.kind, strokes, [b for _, b in marks]) if marks else []
+        for name, b in marks:
+            if any(line.offset(b.x * PX, b.y * PX)[0] < 1.2 * b.r * PX for line in lines):
+                return f"a line in pieces runs through {b.value} ({name}): mark or stray stroke?"
+        return None
 
     def _on_time(self) -> None:
         """A card that takes too long (a huge or hostile image, a starved machine) is not waited for."""

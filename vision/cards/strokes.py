@@ -18,6 +18,8 @@ STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (t
 STROKE_WIDTH_MM = 1.5   # wider than this (as measured: blur included) it is no pen line
 
 
+PIECE_MM = 8.0         # a pen line is looked for in straight pieces this long (glare can wash out its middle)
+INKED = 0.5            # pieces joined across gaps (glare, print) are one line when ink covers this share of it
 STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
 FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a stroke only when this long
 
@@ -54,6 +56,24 @@ def _strokes(m: Measured, kind: str) -> list[_Stroke]:
             if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= length * PX:
                 _merge(strokes, stroke)
     return _without_crosses(strokes, kind)
+
+
+def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bubble]) -> list[_Stroke]:
+    """Straight pieces in line with each other through a marked bubble, long enough together to be a
+    stray line (D19) that glare washed out in the middle, or print hid a stretch of: not found as
+    one (the pieces are too short), each piece could pass for a mark. A person looks."""
+    new, hidden = m.seen, _hidden(kind)
+    binary, faint = (new > 0.5).astype(np.uint8), (new > FAINT).astype(np.uint8)
+    out = []
+    for group in _segments(binary, PIECE_MM):
+        line = _Stroke(*group, 0)
+        if not any(line.offset(b.x * PX, b.y * PX)[0] < 1.2 * b.r * PX for b in marks):
+            continue
+        stroke = _refit(group, binary, new, faint, hidden)
+        if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= STROKE_MM * PX \
+                and _inked_share(faint, hidden, stroke) >= INKED and not _same_line(found + out, stroke):
+            out.append(stroke)
+    return _without_crosses(out, kind)
 
 
 @lru_cache(maxsize=None)
@@ -107,10 +127,15 @@ def _segments(binary: np.ndarray, length_mm: float) -> list[tuple]:
     return groups
 
 
+def _same_line(strokes: list[_Stroke], stroke: _Stroke) -> list[int]:
+    """The strokes along the same line as this one."""
+    return [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
+                                                    for t in (stroke.t0, stroke.t1)) < 4]
+
+
 def _merge(strokes: list[_Stroke], stroke: _Stroke) -> None:
     """Add a stroke, or lengthen the one already found along the same line."""
-    same = [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
-                                                    for t in (stroke.t0, stroke.t1)) < 4]
+    same = _same_line(strokes, stroke)
     if not same:
         strokes.append(stroke)
         return
@@ -153,8 +178,7 @@ def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray
     inside = (xs >= 1) & (xs < w - 1) & (ys >= 1) & (ys < h - 1)
     stop = int(np.argmin(inside)) if not inside.all() else len(steps)
     xs, ys, steps = xs[:stop], ys[:stop], steps[:stop]
-    nx, ny = int(round(-u[1])), int(round(u[0]))
-    ink = (binary[ys, xs] | binary[ys + ny, xs + nx] | binary[ys - ny, xs - nx]) > 0
+    ink = _ink_on(binary, xs, ys, u)
     miss = np.cumsum(~ink & ~hidden[ys, xs])
     at = np.nonzero(ink)[0]
     if not len(at):
@@ -163,6 +187,23 @@ def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray
     far = np.nonzero(gaps > STROKE_GAP_MM * PX)[0]
     last = at[far[0] - 1] if len(far) and far[0] > 0 else (None if len(far) else at[-1])
     return t if last is None else float(steps[last])
+
+
+def _ink_on(binary: np.ndarray, xs: np.ndarray, ys: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Ink at each point of a line along u, or a pixel to either side of it."""
+    nx, ny = int(round(-u[1])), int(round(u[0]))
+    return (binary[ys, xs] | binary[ys + ny, xs + nx] | binary[ys - ny, xs - nx]) > 0
+
+
+def _inked_share(binary: np.ndarray, hidden: np.ndarray, stroke: _Stroke) -> float:
+    """The share of a stroke's length (where print does not hide it) that has ink."""
+    h, w = binary.shape
+    p, u = stroke.p, stroke.u
+    t = np.arange(stroke.t0, stroke.t1, 1.0)
+    xs = np.clip(np.rint(p[0] + t * u[0]).astype(int), 1, w - 2)
+    ys = np.clip(np.rint(p[1] + t * u[1]).astype(int), 1, h - 2)
+    ink, seen = _ink_on(binary, xs, ys, u), ~hidden[ys, xs]
+    return float((ink & seen).sum() / max(1, seen.sum()))
 
 
 def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) -> float:
