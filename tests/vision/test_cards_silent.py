@@ -1,7 +1,8 @@
 """Votes once counted wrong on the bench (tuning seeds), each drawn again on the printed PDF
 (tests/vision/printed_cards.py): a glare halo beside a blank bubble read as a mark, a stray line
 just over 20 mm at 45 degrees not found as one, a stray line broken in two by glare over its middle
-(R6: two marks where one was meant), a light pencil cross read as a blank card (R6, V7: a vote lost)."""
+(R6: two marks where one was meant), a light pencil cross read as a blank card (R6, V7: a vote lost), light pencil washed out by glare on a
+card read blank, a small cross touching the circle round its neighbour taken for that circle's ink."""
 import cv2
 import numpy as np
 import pytest
@@ -91,5 +92,36 @@ def test_a_light_pencil_cross_on_a_card_read_blank_goes_to_review(scanner, kind,
         for dy in (r, -r):
             P.pen(canvas, [(b.x - r, b.y - dy), (b.x + r, b.y + dy)], 0.4, (215,) * 3)
     P.pencilled(picture, cross)
+    result = scanner.scan_image(P.photo(picture, blur=blur))
+    assert result.decision == "review", result
+
+
+@pytest.mark.parametrize("grey,radius,strength", [(190, 6, 120), (190, 8, 120), (160, 6, 200)])
+def test_light_pencil_under_glare_on_a_card_read_blank_goes_to_review(scanner, grey, radius, strength):
+    """Seed 6 hard #30: glare over a pencil-filled Y washed the fill out and faded Y's ring to 0.45 of
+    the others' (too little for `glare`, 0.35): the card read `invalid: blank`, a vote lost."""
+    card = P.card("vote", 2, 5)
+    picture = P.printed(card)
+    y = P.bubble("vote", "mark", "Y")
+    P.pencilled(picture, lambda canvas: P.dot(canvas, y, 0.63, (grey,) * 3))
+    P.glare(picture, (y.x - 3, y.y), radius, strength)
+    result = scanner.scan_image(P.photo(picture, blur=1.2))
+    assert result.decision == "review", result
+
+
+@pytest.mark.parametrize("k,tilt,blur", [(1.5, 0, 0.7), (1.5, 0, 1.5), (1.55, 0, 0.7), (1.55, 0, 1.5),
+                                          (1.55, -5, 0.7)])
+def test_a_cross_touching_the_circle_round_its_neighbour_is_a_mark_of_its_own(scanner, k, tilt, blur):
+    """Seed 5 hard #102: a small cross on robber tens 0 touching an ellipse round 1 was taken for the
+    ellipse's ink and cut out of 0: the card counted robber 16 where two tens were marked (review)."""
+    card = P.card("robbery", 5, 7)
+    picture = P.printed(card)
+    zero, one = P.bubble("robbery", "robber_tens", "0"), P.bubble("robbery", "robber_tens", "1")
+    P.ring(picture, one, k, aspect=1.88, tilt_deg=tilt)
+    arm = 0.61 * zero.r
+    for dy in (arm, -arm):
+        P.pen(picture, [(zero.x - arm, zero.y - dy), (zero.x + arm, zero.y + dy)])
+    for field, value in {"robber_units": "6", "victim_tens": "1", "victim_units": "4", "ordinal": "6"}.items():
+        P.dot(picture, P.bubble("robbery", field, value))
     result = scanner.scan_image(P.photo(picture, blur=blur))
     assert result.decision == "review", result

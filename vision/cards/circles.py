@@ -28,6 +28,7 @@ CROSSED = 0.35          # new ink on a ray at least this: the ray crosses a pen 
 PATH_MM = 0.8           # the traced path covers this much either side of where its ink is darkest
 JOIN_MM = 1.2           # ink this close to a circle's is the same pen stroke
 ON_MM = 2.0             # ink beyond the rays this close to the circle's fitted ellipse is the circle going on
+MIDDLE = 0.5            # radii: a circle round a neighbour seldom comes this close to a bubble's centre; its mark does
 
 
 @dataclass(frozen=True)
@@ -188,10 +189,11 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> np.ndarr
 
 
 def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> str | None:
-    """Doubts a circle leaves: it goes round another bubble's centre too; ink joined to it but off
-    its ellipse reaches into another bubble's disc (a mark touching the circle: which is meant?); or
-    its path crosses another bubble's disc over much more ink than the path carries elsewhere (a
-    mark of that bubble's own under it)."""
+    """Doubts a circle leaves: it goes round another bubble's centre too; ink joined to it lies in the
+    middle of another bubble (a mark there touching the circle, taken for the circle's: its own
+    mark?); ink joined to it but off its ellipse reaches into another bubble's disc (a mark touching
+    the circle: which is meant?); or its path crosses another bubble's disc over much more ink than
+    the path carries elsewhere (a mark of that bubble's own under it)."""
     for key, other in circles.round_others:
         return f"the circle round {key[1]} ({key[0]}) goes round {other[1]} ({other[0]}) too: which is meant?"
     regions = _regions(kind)
@@ -204,14 +206,37 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> s
     pixels = np.bincount(label, minlength=n)
     on_ink = np.bincount(label, ink, minlength=n)
     reached = np.bincount(label, ink * circles.astray[index], minlength=n) * per_r
+    middle, in_middle = _middles(kind)
+    joined = np.bincount(in_middle, m.new.ravel()[middle] * circles.reach[middle], minlength=n) * per_r
     for m, key in enumerate(regions.keys):
-        if key in circles.circled or not pixels[m]:
+        if key in circles.circled:
+            continue
+        if joined[m] >= marginal:
+            return f"ink joined to the circle round {_name(circles.circled)} fills the middle of {key[1]} ({key[0]}): " \
+                   "a mark of its own?"
+        if not pixels[m]:
             continue
         if reached[m] >= marginal:
             return f"the circle round {_name(circles.circled)} reaches into {key[1]} ({key[0]}): which is meant?"
         if on_ink[m] / pixels[m] > 2 * circles.density + 0.1 and on_ink[m] * per_r[m] >= marginal:
             return f"the circle round {_name(circles.circled)} runs over ink in {key[1]} ({key[0]}): a mark under it?"
     return None
+
+
+@lru_cache(maxsize=None)
+def _middles(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(flat pixel index, bubble number) of every bubble's middle, within MIDDLE radii of its centre."""
+    h, w = _print_everywhere(kind).shape
+    index, label = [], []
+    for n, (_, b) in enumerate(L.layout(kind).bubbles()):
+        reach = MIDDLE * b.r * PX
+        x0, x1 = max(0, int(b.x * PX - reach)), min(w, int(b.x * PX + reach) + 2)
+        y0, y1 = max(0, int(b.y * PX - reach)), min(h, int(b.y * PX + reach) + 2)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        near = np.hypot(xx - b.x * PX, yy - b.y * PX) <= reach
+        index.append((yy * w + xx)[near])
+        label.append(np.full(near.sum(), n))
+    return np.concatenate(index), np.concatenate(label)
 
 
 @lru_cache(maxsize=None)

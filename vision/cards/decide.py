@@ -11,9 +11,11 @@ Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius)
 Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
 
     the picture is too blurred to read the marks safely
-    glare over a bubble, or the printed bubbles cannot be seen
+    glare over a bubble (with a faint mark under it, or in a field read blank), or the printed bubbles
+        cannot be seen
     a long stray line touches a bubble, or covers more ink than its own
-    a circle's path crossing another bubble over more ink than its own (a mark under it?)
+    a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
+        in another bubble's middle (a mark there, touching the circle?)
     an unclear mark; a line through a marked bubble; two marks in a field, one filled in
     faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
@@ -146,7 +148,7 @@ def _glare(r: Reading, s: Settings) -> str | None:
     out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
     read as blank is scored again with its contrast restored, and must hold no ink even then;
     one whose ring is almost gone (under FADED of the others') cannot be read at all."""
-    kind, levels, scores = r.layout.kind, r.levels, r.scores
+    kind, levels, scores, fields = r.layout.kind, r.levels, r.scores, r.marked(s)
     typical = _typical_ring(levels.rings, scores, s.marginal)
     if typical < 0.12:      # washed out or blurred: thin lines (the rings, a pencil mark) lose contrast
         if typical < FADED * CLEAR_RING or any(
@@ -160,6 +162,8 @@ def _glare(r: Reading, s: Settings) -> str | None:
             return f"glare over bubble {key[1]} ({key[0]})"
         if scores[key] < s.marginal and _restored(r.amount, kind, levels, key, typical / ring) >= s.trace:
             return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
+        if not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
+            return f"glare over bubble {key[1]} ({key[0]}) in a field read blank: a mark under it?"
     return None
 
 
