@@ -20,7 +20,7 @@ from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code
 from .measure import Measured, _one_stroke, _score, ink, measured, sharpness
 from .result import Rejection, Result
-from .strokes import _stroke_cut, _strokes, broken_lines
+from .strokes import _stroke_cut, _strokes, broken_lines, runs_through
 
 
 class Scanner:
@@ -154,7 +154,7 @@ class Scanner:
                  if scores[name, b.value] >= self.settings.marginal and (name, b.value) not in circles.circled]
         lines = broken_lines(m, layout.kind, strokes, [b for _, b in marks]) if marks else []
         for name, b in marks:
-            if any(line.offset(b.x * PX, b.y * PX)[0] < 1.2 * b.r * PX for line in lines):
+            if any(runs_through(line, b) for line in lines):
                 return f"a line in pieces runs through {b.value} ({name}): mark or stray stroke?"
         return None
 

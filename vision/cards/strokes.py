@@ -19,6 +19,7 @@ STROKE_WIDTH_MM = 1.5   # wider than this (as measured: blur included) it is no 
 
 
 PIECE_MM = 8.0         # a pen line is looked for in straight pieces this long (glare can wash out its middle)
+OUT_MM = 3.0           # a line in pieces through a marked bubble goes on this far beyond it
 INKED = 0.5            # pieces joined across gaps (glare, print) are one line when ink covers this share of it
 STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
 FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a stroke only when this long
@@ -71,9 +72,27 @@ def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bub
             continue
         stroke = _refit(group, binary, new, faint, hidden)
         if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= STROKE_MM * PX \
-                and _inked_share(faint, hidden, stroke) >= INKED and not _same_line(found + out, stroke):
+                and _inked_share(faint, hidden, stroke) >= INKED and _ends_in_the_clear(stroke, kind) \
+                and not _same_line(found + out, stroke):
             out.append(stroke)
     return _without_crosses(out, kind)
+
+
+def _ends_in_the_clear(line: _Stroke, kind: str) -> bool:
+    """An end of the line lies OUT_MM or more outside every bubble's disc (the strokes of marks, in
+    line with one another by chance, end in the bubbles they mark)."""
+    ends = (line.p + line.t0 * line.u, line.p + line.t1 * line.u)
+    return any(all(np.hypot(*(end / PX - (b.x, b.y))) >= 1.2 * b.r + OUT_MM for _, b in L.layout(kind).bubbles())
+               for end in ends)
+
+
+def runs_through(line: _Stroke, b: L.Bubble) -> bool:
+    """The line crosses the bubble's disc and goes on at least OUT_MM beyond it (a mark's strokes,
+    a scribble's, stay within the disc)."""
+    off, at = line.offset(b.x * PX, b.y * PX)
+    r = 1.2 * b.r * PX
+    chord = np.sqrt(max(r * r - off * off, 0.0))
+    return off < r and max(at - chord - line.t0, line.t1 - at - chord) >= OUT_MM * PX
 
 
 @lru_cache(maxsize=None)
