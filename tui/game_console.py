@@ -21,7 +21,7 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import DataTable, Label, OptionList, Static
@@ -35,6 +35,7 @@ from companion.session import Door, Outcome, Session
 from .feed import Feed
 from .forms import CommandForm, Confirm
 from .sources import NOT_CONNECTED, SLOTS, Health, PanelSource, Source
+from .theme import THEME
 from .widgets import AlignedTable, Countdown, HalfBlockImage
 
 HEALTH_STYLE = {"ok": "bold #00d455", "degraded": "bold #ffd400", "down": "bold #ff4d4d",
@@ -451,3 +452,40 @@ class GameConsole(App):
         if not table.row_count:
             return None
         return int(table.get_row_at(table.cursor_row)[0])
+
+
+class PanesConsole(GameConsole):
+    """The console layout most games use: the game's pane above the hardware and review panes; the
+    players table, any PANES below it, then the journal. (A separate class: Textual calls every
+    on_mount along the classes, and Plunder Bingo's console mounts its own layout.)"""
+
+    GAME_PANE = ("game", "Game")                      # (id, title)
+    PLAYERS_TITLE, COLUMNS = "Players", ("No", "Name")
+    PANES: tuple[tuple[str, str], ...] = ()           # (id, title) of Statics between players and journal
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="status"):
+            yield Label("", id="where")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield Static("", id=self.GAME_PANE[0])
+                yield Static("", id="hardware")
+                yield from self.review_pane()
+            with Vertical(id="middle"):
+                yield AlignedTable(id=self.PLAYERS.lstrip("#"), cursor_type="row", zebra_stripes=True)
+                for pane, _ in self.PANES:
+                    yield Static("", id=pane)
+                yield AlignedTable(id="journal", cursor_type="row")
+        yield from self.bars()
+
+    def on_mount(self) -> None:
+        self.register_theme(THEME)
+        self.theme = THEME.name
+        for pane, title in (self.GAME_PANE, *self.PANES):
+            self.query_one(f"#{pane}").border_title = title
+        players = self.query_one(self.PLAYERS, DataTable)
+        players.border_title = self.PLAYERS_TITLE
+        for label in self.COLUMNS:
+            players.add_column(label, key=label)
+        self.start()
+        players.focus()

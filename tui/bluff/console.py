@@ -8,17 +8,13 @@ queues it: the rules are companion.bluff's.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label, Static
 
 from companion import views
 
 from ..forms import CommandForm, Field, FormError
-from ..game_console import HELD, QUIT, UNDO, GameConsole
-from ..theme import THEME
-from ..widgets import AlignedTable
+from ..game_console import HELD, QUIT, UNDO, PanesConsole
 from .words import FACE, held_dice, names, outcome_line, phase_words, yen, final_line
 
 PLAYER = Field("player", "Player no.", "int")
@@ -68,12 +64,16 @@ class BluffForm(CommandForm):
         return command
 
 
-class BluffConsoleApp(GameConsole):
+class BluffConsoleApp(PanesConsole):
     CSS_PATH = ["../theme.tcss", "../console.tcss", "console.tcss"]
     TITLE = "Auction Bluff: dealer's console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ("scanner", "panel")
     RULE_KEYS = "h (or 0)"
+
+    GAME_PANE = ("period", "Period")
+    COLUMNS = ("No", "Name", "Gem", "Dice held", "Dice vote", "Declared", "Result")
+    PANES = (("periods", "Judged"),)
 
     BINDINGS = [
         Binding("p", "send('period')", "next period"),
@@ -88,32 +88,6 @@ class BluffConsoleApp(GameConsole):
         *HELD[:2],
         QUIT,
     ]
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="status"):
-            yield Label("", id="where")
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield Static("", id="period")
-                yield Static("", id="hardware")
-                yield from self.review_pane()
-            with Vertical(id="middle"):
-                yield AlignedTable(id="players", cursor_type="row", zebra_stripes=True)
-                yield Static("", id="periods")
-                yield AlignedTable(id="journal", cursor_type="row")
-        yield from self.bars()
-
-    def on_mount(self) -> None:
-        self.register_theme(THEME)
-        self.theme = THEME.name
-        self.query_one("#period").border_title = "Period"
-        self.query_one("#players").border_title = "Players"
-        self.query_one("#periods").border_title = "Judged"
-        players = self.query_one("#players", DataTable)
-        for label in ("No", "Name", "Gem", "Dice held", "Dice vote", "Declared", "Result"):
-            players.add_column(label, key=label)
-        self.start()
-        players.focus()
 
     # ---- showing the staff view
 

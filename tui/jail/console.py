@@ -12,17 +12,13 @@ from __future__ import annotations
 import re
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label, Static
 
 from companion import views
 
 from ..forms import CommandForm, Field, FormError
-from ..game_console import QUIT, UNDO, GameConsole
-from ..theme import THEME
-from ..widgets import AlignedTable
+from ..game_console import QUIT, UNDO, PanesConsole
 from .words import cards_text, phase_words, progress_text, row_text, scores_line
 
 TAKE = re.compile(r"\s*([1-3])\s*(l|r|left|right)\s*", re.IGNORECASE)
@@ -80,11 +76,14 @@ class JailForm(CommandForm):
         return command
 
 
-class JailConsoleApp(GameConsole):
+class JailConsoleApp(PanesConsole):
     CSS_PATH = ["../theme.tcss", "../console.tcss", "console.tcss"]
     TITLE = "The jail card game: staff console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ()
+
+    GAME_PANE = ("table", "Table")
+    PLAYERS_TITLE, COLUMNS = "Players (turn order)", ("No", "Name", "Hand", "Shows", "Rounds", "Total")
 
     BINDINGS = [
         Binding("t", "move('take')", "take"),
@@ -96,30 +95,6 @@ class JailConsoleApp(GameConsole):
         UNDO,
         QUIT,
     ]
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="status"):
-            yield Label("", id="where")
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield Static("", id="table")
-                yield Static("", id="hardware")
-                yield from self.review_pane()
-            with Vertical(id="middle"):
-                yield AlignedTable(id="players", cursor_type="row", zebra_stripes=True)
-                yield AlignedTable(id="journal", cursor_type="row")
-        yield from self.bars()
-
-    def on_mount(self) -> None:
-        self.register_theme(THEME)
-        self.theme = THEME.name
-        self.query_one("#table").border_title = "Table"
-        self.query_one("#players").border_title = "Players (turn order)"
-        players = self.query_one("#players", DataTable)
-        for label in ("No", "Name", "Hand", "Shows", "Rounds", "Total"):
-            players.add_column(label, key=label)
-        self.start()
-        players.focus()
 
     # ---- showing the staff view
 

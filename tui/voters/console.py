@@ -7,27 +7,27 @@ ledger. Every key builds a command and queues it: the rules are companion.voters
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label, Static
 
 from companion import views
 
 from ..forms import CommandForm
-from ..game_console import HELD, QUIT, UNDO, GameConsole
-from ..theme import THEME
-from ..widgets import AlignedTable, money
+from ..game_console import HELD, QUIT, UNDO, PanesConsole
+from ..widgets import money
 from .words import current, names, phase_words, result_line, signed
 
 
-class VotersConsoleApp(GameConsole):
+class VotersConsoleApp(PanesConsole):
     CSS_PATH = ["../theme.tcss", "../console.tcss", "console.tcss"]
     TITLE = "Voters: dealer's console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ("scanner", "panel")
     PLAYERS = "#ledger"
     RULE_KEYS = "h (or 0)"
+
+    GAME_PANE = ("game", "Game")
+    PLAYERS_TITLE, COLUMNS = "Ledger", ("No", "Name", "Net", "Games dealt")
 
     BINDINGS = [
         Binding("d", "form('deal')", "deal"),
@@ -41,30 +41,6 @@ class VotersConsoleApp(GameConsole):
         *HELD,
         QUIT,
     ]
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="status"):
-            yield Label("", id="where")
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield Static("", id="game")
-                yield Static("", id="hardware")
-                yield from self.review_pane()
-            with Vertical(id="middle"):
-                yield AlignedTable(id="ledger", cursor_type="row", zebra_stripes=True)
-                yield AlignedTable(id="journal", cursor_type="row")
-        yield from self.bars()
-
-    def on_mount(self) -> None:
-        self.register_theme(THEME)
-        self.theme = THEME.name
-        self.query_one("#game").border_title = "Game"
-        self.query_one("#ledger").border_title = "Ledger"
-        ledger = self.query_one("#ledger", DataTable)
-        for label in ("No", "Name", "Net", "Games dealt"):
-            ledger.add_column(label, key=label)
-        self.start()
-        ledger.focus()
 
     # ---- showing the staff view
 
