@@ -8,7 +8,7 @@ import pytest
 from companion.bluff import GAME
 from companion.bluff.state import State
 from companion.cli import main
-from companion.core.games import Rejected
+from game_rules import referee
 
 ROOT = Path(__file__).resolve().parents[2]
 NIGHT = ROOT / "examples" / "bluff-night.jsonl"
@@ -22,30 +22,7 @@ def setup_command(players: int = 6, **extra) -> dict:
             "players": [{"no": no, "name": NAMES[no - 1], "gem": GEMS[no - 1]} for no in range(1, players + 1)]}
 
 
-def attempt(state: State, command: dict):
-    return GAME.decide(state, GAME.schema.parse(command))
-
-
-def play(state: State, *commands: dict) -> State:
-    for command in commands:
-        result = attempt(state, command)
-        assert not isinstance(result, Rejected), f"{command} rejected: {result.reason}"
-        state = GAME.fold(result, state)
-    return state
-
-
-def rejected(state: State, command: dict) -> str:
-    result = attempt(state, command)
-    assert isinstance(result, Rejected), f"{command} was accepted: {result}"
-    return result.reason
-
-
-def invalid(state: State, command: dict) -> str:
-    result = attempt(state, command)
-    assert not isinstance(result, Rejected), f"{command} rejected: {result.reason}"
-    reasons = [GAME.invalid(event) for event in result if GAME.invalid(event)]
-    assert reasons, f"{command} was not invalid: {result}"
-    return reasons[0]
+attempt, play, rejected, invalid = referee(GAME)
 
 
 def table(players: int = 6, **extra) -> State:

@@ -7,8 +7,8 @@ import pytest
 
 from companion import event_file
 from companion.cli import main
+from game_rules import referee
 from companion.core import games
-from companion.core.games import Rejected
 from companion.jail import GAME, views
 from companion.jail.event import EXAMPLE_DECK
 from companion.jail.state import State
@@ -30,22 +30,7 @@ def setup_command(players: int = 2, deck: dict | None = None) -> dict:
             "players": [{"no": no, "name": NAMES[no - 1]} for no in range(1, players + 1)]}
 
 
-def attempt(state: State, command: dict):
-    return GAME.decide(state, GAME.schema.parse(command))
-
-
-def play(state: State, *commands: dict) -> State:
-    for command in commands:
-        result = attempt(state, command)
-        assert not isinstance(result, Rejected), f"{command} rejected: {result.reason}"
-        state = GAME.fold(result, state)
-    return state
-
-
-def rejected(state: State, command: dict) -> str:
-    result = attempt(state, command)
-    assert isinstance(result, Rejected), f"{command} was accepted: {result}"
-    return result.reason
+_, play, rejected, _ = referee(GAME)
 
 
 def layout(*rows) -> dict:

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from game_rules import referee
 from companion.core import games
-from companion.core.games import Rejected
 from companion.journal import Journal
 from companion.session import Session
 from companion.voters import GAME, views
@@ -23,30 +23,7 @@ def setup_command(players: int = 6) -> dict:
             "players": [{"no": no, "name": NAMES[no - 1] if no <= 6 else f"P{no}"} for no in range(1, players + 1)]}
 
 
-def attempt(state: State, command: dict):
-    return GAME.decide(state, GAME.schema.parse(command))
-
-
-def play(state: State, *commands: dict) -> State:
-    for command in commands:
-        result = attempt(state, command)
-        assert not isinstance(result, Rejected), f"{command} rejected: {result.reason}"
-        state = GAME.fold(result, state)
-    return state
-
-
-def rejected(state: State, command: dict) -> str:
-    result = attempt(state, command)
-    assert isinstance(result, Rejected), f"{command} was accepted: {result}"
-    return result.reason
-
-
-def invalid(state: State, command: dict) -> str:
-    result = attempt(state, command)
-    assert not isinstance(result, Rejected), f"{command} rejected: {result.reason}"
-    reasons = [GAME.invalid(event) for event in result if GAME.invalid(event)]
-    assert reasons, f"{command} was not invalid: {result}"
-    return reasons[0]
+attempt, play, rejected, invalid = referee(GAME)
 
 
 def table(players: int = 6) -> State:
