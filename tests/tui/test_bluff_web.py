@@ -6,10 +6,7 @@ die's face or an unselected declaration; nothing overflows at three sizes.
 UPDATE_SNAPSHOTS=1 writes the PNGs to tests/tui/snapshots/bluff/ (look at them)."""
 from __future__ import annotations
 
-import json
-import os
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +15,8 @@ from companion import views
 
 from screens_bluff import FACES1, NAMES, night, play
 from screens_chromium import chromium
-from test_web import CHECKS, Browser, start_server
+from test_web import Browser, start_server, look_at_sizes, wait_for_view
 
-SIZES = [(1920, 1080), (390, 844), (1024, 768)]
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "bluff"
 PAGE = """(() => ({
   text: document.getElementById('bluff').innerText, verdict: document.getElementById('b-verdict').innerText,
@@ -53,27 +49,9 @@ def test_one_page_through_a_game(tmp_path_factory):
         session.journal.close()
 
 
-def wait_shown(world, timeout: float = 10) -> None:
-    expected = views.public(world["session"].state)
-    deadline = time.monotonic() + timeout
-    while json.loads(world["browser"].evaluate("JSON.stringify(state.view)") or "null") != expected:
-        assert time.monotonic() < deadline, "the page does not show the journal's public view"
-        time.sleep(0.05)
-
-
 def look(world, step: str) -> list[dict]:
-    """The page at each size: nothing out of the viewport or clipped; what it shows."""
-    wait_shown(world)
-    browser, pages = world["browser"], []
-    for width, height in SIZES:
-        browser.size(width, height)
-        time.sleep(0.3)
-        overflow = browser.evaluate(CHECKS)["overflow"]
-        assert overflow == [], f"{step} at {width}x{height}: {overflow}"
-        if os.environ.get("UPDATE_SNAPSHOTS"):
-            (SNAPSHOTS / f"web-{step}-{width}x{height}.png").write_bytes(browser.screenshot())
-        pages.append(browser.evaluate(PAGE))
-    return pages
+    wait_for_view(world["browser"], views.public(world["session"].state))
+    return look_at_sizes(world["browser"], step, PAGE, SNAPSHOTS)
 
 
 def declarations(world) -> None:

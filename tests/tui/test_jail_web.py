@@ -5,10 +5,7 @@ displays, hand sizes and scores (J5); nothing overflows at three sizes.
 UPDATE_SNAPSHOTS=1 writes the PNGs to tests/tui/snapshots/jail/ (look at them)."""
 from __future__ import annotations
 
-import json
-import os
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -17,9 +14,8 @@ from companion import views
 
 from screens_chromium import chromium
 from screens_jail import commands, table
-from test_web import CHECKS, Browser, start_server
+from test_web import Browser, start_server, look_at_sizes, wait_for_view
 
-SIZES = [(1920, 1080), (390, 844), (1024, 768)]
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "jail"
 PAGE = """(() => ({
   top: document.getElementById('j-top').innerText, verdict: document.getElementById('j-verdict').innerText,
@@ -36,25 +32,12 @@ PAGE = """(() => ({
 pytestmark = pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install chromium)")
 
 
-def wait_shown(browser, session, timeout: float = 10) -> None:
-    expected = views.public(session.state)
-    deadline = time.monotonic() + timeout
-    while json.loads(browser.evaluate("JSON.stringify(state.view)") or "null") != expected:
-        assert time.monotonic() < deadline, "the page does not show the journal's public view"
-        time.sleep(0.05)
+def wait_shown(browser, session) -> None:
+    wait_for_view(browser, views.public(session.state))
 
 
 def look(browser, step: str) -> list[dict]:
-    pages = []
-    for width, height in SIZES:
-        browser.size(width, height)
-        time.sleep(0.3)
-        overflow = browser.evaluate(CHECKS)["overflow"]
-        assert overflow == [], f"{step} at {width}x{height}: {overflow}"
-        if os.environ.get("UPDATE_SNAPSHOTS"):
-            (SNAPSHOTS / f"web-{step}-{width}x{height}.png").write_bytes(browser.screenshot())
-        pages.append(browser.evaluate(PAGE))
-    return pages
+    return look_at_sizes(browser, step, PAGE, SNAPSHOTS)
 
 
 def test_the_page_shows_rows_jail_progress_displays_and_scores_from_the_public_view():

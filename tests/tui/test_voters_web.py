@@ -6,9 +6,7 @@ UPDATE_SNAPSHOTS=1 writes the PNGs to tests/tui/snapshots/voters/ (look at them)
 from __future__ import annotations
 
 import json
-import os
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -17,9 +15,8 @@ from companion import views
 
 from screens_chromium import chromium
 from screens_voters import GAME1, GAME2, NAMES, night, play
-from test_web import CHECKS, Browser, get, start_server
+from test_web import Browser, get, start_server, look_at_sizes, wait_for_view
 
-SIZES = [(1920, 1080), (390, 844), (1024, 768)]
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "voters"
 PAGE = """(() => ({
   bets: document.getElementById('v-bets').innerText, verdict: document.getElementById('v-verdict').innerText,
@@ -51,26 +48,12 @@ def served():
             session.journal.close()
 
 
-def wait_shown(world, timeout: float = 10) -> None:
-    expected = views.public(world["session"].state)
-    deadline = time.monotonic() + timeout
-    while json.loads(world["browser"].evaluate("JSON.stringify(state.view)") or "null") != expected:
-        assert time.monotonic() < deadline, "the page does not show the journal's public view"
-        time.sleep(0.05)
+def wait_shown(world) -> None:
+    wait_for_view(world["browser"], views.public(world["session"].state))
 
 
 def look(world, step: str) -> list[dict]:
-    """The page at each size: nothing out of the viewport; what it shows."""
-    browser, pages = world["browser"], []
-    for width, height in SIZES:
-        browser.size(width, height)
-        time.sleep(0.3)
-        overflow = browser.evaluate(CHECKS)["overflow"]
-        assert overflow == [], f"{step} at {width}x{height}: {overflow}"
-        if os.environ.get("UPDATE_SNAPSHOTS"):
-            (SNAPSHOTS / f"web-{step}-{width}x{height}.png").write_bytes(browser.screenshot())
-        pages.append(browser.evaluate(PAGE))
-    return pages
+    return look_at_sizes(world["browser"], step, PAGE, SNAPSHOTS)
 
 
 def cards_of(page: dict) -> dict[int, tuple[str, str]]:

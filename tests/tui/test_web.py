@@ -179,6 +179,32 @@ def world():
             server.wait(10)
 
 
+GAME_SIZES = [(1920, 1080), (390, 844), (1024, 768)]   # another game's page: a screen, a phone, a projector
+
+
+def wait_for_view(browser: "Browser", view: dict, timeout: float = 10) -> None:
+    """Until the page holds `view` (the journal's public view)."""
+    deadline = time.monotonic() + timeout
+    while json.loads(browser.evaluate("JSON.stringify(state.view)") or "null") != view:
+        assert time.monotonic() < deadline, "the page does not show the journal's public view"
+        time.sleep(0.05)
+
+
+def look_at_sizes(browser: "Browser", step: str, page_js: str, snapshots: Path) -> list[dict]:
+    """The page at each of GAME_SIZES: nothing out of the viewport or clipped; what page_js reads
+    of it (UPDATE_SNAPSHOTS=1 also keeps a picture of each in `snapshots`)."""
+    pages = []
+    for width, height in GAME_SIZES:
+        browser.size(width, height)
+        time.sleep(0.3)
+        overflow = browser.evaluate(CHECKS)["overflow"]
+        assert overflow == [], f"{step} at {width}x{height}: {overflow}"
+        if os.environ.get("UPDATE_SNAPSHOTS"):
+            (snapshots / f"web-{step}-{width}x{height}.png").write_bytes(browser.screenshot())
+        pages.append(browser.evaluate(page_js))
+    return pages
+
+
 def start_server(journal: Path, port: int | None = None) -> tuple[subprocess.Popen, str]:
     port = port or free_port()
     server = subprocess.Popen([sys.executable, "-m", "companion", "display", "--serve", "--journal", str(journal),
