@@ -61,7 +61,7 @@ def check_results(s, players: int) -> None:
     assert sum(results) == (E8 * (6 - players) if s.winner is not None else -E8 * players)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_games_conserve_dice_judge_once_pay_the_fixed_sum_and_replay(data):
     players = data.draw(st.integers(2, 6), label="players")

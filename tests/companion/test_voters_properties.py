@@ -47,7 +47,7 @@ def check_settlement(game, before: dict, after: dict) -> None:
         assert change == (game.pot if no == game.winner else 0) - stake
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_nights_settle_each_pot_once_keep_the_ledger_at_zero_and_replay(data):
     players = data.draw(st.integers(3, 7), label="players")
