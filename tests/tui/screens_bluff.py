@@ -3,10 +3,9 @@ that every screen of it is the same on every run. Period 1: a transfer during th
 (D5), Chen's 9 fives fail on 8 (AB2, ★ wild): eliminated; period 2: Dana's 6 threes hold: she wins."""
 from __future__ import annotations
 
-from companion.journal import Journal
 from companion.session import Session
 
-from screens_game import Clock
+from screens_game import Clock, play_step, played
 
 NAMES = {1: "Aki Tanaka", 2: "Bruno Diaz", 3: "Chen Wei", 4: "Dana Smith", 5: "Emi Sato", 6: "Fumi Ito"}
 GEMS = {1: "ruby", 2: "sapphire", 3: "emerald", 4: "garnet", 5: "amethyst", 6: "diamond"}
@@ -48,17 +47,9 @@ EXPECTED = {"ok", "invalid"}     # Fumi's ★ declaration is journaled "invalid"
 
 
 def play(session: Session, step: str) -> None:
-    for command in STEPS[step]:
-        outcome = session.submit(command)
-        assert outcome.status in EXPECTED, f"{command}: {outcome.status} {outcome.reason}"
+    play_step(session, STEPS[step], EXPECTED)
 
 
 def night(path, upto: str) -> tuple[Session, Clock]:
     """A journal at `path` played up to and including step `upto`."""
-    clock = Clock()
-    session = Session(Journal(path), clock=clock)
-    for step in STEPS:
-        play(session, step)
-        if step == upto:
-            break
-    return session, clock
+    return played(path, STEPS, upto, EXPECTED)

@@ -59,18 +59,26 @@ STEPS = {
 }
 
 
-def play(session: Session, step: str) -> None:
-    for command in STEPS[step]:
+def play_step(session: Session, commands: list[dict], expected=frozenset({"ok"})) -> None:
+    for command in commands:
         outcome = session.submit(command)
-        assert outcome.status == "ok", f"{command}: {outcome.status} {outcome.reason}"
+        assert outcome.status in expected, f"{command}: {outcome.status} {outcome.reason}"
 
 
-def game(path, upto: str) -> tuple[Session, Clock]:
-    """A journal at `path` played up to and including step `upto`."""
+def played(path, steps: dict[str, list[dict]], upto: str, expected=frozenset({"ok"})) -> tuple[Session, Clock]:
+    """A journal at `path` played through `steps` up to and including step `upto`."""
     clock = Clock()
     session = Session(Journal(path), clock=clock)
-    for step in STEPS:
-        play(session, step)
+    for step, commands in steps.items():
+        play_step(session, commands, expected)
         if step == upto:
             break
     return session, clock
+
+
+def play(session: Session, step: str) -> None:
+    play_step(session, STEPS[step])
+
+
+def game(path, upto: str) -> tuple[Session, Clock]:
+    return played(path, STEPS, upto)

@@ -3,10 +3,9 @@ that every screen of it is the same on every run. Game 1 is the seed's first exa
 1,2,1,0,3 -> the player of 0); game 2 a dobon with an invalid card (V4, V7)."""
 from __future__ import annotations
 
-from companion.journal import Journal
 from companion.session import Session
 
-from screens_game import Clock
+from screens_game import Clock, play_step, played
 
 NAMES = {1: "Aki Tanaka", 2: "Bruno Diaz", 3: "Chen Wei", 4: "Dana Smith", 5: "Emi Sato", 6: "Fumi Ito"}
 GAME1 = {1: 1, 2: 2, 3: 1, 4: 0, 5: 3}          # dealer 6; Dana's 0 is the lowest unique number
@@ -34,17 +33,9 @@ EXPECTED = {"ok", "invalid"}     # the invalid card of game 2 is journaled "inva
 
 
 def play(session: Session, step: str) -> None:
-    for command in STEPS[step]:
-        outcome = session.submit(command)
-        assert outcome.status in EXPECTED, f"{command}: {outcome.status} {outcome.reason}"
+    play_step(session, STEPS[step], EXPECTED)
 
 
 def night(path, upto: str) -> tuple[Session, Clock]:
     """A journal at `path` played up to and including step `upto`."""
-    clock = Clock()
-    session = Session(Journal(path), clock=clock)
-    for step in STEPS:
-        play(session, step)
-        if step == upto:
-            break
-    return session, clock
+    return played(path, STEPS, upto, EXPECTED)
