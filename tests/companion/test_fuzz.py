@@ -100,7 +100,7 @@ def commands_in(journal: Path) -> int:
 
 
 # 1,000 `do` arguments
-@settings(max_examples=1000 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=500 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=do_texts)
 def test_do_answers_every_argument_in_one_line_and_refusals_change_nothing(game, text):
     before = commands_in(game)
@@ -114,7 +114,7 @@ def test_do_answers_every_argument_in_one_line_and_refusals_change_nothing(game,
 
 
 # 600 `replay` scripts
-@settings(max_examples=600 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
 @given(lines=st.lists(do_texts | st.just("# a comment") | st.just(""), min_size=1, max_size=6))
 def test_replay_answers_every_script_and_a_malformed_one_runs_nothing(tmp_path_factory, lines):
     folder = tmp_path_factory.mktemp("replay")
