@@ -190,7 +190,10 @@ def do(args) -> int:
 
 def do_through_door(path, texts: list[str], busy: CommandError) -> int:
     """The journal's writer is an open console: its session applies the commands, in its order."""
-    schema = rules_of(open_journal(path, readonly=True, existing=True)).schema
+    try:        # only the setup's game: the console verified the whole chain when it opened the journal
+        schema = rules_of(Journal(path, readonly=True, check=False)).schema
+    except JournalError as error:
+        raise CommandError(str(error)) from None
     commands = []
     for text in texts:                      # all checked before any is sent
         try:

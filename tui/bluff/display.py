@@ -89,9 +89,7 @@ class BluffDisplayApp(GameDisplay):
         yield from self.status_line()
 
     def show(self, view: dict, deadline: float | None = None) -> None:
-        if view == self.view:
-            return
-        self.view = view
+        self.view = view              # the follower posts a view only when it changed
         self.query_one("#event", Label).update(view["event"])
         self.query_one("#phase", Label).update(phase_words(view))
         self.query_one("#wild", Label).update("★ is wild" if view["star_wild"] else "★ is not wild")

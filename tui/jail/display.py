@@ -88,9 +88,7 @@ class JailDisplayApp(GameDisplay):
         yield from self.status_line()
 
     def show(self, view: dict, deadline: float | None = None) -> None:
-        if view == self.view:
-            return
-        self.view = view
+        self.view = view              # the follower posts a view only when it changed
         self.query_one("#round", Label).update(f"ROUND {view['round']} / 3")
         self.query_one("#phase", Label).update(phase_words(view))
         self.query_one("#deck", Label).update(f"DECK {view['deck_size']}")

@@ -152,9 +152,7 @@ class VotersDisplayApp(GameDisplay):
         yield from self.status_line()
 
     def show(self, view: dict, deadline: float | None = None) -> None:
-        if view == self.view:
-            return
-        self.view = view
+        self.view = view              # the follower posts a view only when it changed
         game, who = current(view), names(view)
         self.query_one("#phase", Label).update(phase_words(view))
         self.query_one("#game-no", Label).update(f"GAME {game['no']}" if game else view["event"])
