@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+import threading
 import time
 from importlib import resources
 from pathlib import Path
@@ -100,8 +101,15 @@ class Follower:
         self.version = 0                     # counts the changes of `message`
         self.changed = asyncio.Event()       # set, then replaced, at each change
         self.boards = Boards()
+        # Held while a thread reads the journal: cancelling run() does not stop that thread, and
+        # closing the connection under it crashes SQLite.
+        self.reading = threading.Lock()
 
     def _read(self) -> tuple[dict, float | None] | None:
+        with self.reading:
+            return self._read_new()
+
+    def _read_new(self) -> tuple[dict, float | None] | None:
         """In a thread: fold new batches; the view and deadline when there were any (or at first)."""
         if self.feed is None:
             self.boards = Boards()
@@ -128,9 +136,10 @@ class Follower:
             await asyncio.sleep(self.poll)
 
     def _drop_feed(self) -> None:
-        if self.feed is not None:
-            self.feed.journal.close()
-        self.feed, self.view = None, None
+        with self.reading:
+            if self.feed is not None:
+                self.feed.journal.close()
+            self.feed, self.view = None, None
 
     def _publish(self, view: dict, deadline: float | None) -> None:
         self.view, self.batch = view, self.feed.last
