@@ -44,6 +44,7 @@ class FaultCounts:
     reboots: int = 0
     carried_over: int = 0    # balls unACKed at a reboot, kept in flash and sent after it
     resent: int = 0          # BALL frames the cage sent again, over every boot (its own count)
+    unkept: int = 0          # of those, counted by a boot in its last moments, not yet on flash at its reboot
 
 
 class Flash:
@@ -317,6 +318,7 @@ class SimCage:
     def _boot(self, garbage: bool = True) -> None:
         if self.cage is not None:
             self.counts.resent += self.cage.rtx
+            self.counts.unkept += self.cage.rtx - self.cage.kept[2]
             self.counts.reboots += 1
             self.counts.carried_over += len(self.flash.saved)
         self._outbox.clear()   # what was not on the wire yet dies with the RAM

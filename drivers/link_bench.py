@@ -138,7 +138,8 @@ class _Run:
         self._note_reconnect()
         _until(lambda: self.link.health().boot_id == self.sim.boot, 5)   # the last reboot's HELLO or heartbeat
         time.sleep(0.5)   # anything still coming (a late double) arrives now
-        _until(lambda: self.link.health().retransmits >= self.sim.resent(), 10)   # the last HB's or END's counts
+        shown = lambda: self.sim.resent() - self.sim.counts.unkept    # what the HBs and ENDs can carry
+        _until(lambda: self.link.health().retransmits >= shown(), 10)
         while not self.arrivals.empty():
             self._collect(0)
         return self._result(time.monotonic() - started)
@@ -211,7 +212,8 @@ def report(result: Result) -> list[str]:
         f"  corrupted bytes   {f.corrupted_bytes} in {f.corrupted_lines} lines (both ways) -> "
         f"host dropped {h.crc_errors} damaged lines, cage dropped {h.cage_errors}",
         f"  dropped lines     {f.dropped_to_host} to host, {f.dropped_to_cage} to cage -> "
-        f"cage resent {result.resent} frames (timer, NAK, SYNC or damaged line); host shows {h.retransmits}",
+        f"cage resent {result.resent} frames (timer, NAK, SYNC or damaged line), {f.unkept} not yet on flash "
+        f"at a reboot; host shows {h.retransmits}",
         f"  duplicated lines  {f.duplicated} -> host suppressed {h.duplicates} repeats "
         f"(duplicates and resends whose ACK was lost)",
         f"  boot garbage      {f.garbage_bytes} bytes over {f.reboots} boots -> skipped (noise before a frame, or a damaged line)",

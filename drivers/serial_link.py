@@ -31,6 +31,7 @@ STALE_SECONDS = 3.0          # no heartbeat for this long: the cage link is not 
 BACKOFF = (0.05, 1.0)        # first and longest wait between attempts to reopen the port
 STABLE_SECONDS = 5.0         # a port that worked this long starts the backoff afresh when it fails
 HELLO_RETRY_SECONDS = 0.5    # a heartbeat from a boot whose HELLO (or END) is missing asks again, at most this often
+END_ASKS = 10                # SYNCs sent for one earlier boot's END before its counts are taken as lost
 ALERT_REPEAT_SECONDS = 30.0  # the same alert is passed to on_alert again after this long
 READ_TIMEOUT = 0.1           # how often the reader thread looks at its stop flag
 
@@ -128,10 +129,11 @@ class SerialLink:
         self._marks: dict[str, int] = dict(marks or {})   # boot id -> last seq delivered
         self._rtx: dict[str, int] = {}                    # boot id -> the cage's counters
         self._bad: dict[str, int] = {}
-        self._boots: set[str] = set()                     # every cage boot id heard from
+        self._boots: list[str] = []                       # every cage boot id heard from, in that order
         self._hellos: set[str] = set()                    # boot ids whose HELLO arrived
         self._awaited: dict[str, str] = {}                # boot id -> the boot whose END its HELLO announced
         self._ends: set[str] = set()                      # boot ids whose END arrived
+        self._end_asks: dict[str, int] = {}               # boot id -> SYNCs sent while its END was missing
         self._asked: float | None = None                  # when SYNC last asked for a missing HELLO
         self._fresh = False                               # connected, no good line heard on it yet
         self._linked_before = False                       # an earlier connection heard a good line
@@ -272,8 +274,12 @@ class SerialLink:
                 self._h.last_error = f"{text} (and showing it failed: {error!r})"
 
     def _boot_seen(self, boot: str) -> None:
-        self._boots.add(boot)
+        self._note_boot(boot)
         self._h.boot_id = boot
+
+    def _note_boot(self, boot: str) -> None:
+        if boot not in self._boots:
+            self._boots.append(boot)
 
     def _hello(self, boot: str, values: dict) -> None:
         self._boot_seen(boot)
@@ -299,15 +305,26 @@ class SerialLink:
                         f"delivered only up to seq {last}: ball(s) lost")
 
     def _ask_again(self, boot: str) -> list[bytes]:
-        """SYNC, at most every HELLO_RETRY_SECONDS, while this boot's HELLO (or the END it announced) is missing."""
-        announced = self._awaited.get(boot)
-        if boot in self._hellos and (announced is None or announced in self._ends):
+        """SYNC, at most every HELLO_RETRY_SECONDS, while this boot's HELLO or an earlier boot's END is missing."""
+        missing = self._ends_missing(boot)
+        if boot in self._hellos and not missing:
             return []
         now = time.monotonic()
         if self._asked is not None and now - self._asked < HELLO_RETRY_SECONDS:
             return []
         self._asked = now
+        for earlier in missing:
+            self._end_asks[earlier] = self._end_asks.get(earlier, 0) + 1
         return [p.encode(p.SYNC, p.NO_BOOT, 0)]
+
+    def _ends_missing(self, boot: str) -> list[str]:
+        """The earlier boots whose END the cage still keeps, as far as this host knows, and which has not
+        arrived: the one this boot's HELLO announced, and the BOOTS_KEPT heard from before it."""
+        before = self._boots[:self._boots.index(boot)][-p.cagelink.BOOTS_KEPT:]
+        announced = self._awaited.get(boot)
+        wanted = before + ([announced] if announced and announced not in before else [])
+        return [earlier for earlier in wanted
+                if earlier not in self._ends and self._end_asks.get(earlier, 0) < END_ASKS]
 
     def _counters(self, boot: str, values: dict) -> None:
         """rtx and bad count since the boot: the highest value a boot reported is its total."""
@@ -316,7 +333,7 @@ class SerialLink:
 
     def _ball(self, boot: str, seq: int, ball: int, line: bytes) -> list[bytes]:
         """Deliver and ACK only the next seq of a boot; ACK the last delivered again; refuse the rest."""
-        self._boots.add(boot)
+        self._note_boot(boot)
         last = self._marks.get(boot)
         if last is not None and seq == last:
             self._h.duplicates += 1
