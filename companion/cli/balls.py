@@ -44,7 +44,10 @@ def register(sub, groups) -> None:
     p.set_defaults(run=corpus_balls)
 
     p = groups["bench"].add_parser("balls", help="ball reading: misreads, pass success, decode time, latency")
-    p.add_argument("--passes", type=int, default=5000, help="passes in all, a quarter per kind (default 5000)")
+    p.add_argument("--passes", type=int, default=5000, help="passes in all, shared equally by the kinds (default 5000)")
+    p.add_argument("--kinds", default=",".join(_kind_key(k) for k in PASS_KINDS),
+                   help="only these kinds of pass, e.g. cradle60,chute30 (default: all four); each pass is the "
+                        "one a full run draws at its place, so a figure for a kind needs no full run")
     p.add_argument("--decoder", action="append", help="only this decoder (repeat for several; default all)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="worker processes rendering and reading passes "
@@ -192,8 +195,9 @@ def bench_balls(args) -> int:
     from vision.sim import balls as ball_render
 
     cv2.setNumThreads(1)
-    if args.passes < len(PASS_KINDS):
-        raise CommandError(f"--passes {args.passes}: at least {len(PASS_KINDS)} (one of each kind)", 2)
+    kinds = _kinds(args.kinds)
+    if args.passes < len(kinds):
+        raise CommandError(f"--passes {args.passes}: at least {len(kinds)} (one of each kind)", 2)
     if args.jobs < 1 or args.workers < 1 or args.frames < 0:
         raise CommandError("--jobs and --workers: at least 1; --frames: 0 or more", 2)
     names = args.decoder or list(balls.DECODERS)
@@ -206,7 +210,7 @@ def bench_balls(args) -> int:
             raise CommandError(str(error), 2)
     names = [d.name for d in decoders.values()]        # after any fallback
     stats = {name: _Stats() for name in dict.fromkeys(names)}
-    print(f"companion bench balls: {args.passes} passes ({', '.join(f'{k} {f} fps' for k, f in PASS_KINDS)}), "
+    print(f"companion bench balls: {args.passes} passes ({', '.join(f'{k} {f} fps' for k, f in kinds)}), "
           f"decoders {', '.join(stats)}, {args.workers} decoding thread(s) live, {args.jobs} job(s); decode times "
           "are the decoding thread's CPU time on one core (cv2.setNumThreads(1))", flush=True)
     started = time.monotonic()
@@ -215,8 +219,8 @@ def bench_balls(args) -> int:
         stats[name].label(ok, ball)
     print(f"  every sticker of every ball: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
     started = time.monotonic()
-    chunks = [(args.seed, list(range(i, min(i + CHUNK, args.passes))), list(stats), args.workers)
-              for i in range(0, args.passes, CHUNK)]
+    indices = _pass_indices(args.passes, kinds)
+    chunks = [(args.seed, indices[i:i + CHUNK], list(stats), args.workers) for i in range(0, len(indices), CHUNK)]
     done = 0
     for records in _map(_bench_chunk, chunks, args.jobs):
         for record in records:
@@ -239,6 +243,26 @@ def bench_balls(args) -> int:
 
 
 CHUNK = 8          # passes handed to a worker at a time
+
+
+def _kind_key(kind: tuple[str, int]) -> str:
+    return f"{kind[0]}{kind[1]}"
+
+
+def _kinds(text: str) -> list[tuple[str, int]]:
+    keys = {_kind_key(k): k for k in PASS_KINDS}
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in keys]
+    if unknown or not names:
+        raise CommandError(f"--kinds {text!r}: name kinds of pass from {', '.join(keys)}, comma-separated", 2)
+    return [k for k in PASS_KINDS if _kind_key(k) in names]
+
+
+def _pass_indices(count: int, kinds: list) -> list[int]:
+    """The first `count` passes of a full run's sequence (kind k % 4, ball k % 27 + 1) that are of `kinds`."""
+    per_cycle = len(kinds)
+    cycle = [i for i, kind in enumerate(PASS_KINDS) if kind in kinds]
+    return [n // per_cycle * len(PASS_KINDS) + cycle[n % per_cycle] for n in range(count)]
 
 
 def _map(function, items: list, jobs: int):
