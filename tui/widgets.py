@@ -274,11 +274,18 @@ class AlignedTable(DataTable):
     Textual 8.2.8 learns a table's new height and column widths only on idle, after the rows
     were added: it kept the header row's rendering cached, so a table filled anew could show a
     narrow, misaligned header; and a scroll to the end asked for when the rows were added could
-    run before the new height was known, leaving the newest row below the view."""
+    run before the new height was known, leaving the newest row below the view; and the table
+    shrinking later (a pane beside it grew) left it there too."""
 
     def _update_dimensions(self, new_rows) -> None:
         super()._update_dimensions(new_rows)
         self._forget_header()
+        self._keep_newest_in_view()
+
+    def on_resize(self) -> None:          # a pane beside it grew: the newest row must not drop out of view
+        self._keep_newest_in_view()
+
+    def _keep_newest_in_view(self) -> None:
         if self.row_count and self.cursor_row == self.row_count - 1:
             self.call_after_refresh(self.scroll_end, animate=False)
 

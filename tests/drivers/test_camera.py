@@ -104,10 +104,12 @@ def test_the_simulated_camera_sends_balls_and_remembers_which(monkeypatch):
     balls = iter([7, None])
     source = SimSource("chute", fps=60, seed=3, balls=lambda: next(balls), gap_seconds=0.1)
     with Camera(source, realtime=False) as cam:
-        frames = 0
-        while cam.get(timeout=5) is not None:
-            frames += 1
+        frames, deadline = 0, time.monotonic() + 60     # the first pass renders slowly on a busy machine
+        while not cam.ended and time.monotonic() < deadline:
+            if cam.get(timeout=1) is not None:
+                frames += 1
             time.sleep(0.002)
+        assert cam.ended, "the stream never ended"
     assert source.passes == [7]
     assert cam.captured > 5 and frames + cam.dropped == cam.captured
     assert camera.VIDEO_SUFFIXES and camera.IMAGE_SUFFIXES

@@ -257,3 +257,22 @@ def test_console_command_needs_a_journal(tmp_path, capsys):
     assert main(["console", "--journal", str(tmp_path / "none.db")]) == 1
     assert "no such journal" in capsys.readouterr().err
     assert main(["console"]) == 2
+
+
+def test_the_journal_pane_keeps_its_newest_row_in_view_when_the_pane_shrinks(tmp_path):
+    """A pane above it growing (a hardware alert, a longer review queue) makes the journal shorter
+    after it scrolled to its end: the newest row must stay in view."""
+    session, app, _ = console_on(tmp_path, "turn2_robbed")
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await steady(pilot)
+        table = app.query_one("#journal")
+        newest = str(table.get_row_at(table.row_count - 1)[3])
+        assert newest in text_of(app)
+        table.styles.max_height = max(table.size.height - 4, 4)
+        await steady(pilot)
+        assert table.scroll_y == table.max_scroll_y > 0
+        assert newest in text_of(app)
+
+    drive(app, body, (100, 30))
