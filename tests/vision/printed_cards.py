@@ -92,12 +92,12 @@ def tick(picture: np.ndarray, b: L.Bubble, width_mm: float = 0.5) -> None:
 
 
 def photo(picture: np.ndarray, tilt: float = 0.04, turn_deg: float = 3.0, blur: float = 0.7,
-          seed: int = 0) -> np.ndarray:
+          seed: int = 0, width_px: int = 1150) -> np.ndarray:
     """The marked card on a table as a 1600x1200 camera sees it: seen a little from the side,
-    turned, slightly soft, with sensor noise."""
+    turned, slightly soft, with sensor noise; the crop width_px wide (a card farther away: fewer)."""
     rng = np.random.default_rng(seed)
     h, w = picture.shape[:2]
-    scale = 1150 / w
+    scale = width_px / w
     src = np.float32([(0, 0), (w, 0), (w, h), (0, h)])
     centred = (src - (w / 2, h / 2)) * scale
     c, s = np.cos(np.radians(turn_deg)), np.sin(np.radians(turn_deg))

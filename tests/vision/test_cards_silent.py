@@ -2,7 +2,8 @@
 (tests/vision/printed_cards.py): a glare halo beside a blank bubble read as a mark, a stray line
 just over 20 mm at 45 degrees not found as one, a stray line broken in two by glare over its middle
 (R6: two marks where one was meant), a light pencil cross read as a blank card (R6, V7: a vote lost), light pencil washed out by glare on a
-card read blank, a small cross touching the circle round its neighbour taken for that circle's ink."""
+card read blank, a small cross touching the circle round its neighbour taken for that circle's ink, a
+light pencil tick drawn along the printed label on a card far from the camera."""
 import cv2
 import numpy as np
 import pytest
@@ -125,3 +126,22 @@ def test_a_cross_touching_the_circle_round_its_neighbour_is_a_mark_of_its_own(sc
         P.dot(picture, P.bubble("robbery", field, value))
     result = scanner.scan_image(P.photo(picture, blur=blur))
     assert result.decision == "review", result
+
+
+@pytest.mark.parametrize("turn_deg,shift_mm,grey", [(0, -1.2, 200), (4, -1.2, 200), (0, -1.4, 210)])
+def test_a_light_pencil_tick_along_the_printed_label_goes_to_review(scanner, turn_deg, shift_mm, grey):
+    """Seed 5 hard #163: a small light pencil tick whose long arm ran along the stroke of the printed
+    X, on a card 620 px wide in the photo: the print model hid it (score 0.03) and the card read
+    `invalid: blank` (R6: a vote lost). A field read blank with its label inked over goes to review."""
+    card = P.card("vote", 2, 5)
+    picture = P.printed(card)
+    x = P.bubble("vote", "mark", "X")
+    size, turn = 0.75 * x.r, np.radians(turn_deg)
+
+    def at(u, v):
+        return (x.x + shift_mm + size * (u * np.cos(turn) - v * np.sin(turn)),
+                x.y + size * (u * np.sin(turn) + v * np.cos(turn)))
+    arms = [at(-0.6, 0.0), at(-0.15, 0.55), at(0.75, -0.75)]      # the bench's tick, its long arm along the X
+    P.pencilled(picture, lambda canvas: P.pen(canvas, arms, 0.3, (grey,) * 3))
+    result = scanner.scan_image(P.photo(picture, blur=1.1, width_px=620))
+    assert result.decision == "review" or result.fields == {"mark": ["X"]}, result

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions
+from .measure import Measured, _Levels, _regions, pixels
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -66,15 +66,16 @@ def _hidden(kind: str) -> np.ndarray:
     return hidden.reshape(len(radii), ANGLES)
 
 
-def find(m: Measured, kind: str, circled_share: float, exclude=None) -> Circles:
+def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict | None = None) -> Circles:
     """Which bubbles are circled (cover at least circled_share), their paths and ink, and every
-    bubble's cover once the circled paths are out. exclude (flat bool): ink that is no circle's."""
+    bubble's cover once the circled paths are out. exclude (flat bool): ink that is no circle's;
+    faint: Circles.faint of an earlier look at the same card (exclude does not change it)."""
     keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
-    new = m.seen if exclude is None else np.where(exclude.reshape(m.seen.shape), np.float32(0), m.seen)
+    new = m.seen if exclude is None else m.seen * ~exclude.reshape(m.seen.shape)
     xs, ys, radii = _rays(kind)
     along = cv2.remap(new, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(len(keys), ANGLES, STEPS)
     cover = _cover(along, _hidden(kind))
-    faint = dict(zip(keys, _faint(m.amount, kind, m.levels, xs, ys, len(keys))))
+    faint = faint or dict(zip(keys, _faint(m.amount, kind, m.levels, xs, ys, len(keys))))
     circled = [n for n, c in enumerate(cover) if c >= circled_share]
     none = np.zeros(new.size, bool)
     if not circled:
@@ -89,9 +90,9 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None) -> Circles:
     spread = cv2.dilate(reach, np.ones((5, 5), np.uint8))      # a pen line's soft edge
     path = (traced | spread).ravel() > 0
     away = path & ~_discs(kind)
-    density = float(new.ravel()[away].mean()) if away.any() else 0.0
+    density = float(new.ravel()[np.flatnonzero(away)].mean()) if away.any() else 0.0     # (flat indices: faster)
     # the other bubbles' cover without the circles drawn round their neighbours
-    outside = cv2.remap(np.where(path.reshape(new.shape), 0, new).astype(np.float32), xs, ys, cv2.INTER_LINEAR,
+    outside = cv2.remap(new * ~path.reshape(new.shape), xs, ys, cv2.INTER_LINEAR,
                         borderValue=0.0)
     again = _cover(outside.reshape(len(keys), ANGLES, STEPS), _hidden(kind))
     cover = [cover[n] if n in circled else again[n] for n in range(len(keys))]
@@ -124,7 +125,7 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     _, labels = cv2.connectedComponents(bridged, connectivity=8)
     near = cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0
     reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
-    for piece in np.unique(labels[(traced > 0) & (binary > 0)]):
+    for piece in np.unique(labels.ravel()[np.flatnonzero((traced > 0) & (binary > 0))]):
         stroke = (labels == piece) & (binary > 0) if piece else None
         if stroke is None or not (stroke & ~near).any():
             continue
@@ -139,7 +140,7 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
 def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.ndarray, list]:
     """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than ON_MM): a
     mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse."""
-    ys, xs = np.nonzero(traced)
+    ys, xs = pixels(traced)
     if len(xs) < 5:
         return beyond, []
     (cx, cy), (w, h), angle = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
@@ -151,7 +152,7 @@ def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.
         dx, dy = x - cx, y - cy
         u, v = dx * np.cos(turn) + dy * np.sin(turn), -dx * np.sin(turn) + dy * np.cos(turn)
         return np.hypot(u / (w / 2), v / (h / 2))
-    by, bx = np.nonzero(beyond)
+    by, bx = pixels(beyond)
     off = np.zeros_like(beyond)
     off[by, bx] = np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > ON_MM * PX
     inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if ratio(b.x * PX, b.y * PX) < 1]

@@ -17,7 +17,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
         in another bubble's middle (a mark there, touching the circle?)
     an unclear mark; a line through a marked bubble; two marks in a field, one filled in
-    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over
+    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over;
+        on a vote card read blank, a printed label inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
     faint ink all round a bubble read blank, four times the others' (a light pencil circle)
     a field read blank in a picture too noisy to see light pencil
@@ -38,6 +39,7 @@ from .circles import Circles
 from .measure import _Levels, _restored, _typical_ring
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
+ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
 FADING, FADED = 0.7, 0.2  # a bubble's ring at under FADING of the others' strength is under glare; under FADED, lost
 
 
@@ -57,6 +59,8 @@ class Settings:
     blank_trace: float = 0.06   # as trace, in a field read blank (a vote lost if it is light pencil; blank
                                 # bubbles on hard bench photos score under 0.04)
     ring_dark: float = 1.2      # a printed ring this much darker than the card's others: inked over, review
+    label_dark: float = 1.06    # in a vote card's field read blank, a label this much darker than the others
+                                # (their darkest tenth): light pencil drawn along it (the print hides it), review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
     # and nothing outside the bubble could have put it there; else review.
     coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
@@ -191,7 +195,7 @@ def _trace(r: Reading, s: Settings) -> str | None:
     """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
     pen circle drawn right over the printed ring, which the print model hides): reading that
     card as blank or as one mark fewer would be a silent error, so a person looks."""
-    rings = r.levels.rings
+    rings, darkest = r.levels.rings, r.levels.darkest
     typical = _typical_ring(rings, r.scores, s.marginal)
     fields = r.marked(s)
     for name, b in r.layout.bubbles():
@@ -202,6 +206,9 @@ def _trace(r: Reading, s: Settings) -> str | None:
             return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
         if rings[key] > s.ring_dark * typical:
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
+        others = float(np.median([v for k, v in darkest.items() if k != key]))
+        if r.layout.kind in ALIKE_LABELS and not fields[name] and darkest[key] > s.label_dark * others:
+            return f"the printed label {b.value} ({name}) looks inked over: a light mark drawn along it?"
     return None
 
 

@@ -107,7 +107,7 @@ class Scanner:
         strokes = _strokes(m, kind) if inked else []
         if strokes:
             stroke_cut = _stroke_cut(strokes, layout, amount.shape)
-            circles = find_circles(m, kind, s.circled, stroke_cut[0])   # a stray line is no circle
+            circles = find_circles(m, kind, s.circled, stroke_cut[0], circles.faint)   # a stray line is no circle
             cuts = _circle_cut(circles, layout)
             numbers = self._numbers(m, kind, cuts, circles)
             numbers, stroke_doubt = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, Measured
+from .measure import BAND, Measured, pixels
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -132,18 +132,26 @@ def _segments(binary: np.ndarray, length_mm: float) -> list[tuple]:
         return []
     found = found * 2 + 0.5
     groups = []
+    ps, us = np.empty((0, 2)), np.empty((0, 2))      # the groups' points and directions, to test all at once
     for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
         a, b = np.array([x0, y0], float), np.array([x1, y1], float)
-        for n, (p, u, t0, t1) in enumerate(groups):
-            line = _Stroke(p, u, t0, t1, 0)
-            (da, ta), (db, tb) = line.offset(*a), line.offset(*b)
-            if da < 4 and db < 4:
-                groups[n] = (p, u, min(t0, ta, tb), max(t1, ta, tb))
-                break
+        (da, ta), (db, tb) = _offsets(ps, us, a), _offsets(ps, us, b)
+        joins = np.flatnonzero((da < 4) & (db < 4))
+        if len(joins):
+            n = joins[0]
+            p, u, t0, t1 = groups[n]
+            groups[n] = (p, u, min(t0, ta[n], tb[n]), max(t1, ta[n], tb[n]))
         else:
             u = (b - a) / np.linalg.norm(b - a)
             groups.append((a, u, 0.0, float(np.linalg.norm(b - a))))
+            ps, us = np.vstack([ps, a]), np.vstack([us, u])
     return groups
+
+
+def _offsets(ps: np.ndarray, us: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_Stroke.offset of a point from many lines (rows of ps, us) at once."""
+    dx, dy = point[0] - ps[:, 0], point[1] - ps[:, 1]
+    return np.abs(us[:, 0] * dy - us[:, 1] * dx), us[:, 0] * dx + us[:, 1] * dy
 
 
 def _same_line(strokes: list[_Stroke], stroke: _Stroke) -> list[int]:
@@ -184,7 +192,7 @@ def _ink_points(binary: np.ndarray, a: np.ndarray, b: np.ndarray, margin: int) -
     h, w = binary.shape
     x0, y0 = (max(0, int(min(a[i], b[i])) - margin) for i in (0, 1))
     x1, y1 = min(w, int(max(a[0], b[0])) + margin + 1), min(h, int(max(a[1], b[1])) + margin + 1)
-    ys, xs = np.nonzero(binary[y0:y1, x0:x1])
+    ys, xs = pixels(binary[y0:y1, x0:x1])
     return np.stack([xs + x0, ys + y0], 1).astype(np.float32)
 
 
