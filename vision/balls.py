@@ -210,9 +210,10 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
 
 def _cut_off(small: np.ndarray, level: float, radius_px: tuple[float, float], scale: int) -> list[Circle]:
     """Blobs brighter than the surround (`level`, low enough for a dimly lit ball) that run
-    into the frame's edge, with at least the share of a ball a corner shows, along an arc no
-    wider than a ball's: a ball rolling in at the corner, whose short, broken arc fits no
-    circle well enough to be read (the arc of a sheet's edge is far wider)."""
+    into the frame's edge, with at least the share of a ball a corner shows, along an arc of a
+    ball's width: a ball rolling in at the corner, whose short, broken arc fits no circle well
+    enough to be read (the arc of a sheet's edge is far wider; a lighter patch of a dim
+    background where a dim ball sets the level low is far narrower)."""
     min_r, max_r = radius_px
     mask = cv2.morphologyEx((small > level).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -226,7 +227,7 @@ def _cut_off(small: np.ndarray, level: float, radius_px: tuple[float, float], sc
         points = contour.reshape(-1, 2).astype(np.float32)
         inner = points[(points[:, 0] > 0) & (points[:, 0] < w - 1) & (points[:, 1] > 0) & (points[:, 1] < h - 1)]
         arc = _circle(inner) if len(inner) >= 6 else None
-        if arc is not None and arc[1][0] / 2 * scale <= max_r:
+        if arc is not None and COARSE_SHORT * min_r <= arc[1][0] / 2 * scale <= max_r:
             (cx, cy), (d, _), _ = arc
             found.append(Circle(cx * scale + (scale - 1) / 2, cy * scale + (scale - 1) / 2, d / 2 * scale))
     return found
