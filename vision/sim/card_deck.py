@@ -162,9 +162,8 @@ def _companion(argv: list[str]) -> None:
 
 # --- rasterising and cutting ---------------------------------------------------------------------
 def _cut_deck(pdfs: list[tuple[str, Path]], folder: Path, work: Path) -> None:
-    partial = folder.with_name(folder.name + ".part")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=folder.name + ".part-", dir=folder.parent))   # one per cutter
     cards, bubbles, offsets = [], {}, {}
     for code, pdf in pdfs:
         for page_number, page in enumerate(_rasterise(pdf, work), 1):
@@ -176,8 +175,14 @@ def _cut_deck(pdfs: list[tuple[str, Path]], folder: Path, work: Path) -> None:
                 cards.append(card.__dict__)
     (partial / "index.json").write_text(json.dumps({"cards": cards, "bubbles": bubbles, "offsets": offsets}),
                                         encoding="utf-8")
-    shutil.rmtree(folder, ignore_errors=True)
-    partial.rename(folder)
+    if folder.exists() and not (folder / "index.json").exists():
+        shutil.rmtree(folder, ignore_errors=True)     # a copy left without its index
+    try:
+        partial.rename(folder)
+    except OSError:                       # another process cut the same deck first: keep its copy
+        shutil.rmtree(partial, ignore_errors=True)
+        if not (folder / "index.json").exists():
+            raise
 
 
 def _rasterise(pdf: Path, work: Path):

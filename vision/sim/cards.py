@@ -437,11 +437,16 @@ def _make(job) -> tuple[int, Path]:
     s = next(generate(_DECK[0], 1, tier, seed, start=index))
     data, suffix = encode(s)
     path = folder / f"{index:05d}{suffix}"
-    path.with_suffix(".json").write_text(json.dumps(s.truth, ensure_ascii=False), encoding="utf-8")
-    temporary = path.with_suffix(suffix + ".part")      # never a half-written sample in the cache
+    _write_whole(path.with_suffix(".json"), json.dumps(s.truth, ensure_ascii=False).encode())
+    _write_whole(path, data)
+    return index, path
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Never a half-written sample in the cache, even with two benches making the same one."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.part")
     temporary.write_bytes(data)
     temporary.replace(path)
-    return index, path
 
 
 def load(path: Path) -> tuple[np.ndarray, dict]:
