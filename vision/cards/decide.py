@@ -206,8 +206,8 @@ def _trace(r: Reading, s: Settings) -> str | None:
             return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
         if rings[key] > s.ring_dark * typical:
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
-        others = float(np.median([v for k, v in darkest.items() if k != key]))
-        if r.layout.kind in ALIKE_LABELS and not fields[name] and darkest[key] > s.label_dark * others:
+        if r.layout.kind in ALIKE_LABELS and not fields[name] and \
+                darkest[key] > s.label_dark * float(np.median([v for k, v in darkest.items() if k != key])):
             return f"the printed label {b.value} ({name}) looks inked over: a light mark drawn along it?"
     return None
 
