@@ -1,8 +1,10 @@
 """The demo night: a whole Plunder Bingo event on simulated hardware, through the night's own code.
 
 Only the hardware is simulated. The cage (drivers.cage_sim) talks over a pseudo-terminal to the cage
-link the console uses (tui.sources.LinkSource: draw_ball commands with ids "cage:BOOT:SEQ", each
-acknowledged once journaled); simulated players (drivers.demo_players) drop photos of their printed
+link the console uses (tui.sources.LinkSource); each ball it drops passes the simulated camera over
+its exit, read by the console's ball reader (tui.sources.ReaderSource: the real decoder and
+acceptance on rendered frames). Without the camera's decoder installed the cage's own reader reports
+the ball over the link instead (draw_ball ids "cage:BOOT:SEQ", acknowledged once journaled). Simulated players (drivers.demo_players) drop photos of their printed
 cards into a scan folder that the console's card scanner watches (tui.sources.ScannerSource); a
 simulated operator types what the staff would: begin and close, buys at the desk, rulings on held
 cards, cash counts. The referee is the session (companion.session) on the event's one journal.
@@ -73,10 +75,10 @@ class Night:
     """One demo event run headless: step() until the game is finished."""
 
     def __init__(self, folder: Path, seed: int, say: Callable[[str], None] = print, cache: Path | None = None,
-                 turns: int = TURNS, pace: float = 0.0):
+                 turns: int = TURNS, pace: float = 0.0, camera: bool = True):
         """pace: seconds the simulated operator waits before each command (to watch it, or to stop it
-        mid-turn in a fault drill)."""
-        self.folder, self.seed, self.say, self.pace = Path(folder), seed, say, pace
+        mid-turn in a fault drill). camera: False leaves the balls to the cage's own reader."""
+        self.folder, self.seed, self.say, self.pace, self.camera = Path(folder), seed, say, pace, camera
         self.event = event_file.load(prepare(self.folder, seed, turns))
         self.players = dp.Players(seed, dp.specials_plan(seed, len(self.event.players), self.event.rules.turns))
         from vision.sim.card_deck import DeckError
@@ -90,6 +92,7 @@ class Night:
         self.alerts: list[str] = []
         self.sources: dict = {}
         self.cage = None
+        self.dropped: int | None = None       # the ball the cage let out, in front of the camera
         self.paused = False
         self.stopping = False                 # the console is closing: the players leave the table
         if not self.session.journal.count():
@@ -97,9 +100,10 @@ class Night:
 
     # -- the hardware, as the console wires it --
     def hardware(self) -> dict:
-        """The simulated cage on a pseudo-terminal, and the console's sources for it and the scan folder."""
+        """The simulated cage on a pseudo-terminal, the camera over its exit, and the console's sources for
+        them and the scan folder."""
         from drivers.cage_sim import PtyPort, SimCage
-        from tui.sources import LinkSource, ScannerSource
+        from tui.sources import LinkSource, ReaderSource, ScannerSource
         places = lambda: dict(self.session.state.place)      # noqa: E731
         # a restarted demo's cage boots anew (a new boot id, so its ids are not taken for the last run's)
         boot_seed = f"{self.seed}:{self.session.journal.count()}"
@@ -107,7 +111,14 @@ class Night:
         self.cage = SimCage(PtyPort(str(self.folder / "cage.tty")), machine=places, seed=boot_seed).start()
         self.sources = {"link": LinkSource({"url": self.cage.url}, places, self.event.journal),
                         "scanner": ScannerSource(self.folder / "scan", self.event)}
+        if self.camera:
+            camera = self.sources["reader"] = ReaderSource({"source": "sim:chute"}, places)
+            camera.shows = lambda: self.dropped if places().get(self.dropped) == "machine" else None
         return self.sources
+
+    def _camera_reads(self) -> bool:
+        reader = self.sources.get("reader")
+        return reader is not None and reader.reader is not None
 
     def start(self) -> None:
         """Headless: the sources send straight to the session (the console's queue does it on screen)."""
@@ -189,13 +200,17 @@ class Night:
         return outcome
 
     def _draw(self) -> None:
-        """The cage gives the turn's balls one by one; the cage link turns each into a draw_ball."""
+        """The cage gives the turn's balls one by one; the camera (else the cage link) turns each into a draw_ball."""
         for ball in self.players.draws(self.state):
             if ball in self.state.drawn:
                 continue
             self._while_paused()
-            self.cage.read(ball)
-            self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage")
+            if self._camera_reads():
+                self.dropped = ball
+                self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage, read by the camera")
+            else:
+                self.cage.read(ball)
+                self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage")
 
     def _cards(self, drops: list[dp.Drop]) -> None:
         """The players drop their cards in the ballot box: photos in the scan folder, scanned in order."""

@@ -77,7 +77,7 @@ def test_the_demo_plays_every_turn_through_cage_scanner_and_review(clean):
     journal.close()
     done = [b.command["do"] for b in batches]
     assert done.count("draw_ball") == 3 * TURNS
-    assert all((b.id or "").startswith("cage:") for b in batches if b.command["do"] == "draw_ball")
+    assert not any((b.id or "").startswith("cage:") for b in batches if b.command["do"] == "draw_ball")  # the camera read them
     assert "hold" in done and "rule" in done                     # some cards went to review
     assert "rob" in done and "buy" in done
     scanned = (folder / "scan" / "scan-log.jsonl").read_text().splitlines()
