@@ -204,17 +204,21 @@ def find_balls(gray: np.ndarray, radius_px: tuple[float, float] = (25, 300), mos
         elif sized and fine.roundness >= (RAGGED_ROUND_MIN if ragged else 0):
             maybe.append(fine)
     if doubtful is not None:
-        doubtful += maybe + _cut_off(small, low + 0.2 * (high - low), radius_px, scale)
+        doubtful += maybe + _cut_off(small, (low, high), radius_px, scale)
     return balls
 
 
-def _cut_off(small: np.ndarray, level: float, radius_px: tuple[float, float], scale: int) -> list[Circle]:
-    """Blobs brighter than the surround (`level`, low enough for a dimly lit ball) that run
+def _cut_off(small: np.ndarray, low_high: tuple[float, float], radius_px: tuple[float, float],
+             scale: int) -> list[Circle]:
+    """Blobs brighter than the surround (a level low enough for a dimly lit ball) that run
     into the frame's edge, with at least the share of a ball a corner shows, along an arc of a
-    ball's width: a ball rolling in at the corner, whose short, broken arc fits no circle well
-    enough to be read (the arc of a sheet's edge is far wider; a lighter patch of a dim
-    background where a dim ball sets the level low is far narrower)."""
+    ball's width, and with a ball's bright body in them: a ball rolling in at the corner, whose
+    short, broken arc fits no circle well enough to be read (the arc of a sheet's edge is far
+    wider; a lighter patch of a dim background where a dim ball sets the level low is far
+    narrower, or as wide but barely brighter than the surround)."""
     min_r, max_r = radius_px
+    low, high = low_high
+    level = low + 0.2 * (high - low)
     mask = cv2.morphologyEx((small > level).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     h, w = small.shape[:2]
@@ -227,10 +231,18 @@ def _cut_off(small: np.ndarray, level: float, radius_px: tuple[float, float], sc
         points = contour.reshape(-1, 2).astype(np.float32)
         inner = points[(points[:, 0] > 0) & (points[:, 0] < w - 1) & (points[:, 1] > 0) & (points[:, 1] < h - 1)]
         arc = _circle(inner) if len(inner) >= 6 else None
-        if arc is not None and COARSE_SHORT * min_r <= arc[1][0] / 2 * scale <= max_r:
+        if arc is not None and COARSE_SHORT * min_r <= arc[1][0] / 2 * scale <= max_r \
+                and _brightest_share(small, contour) >= low + CUT_OFF_BODY * (high - low):
             (cx, cy), (d, _), _ = arc
             found.append(Circle(cx * scale + (scale - 1) / 2, cy * scale + (scale - 1) / 2, d / 2 * scale))
     return found
+
+
+def _brightest_share(small: np.ndarray, contour: np.ndarray) -> float:
+    """The level the brightest tenth of a blob reaches (a ball's lit body, not its dark stickers)."""
+    inside = np.zeros(small.shape[:2], np.uint8)
+    cv2.drawContours(inside, [contour], 0, 1, -1)
+    return float(np.percentile(small[inside > 0], 90))
 
 
 def _others(blobs: np.ndarray, own: int, scale: int, grow: int):
@@ -258,6 +270,8 @@ ROUND_MIN = 0.6         # of the fine outline's points on it (a ball's dark-prin
 RAGGED_ROUND_MIN = 0.4  # a ragged blob with an outline this round may be a ball (never read as one)
 COARSE_SHORT = 0.75     # the coarse blob's radius is at least this share of the ball's
 CUT_OFF_SHARE = 0.15    # of a ball's area: what a ball cut off by the frame's corner shows at least
+CUT_OFF_BODY = 0.5      # of the way from the surround to the brightest: where a cut-off ball's body reaches
+APART = 0.8             # of the sum of two balls' radii: their centres are further apart (discs barely overlap)
 
 
 def _round(points: np.ndarray, shape) -> Circle | None:
@@ -693,8 +707,10 @@ class BallDecoder:
 
 
 def _apart_from(circles, ball: Circle) -> list[Circle]:
-    """The circles whose centre lies outside `ball` (inside it, one is a fragment of that ball)."""
-    return [c for c in circles if math.hypot(c.x - ball.x, c.y - ball.y) > ball.r]
+    """The circles far enough from `ball` to be a second ball: two balls' discs barely overlap.
+    Nearer, one is a piece of the ball read (at a corner, the ball's own cut-off blob beside its
+    outline fitted too wide)."""
+    return [c for c in circles if math.hypot(c.x - ball.x, c.y - ball.y) > max(ball.r, APART * (ball.r + c.r))]
 
 
 REPAIR_CANDIDATES = 2          # labels given second chances when nothing read
