@@ -232,13 +232,13 @@ def _cut_off(small: np.ndarray, low_high: tuple[float, float], radius_px: tuple[
         inner = points[(points[:, 0] > 0) & (points[:, 0] < w - 1) & (points[:, 1] > 0) & (points[:, 1] < h - 1)]
         arc = _circle(inner) if len(inner) >= 6 else None
         if arc is not None and COARSE_SHORT * min_r <= arc[1][0] / 2 * scale <= max_r \
-                and _brightest_share(small, contour) >= low + CUT_OFF_BODY * (high - low):
+                and _bright_level(small, contour) >= low + CUT_OFF_BODY * (high - low):
             (cx, cy), (d, _), _ = arc
             found.append(Circle(cx * scale + (scale - 1) / 2, cy * scale + (scale - 1) / 2, d / 2 * scale))
     return found
 
 
-def _brightest_share(small: np.ndarray, contour: np.ndarray) -> float:
+def _bright_level(small: np.ndarray, contour: np.ndarray) -> float:
     """The level the brightest tenth of a blob reaches (a ball's lit body, not its dark stickers)."""
     inside = np.zeros(small.shape[:2], np.uint8)
     cv2.drawContours(inside, [contour], 0, 1, -1)
