@@ -6,6 +6,7 @@ import pytest
 from companion import event_file
 from companion.cli import main
 from tui.calibrate import CalibrateApp, save_camera
+from tui.forms import Confirm
 
 from screens_helpers import ball_frames, drive, settle, text_of
 
@@ -38,8 +39,9 @@ def test_measures_decodes_guides_and_saves(rig):
         await pilot.press("right", "plus")
         assert app.roi[0] == roi[0] + 8 - 8 and app.roi[2] == roi[2] + 16
         await pilot.press("s")
+        await settle(pilot, lambda app: isinstance(app.screen, Confirm))    # a busy machine mounts it late
         await pilot.press("y")
-        await settle(pilot, lambda app: "saved to" in text_of(app))
+        await settle(pilot, lambda app: "saved to" in text_of(app), timeout=30)
 
     drive(app, body, (150, 44))
     saved = event_file.load(rig).sections["camera"]
