@@ -1,0 +1,59 @@
+"""Glare over part of a bubble, drawn on the printed PDF (tests/vision/printed_cards.py), guards for
+any change that reviews fewer glare cards: a light pencil tick under the glare, beside a mark in
+the same row, still goes to review (read as the one mark, a robbery would book the wrong player);
+a circle drawn on or outside the ring under glare is never read blank."""
+import cv2
+import pytest
+
+import printed_cards as P
+from vision.cards import Scanner
+
+cv2.setNumThreads(1)
+pytestmark = P.needs_poppler
+
+MARKS = {"robber_tens": "0", "robber_units": "2", "victim_tens": "1", "victim_units": "1", "ordinal": "4"}
+GLARED = P.bubble("robbery", "robber_units", "5")
+PATCHES = [(0.0, 1.1), (0.0, 0.6), (0.8, 0.6), (0.0, -1.1)]     # the glare's centre from the bubble's, in radii
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    return Scanner(P.EVENT, P.SECRET)
+
+
+def _scan(scanner, patch, draw, marks=MARKS):
+    """A robbery card marked with dots, a glare patch (4 mm, washing out to white) over part of
+    robber_units 5 on a dimly lit card."""
+    picture = P.printed(P.card("robbery", 3, 2))
+    for name, value in marks.items():
+        P.dot(picture, P.bubble("robbery", name, value))
+    draw(picture)
+    P.light(picture, 0.75, 0.6)
+    P.glare(picture, (GLARED.x + patch[0] * GLARED.r, GLARED.y + patch[1] * GLARED.r), 4.0, 200)
+    return scanner.scan_image(P.photo(picture))
+
+
+def _tick(grey: int):
+    b, r = GLARED, GLARED.r
+    return lambda picture: P.pen(picture, [(b.x - 0.6 * r, b.y), (b.x - 0.15 * r, b.y + 0.5 * r),
+                                           (b.x + 0.7 * r, b.y - 0.6 * r)], 0.3, (grey,) * 3)
+
+
+@pytest.mark.parametrize("grey", [110, 150])
+@pytest.mark.parametrize("patch", PATCHES)
+def test_a_light_pencil_tick_under_glare_beside_a_mark_goes_to_review(scanner, patch, grey):
+    """Read as robber_units 2 alone, the card would book robber 2, not a person's look (two marks)."""
+    result = _scan(scanner, patch, _tick(grey))
+    assert result.decision == "review", result
+
+
+@pytest.mark.parametrize("k", [1.0, 1.25, 1.5])
+@pytest.mark.parametrize("patch", PATCHES)
+def test_a_circle_on_or_outside_the_ring_under_glare_is_not_read_blank(scanner, patch, k):
+    """The circle (open by 60 degrees) is robber_units' only mark: read right or reviewed. Beside
+    the dot at 2 it is a second mark: reviewed."""
+    alone = _scan(scanner, patch, lambda picture: P.ring(picture, GLARED, k, gap_deg=60),
+                  {name: v for name, v in MARKS.items() if name != "robber_units"})
+    assert alone.decision == "review" or alone.fields["robber_units"] == ["5"], alone
+    beside = _scan(scanner, patch, lambda picture: P.ring(picture, GLARED, k, gap_deg=60))
+    assert beside.decision == "review", beside
