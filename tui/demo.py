@@ -103,7 +103,7 @@ class Night:
         """The simulated cage on a pseudo-terminal, the camera over its exit, and the console's sources for
         them and the scan folder."""
         from drivers.cage_sim import PtyPort, SimCage
-        from tui.sources import LinkSource, ReaderSource, ScannerSource
+        from tui.sources import LinkSource, ReaderSource, ScannerSource, in_view
         places = lambda: dict(self.session.state.place)      # noqa: E731
         # a restarted demo's cage boots anew (a new boot id, so its ids are not taken for the last run's)
         boot_seed = f"{self.seed}:{self.session.journal.count()}"
@@ -113,7 +113,7 @@ class Night:
                         "scanner": ScannerSource(self.folder / "scan", self.event)}
         if self.camera:
             camera = self.sources["reader"] = ReaderSource({"source": "sim:chute"}, places)
-            camera.shows = lambda: self.dropped if places().get(self.dropped) == "machine" else None
+            camera.shows = lambda: in_view(self.dropped, places)
         return self.sources
 
     def _camera_reads(self) -> bool:
@@ -206,11 +206,11 @@ class Night:
                 continue
             self._while_paused()
             if self._camera_reads():
-                self.dropped = ball
-                self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage, read by the camera")
+                self.dropped, how = ball, "read by the camera"
             else:
                 self.cage.read(ball)
-                self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage")
+                how = "over the cage link"
+            self._wait(lambda: ball in self.state.drawn, f"ball {ball} from the simulated cage, {how}")
 
     def _cards(self, drops: list[dp.Drop]) -> None:
         """The players drop their cards in the ballot box: photos in the scan folder, scanned in order."""

@@ -202,6 +202,11 @@ class LinkSource:
         self.link.stop()
 
 
+def in_view(dropped: int | None, places: Callable[[], dict]) -> int | None:
+    """The ball a simulated camera over the cage's exit sees: the one dropped, until the referee has it drawn."""
+    return dropped if dropped is not None and places().get(dropped) == "machine" else None
+
+
 class SimulatedCage(LinkSource):
     """[serial] url = "sim": the simulated cage (drivers.cage_sim) on a pseudo-terminal, started
     with the console, behind the same cage link. While the game waits for balls (the draw phase)
@@ -220,9 +225,7 @@ class SimulatedCage(LinkSource):
         super().__init__({**section, "url": self.cage.url}, places, journal)
 
     def in_view(self) -> int | None:
-        """The ball the camera sees: the one dropped, until the referee has it drawn."""
-        ball = self.dropped
-        return ball if ball is not None and self.places().get(ball) == "machine" else None
+        return in_view(self.dropped, self.places)
 
     def start(self, send, note) -> None:
         super().start(send, note)

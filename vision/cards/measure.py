@@ -14,6 +14,7 @@ from .blank import PX, _blank, _clear, _print_everywhere, _radii, _spread_print
 
 GLARE_CEILING = 1.1      # paper brighter than this share of the wide median is a glare spot
 LINE_MM = 3.0            # a closing this wide closes over pen lines and the print's, not a filled bubble
+DISC = 1.2               # a bubble's scored disc, in radii: its printed ring and a little beyond
 BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line through it shows: beyond a big circle
 
 
@@ -72,9 +73,9 @@ def _geometry(kind: str):
         own_print = (d <= r + 0.3 * PX) & core[y0:y1, x0:x1]
         ok = clear[y0:y1, x0:x1]
         zone = _zones(b, bubbles, xx[y0:y1, x0:x1], yy[y0:y1, x0:x1])
-        out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= 1.2 * r) & ok, ring,
+        out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= DISC * r) & ok, ring,
                               (d >= BAND[0] * r) & (d <= BAND[1] * r) & ok, print_ink[y0:y1, x0:x1], own_print,
-                              (d <= 1.2 * r) & ok & (zone < 0), zone)
+                              (d <= DISC * r) & ok & (zone < 0), zone)
     return out
 
 

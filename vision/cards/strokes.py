@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, Measured, pixels
+from .measure import BAND, DISC, Measured, pixels
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -68,7 +68,7 @@ def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bub
     out = []
     for group in _segments(binary, PIECE_MM):
         line = _Stroke(*group, 0)
-        if not any(line.offset(b.x * PX, b.y * PX)[0] < 1.2 * b.r * PX for b in marks):
+        if not any(line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX for b in marks):
             continue
         stroke = _refit(group, binary, new, faint, hidden)
         if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= STROKE_MM * PX \
@@ -82,7 +82,7 @@ def _ends_in_the_clear(line: _Stroke, kind: str) -> bool:
     """An end of the line lies OUT_MM or more outside every bubble's disc (the strokes of marks, in
     line with one another by chance, end in the bubbles they mark)."""
     ends = (line.p + line.t0 * line.u, line.p + line.t1 * line.u)
-    return any(all(np.hypot(*(end / PX - (b.x, b.y))) >= 1.2 * b.r + OUT_MM for _, b in L.layout(kind).bubbles())
+    return any(all(np.hypot(*(end / PX - (b.x, b.y))) >= DISC * b.r + OUT_MM for _, b in L.layout(kind).bubbles())
                for end in ends)
 
 
@@ -90,7 +90,7 @@ def runs_through(line: _Stroke, b: L.Bubble) -> bool:
     """The line crosses the bubble's disc and goes on at least OUT_MM beyond it (a mark's strokes,
     a scribble's, stay within the disc)."""
     off, at = line.offset(b.x * PX, b.y * PX)
-    r = 1.2 * b.r * PX
+    r = DISC * b.r * PX
     chord = np.sqrt(max(r * r - off * off, 0.0))
     return off < r and max(at - chord - line.t0, line.t1 - at - chord) >= OUT_MM * PX
 
@@ -116,7 +116,7 @@ def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
             at = a.p + t * a.u
             for _, bubble in L.layout(kind).bubbles():
                 reach = 1.8 * bubble.r * PX
-                if np.hypot(at[0] - bubble.x * PX, at[1] - bubble.y * PX) < 1.2 * bubble.r * PX and all(
+                if np.hypot(at[0] - bubble.x * PX, at[1] - bubble.y * PX) < DISC * bubble.r * PX and all(
                         max(line.offset(*at)[1] - line.t0, line.t1 - line.offset(*at)[1]) <= reach for line in (a, b)):
                     crossing |= {i, j}
     return [line for n, line in enumerate(strokes) if n not in crossing]
@@ -257,7 +257,7 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
         cv2.line(cut, tuple(np.rint(a).astype(int)), tuple(np.rint(b).astype(int)), 1, 2 * round(s.width / 2 + 2) + 1)
     crossed, touched, expected = [], [], []
     for _, b in layout.bubbles():
-        cx, cy, r = b.x * PX, b.y * PX, 1.2 * b.r * PX
+        cx, cy, r = b.x * PX, b.y * PX, DISC * b.r * PX
         verdicts, ink_px = [], 0.0
         for s in strokes:
             off, at = s.offset(cx, cy)
