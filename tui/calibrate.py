@@ -174,7 +174,7 @@ class CalibrateApp(App):
         self.theme = THEME.name
         for name, title in (("preview", "Camera"), ("measures", "Picture"), ("decoders", "Decoders"),
                             ("guided", "Every ball"), ("hardware", "Link and beam")):
-            self.query_one(f"#{name}").border_title = title
+            self.pane(f"#{name}").border_title = title
         self.start_devices()
         self.watch_camera()
         self.set_interval(0.5, self.show_hardware)
@@ -280,8 +280,8 @@ class CalibrateApp(App):
         asked_now = self.guided is not None and message.asked == self.guided.ball
         if asked_now and chosen is not None and chosen.found and self.guided.add(chosen.ball):
             self.action_next_ball()
-        self.query_one("#preview", HalfBlockImage).show(message.preview)
-        self.query_one("#camera", Label).update(
+        self.pane("#preview", HalfBlockImage).show(message.preview)
+        self.pane("#camera", Label).update(
             f"{message.shape[1]}x{message.shape[0]}  ROI {list(roi) if roi else 'whole frame'}  "
             f"frames {self.frames}  ball {'found' if circle else 'not found'}")
         self.show_measures(message)
@@ -304,7 +304,7 @@ class CalibrateApp(App):
             text.append("too bright: labels wash out; lower the exposure or the light\n", style="bold #ff7a00")
         elif m.level < 50:
             text.append("too dark: raise the exposure or the light\n", style="bold #ff7a00")
-        self.query_one("#measures", Static).update(text)
+        self.pane("#measures", Static).update(text)
 
     def show_decoders(self, reads: dict) -> None:
         table = Table(box=None, expand=True)
@@ -321,7 +321,7 @@ class CalibrateApp(App):
             rate, ms = stats.line()
             style = "bold #ffd400" if name == self.decoder else ""
             table.add_row(("▶ " if name == self.decoder else "  ") + name, now, rate, ms, style=style)
-        self.query_one("#decoders", Static).update(table)
+        self.pane("#decoders", Static).update(table)
 
     def show_guided(self) -> None:
         text = Text()
@@ -341,7 +341,7 @@ class CalibrateApp(App):
                 text.append(f"{ball:>2}:{'--' if rate is None else f'{rate * 100:3.0f}%'}  ", style=style)
                 if ball % 9 == 0:
                     text.append("\n")
-        self.query_one("#guided", Static).update(text)
+        self.pane("#guided", Static).update(text)
 
     def show_hardware(self) -> None:
         text = Text()
@@ -358,10 +358,15 @@ class CalibrateApp(App):
         else:
             ago = f", last {time.monotonic() - self.beams[-1]:.1f} s ago" if self.beams else ""
             text.append(f"{len(self.beams)} breaks{ago}: drop a ball through it\n")
-        self.query_one("#hardware", Static).update(text)
+        self.pane("#hardware", Static).update(text)
+
+    def pane(self, selector: str, kind=None):
+        """A widget of the calibration screen, also while a dialog (the save question) is over it:
+        the camera's frames and the health interval keep updating it."""
+        return self.screen_stack[0].query_one(selector, kind)
 
     def say(self, text: str, level: str = "info") -> None:
-        label = self.query_one("#outcome", Label)
+        label = self.pane("#outcome", Label)
         label.update(text)
         for name in ("info", "warning", "error"):
             label.set_class(name == level, f"-{name}")
