@@ -186,9 +186,12 @@ class FakeReader:
 
     def __init__(self):
         self.stopped = False
+        self.go = threading.Event()
+        self.go.set()
 
     def start(self, send, note):
         def run():
+            self.go.wait(10)
             note("ball 7 read in 4 frames")
             send({"do": "draw_ball", "ball": 7})
         threading.Thread(target=run, daemon=True).start()
@@ -216,6 +219,27 @@ def test_hardware_sources_plug_in(tmp_path):
 
     drive(app, body, (120, 36))
     assert reader.stopped
+
+
+def test_a_ball_read_while_the_operators_form_is_open_lands_and_shows_once_it_closes(tmp_path):
+    session, clock = game(tmp_path / "g.db", "turn1_counted")
+    session.submit({"do": "end_turn"})
+    session.submit({"do": "begin_turn"})
+    reader = FakeReader()
+    reader.go.clear()
+    app = ConsoleApp(session, sources={"reader": reader})
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await pilot.press("v")
+        await settle(pilot, lambda app: len(app.screen_stack) > 1)
+        reader.go.set()                                 # the panes update under the form
+        await settle(pilot, lambda app: app.handled >= 1)
+        assert session.state.drawn == [7] and len(pilot.app.screen_stack) > 1
+        await pilot.press("escape")
+        await settle(pilot, lambda app: "draw_ball ball=7" in text_of(app))
+
+    drive(app, body, (120, 36))
 
 
 @pytest.mark.parametrize("size", [(160, 45), (100, 30)])
