@@ -47,12 +47,12 @@ def _strokes(m: Measured, kind: str) -> list[_Stroke]:
     (a crease's shadow line, light pencil) counts as a stroke only when it is much longer."""
     new, hidden = m.seen, _hidden(kind)
     strokes = []
-    faint = (new > FAINT).astype(np.uint8)      # a line's ends fade (glare over them, blur): followed to there
+    faint = _inked(m, FAINT)[0]      # a line's ends fade (glare over them, blur): followed to there
     for least, length in ((0.5, STROKE_MM), (FAINT, CREASE_MM)):
-        binary = (new > least).astype(np.uint8)
+        binary, half = _inked(m, least)
         # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
         # to its true ends: it must be long enough then
-        for group in _segments(binary, 0.8 * length):
+        for group in _segments(half, 0.8 * length):
             stroke = _refit(group, binary, new, faint, hidden, length * PX)
             if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX:
                 _merge(strokes, stroke)
@@ -64,9 +64,9 @@ def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bub
     stray line (D19) that glare washed out in the middle, or print hid a stretch of: not found as
     one (the pieces are too short), each piece could pass for a mark. A person looks."""
     new, hidden = m.seen, _hidden(kind)
-    binary, faint = (new > 0.5).astype(np.uint8), (new > FAINT).astype(np.uint8)
+    (binary, half), faint = _inked(m, 0.5), _inked(m, FAINT)[0]
     out = []
-    for group in _segments(binary, PIECE_MM):
+    for group in _segments(half, PIECE_MM):
         line = _Stroke(*group, 0)
         if not any(line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX for b in marks):
             continue
@@ -122,9 +122,18 @@ def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
     return [line for n, line in enumerate(strokes) if n not in crossing]
 
 
-def _segments(binary: np.ndarray, length_mm: float) -> list[tuple]:
-    """Straight runs of ink at least length_mm long, collinear ones merged: [(p, u, t0, t1)]."""
-    half = cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)      # a quarter of the votes
+def _inked(m: Measured, least: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where the new ink is over least (0/1), at full and half size: kept on m (strokes and broken
+    lines look at the same)."""
+    if ("inked", least) not in m.kept:
+        binary = (m.seen > least).astype(np.uint8)
+        m.kept["inked", least] = binary, cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    return m.kept["inked", least]
+
+
+def _segments(half: np.ndarray, length_mm: float) -> list[tuple]:
+    """Straight runs of ink at least length_mm long, collinear ones merged: [(p, u, t0, t1)]; looked
+    for at half size (a quarter of the votes)."""
     # HoughLinesP measures a segment by its longer side along x or y: a diagonal one is sqrt 2 longer
     found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(length_mm * PX / 2 / np.sqrt(2)),
                             maxLineGap=round(2.5 * PX))
