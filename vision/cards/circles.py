@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions, pixels
+from .measure import Measured, _Levels, _regions, pixels, sums
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -216,10 +216,10 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> s
     n = len(regions.keys)
     per_r = 1 / (PX * PX) / regions.radii
     pixels = np.bincount(label, minlength=n)
-    on_ink = np.bincount(label, ink, minlength=n)
-    reached = np.bincount(label, ink * circles.astray[index], minlength=n) * per_r
+    on_ink = sums(label, ink, n)
+    reached = sums(label, ink * circles.astray[index], n) * per_r
     middle, in_middle = _middles(kind)
-    joined = np.bincount(in_middle, m.new.ravel()[middle] * circles.reach[middle], minlength=n) * per_r
+    joined = sums(in_middle, m.new.ravel()[middle] * circles.reach[middle], n) * per_r
     for m, key in enumerate(regions.keys):
         if key in circles.circled:
             continue
