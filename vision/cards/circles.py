@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions, pixels
+from .measure import Measured, _Levels, _regions, pixels, sums
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -126,21 +126,32 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     near = cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0
     reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
     for piece in np.unique(labels.ravel()[np.flatnonzero((traced > 0) & (binary > 0))]):
-        stroke = (labels == piece) & (binary > 0) if piece else None
-        if stroke is None or not (stroke & ~near).any():
+        if not piece:
             continue
-        beyond = stroke & ~near
-        reach |= beyond
-        off, inside = _off_ellipse(stroke & near, beyond, kind)
-        astray |= off
+        box, corner = _box(labels == piece)       # worked on in its box: faster than the whole card
+        stroke = (labels[box] == piece) & (binary[box] > 0)
+        beyond = stroke & ~near[box]
+        if not beyond.any():
+            continue
+        reach[box] |= beyond
+        off, inside = _off_ellipse(stroke & near[box], beyond, kind, corner)
+        astray[box] |= off
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
     return reach, astray, tuple(dict.fromkeys(round_others))
 
 
-def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.ndarray, list]:
+def _box(mask: np.ndarray) -> tuple[tuple, tuple]:
+    """The smallest box round a 2-D mask's set pixels (it has some): its slices and top left corner (x, y)."""
+    rows, columns = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    return np.s_[rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1], (int(columns[0]), int(rows[0]))
+
+
+def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str, corner: tuple) -> tuple[np.ndarray, list]:
     """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than ON_MM): a
-    mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse."""
+    mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse.
+    traced and beyond are a box of the card, its top left corner at corner (x, y)."""
     ys, xs = pixels(traced)
+    xs, ys = xs + corner[0], ys + corner[1]
     if len(xs) < 5:
         return beyond, []
     (cx, cy), (w, h), angle = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
@@ -154,7 +165,7 @@ def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.
         return np.hypot(u / (w / 2), v / (h / 2))
     by, bx = pixels(beyond)
     off = np.zeros_like(beyond)
-    off[by, bx] = np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > ON_MM * PX
+    off[by, bx] = np.abs(ratio(bx + corner[0], by + corner[1]) - 1) * min(w, h) / 2 > ON_MM * PX
     inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if ratio(b.x * PX, b.y * PX) < 1]
     return off, inside
 
@@ -205,10 +216,10 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> s
     n = len(regions.keys)
     per_r = 1 / (PX * PX) / regions.radii
     pixels = np.bincount(label, minlength=n)
-    on_ink = np.bincount(label, ink, minlength=n)
-    reached = np.bincount(label, ink * circles.astray[index], minlength=n) * per_r
+    on_ink = sums(label, ink, n)
+    reached = sums(label, ink * circles.astray[index], n) * per_r
     middle, in_middle = _middles(kind)
-    joined = np.bincount(in_middle, m.new.ravel()[middle] * circles.reach[middle], minlength=n) * per_r
+    joined = sums(in_middle, m.new.ravel()[middle] * circles.reach[middle], n) * per_r
     for m, key in enumerate(regions.keys):
         if key in circles.circled:
             continue

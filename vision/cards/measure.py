@@ -3,7 +3,7 @@ model's levels on this card, and per bubble the new ink in its disc, the band ar
 part of the disc, the halo just outside it, its printed ring; a light mark's shape."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -103,7 +103,10 @@ class _Levels:
 def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarray:
     """Darkness beyond the blank's own print (scaled to how dark the print looks on this card)
     and the noise, as a share of a full-strength stroke (0-1)."""
-    return np.clip((seen - levels.print_level * printed - levels.floor) / 0.25, 0, 1)
+    new = seen - levels.print_level * printed
+    new -= levels.floor         # (in place: fewer arrays the size of the card)
+    new /= 0.25
+    return np.clip(new, 0, 1, out=new)
 
 
 @dataclass(frozen=True)
@@ -113,11 +116,12 @@ class Measured:
     levels: _Levels
     new: np.ndarray     # new ink beyond the blank's print over the whole card: what the bubbles score
     seen: np.ndarray    # new, none where the card's own data, code and edge are: what circles and strokes follow
+    kept: dict = field(default_factory=dict, compare=False, repr=False)    # what several checks derive alike, once
 
 
 def measured(amount: np.ndarray, kind: str) -> Measured:
     levels = _levels(amount, kind)
-    new = _new_ink(amount, _spread_print(kind), levels).astype(np.float32)
+    new = _new_ink(amount, _spread_print(kind), levels).astype(np.float32, copy=False)
     return Measured(amount, levels, new, new * _not_black_print(kind))
 
 
@@ -162,20 +166,29 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
     per_r = 1 / (PX * PX) / regions.radii
     n = len(keys)
     inside_out = cut(regions.inside) if cuts else None
-    inside = np.bincount(regions.inside[1], new_ink(regions.inside, inside_out), minlength=n)
-    own_disc = np.bincount(regions.own_disc[1], new_ink(regions.own_disc), minlength=n)
+    inside = sums(regions.inside[1], new_ink(regions.inside, inside_out), n)
+    own_disc = sums(regions.own_disc[1], new_ink(regions.own_disc), n)
     band_ink = new_ink(regions.band)
-    band_all = np.bincount(regions.band[1], band_ink, minlength=n) * per_r
+    band_sum = sums(regions.band[1], band_ink, n)
+    band_all = band_sum * per_r
     # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands
     spilling = np.append((inside * per_r >= definite) & (band_all < stray), False)     # zone -1 (none): last
-    band = np.bincount(regions.band[1], band_ink * ~spilling[regions.band_zone], minlength=n)
-    count = regions.inside_count if not cuts else np.maximum(1, np.bincount(
-        regions.inside[1], ~inside_out, minlength=len(keys)))
+    band = sums(regions.band[1], band_ink * ~spilling[regions.band_zone], n) \
+        if spilling.any() else band_sum     # (none spilling: the same sums)
+    count = regions.inside_count if not cuts else np.maximum(
+        1, regions.inside_count - np.bincount(regions.inside[1][inside_out], minlength=n))
     scores = dict(zip(keys, (inside * per_r).tolist()))
     around = dict(zip(keys, (band * per_r).tolist()))
     filled = dict(zip(keys, (inside / count).tolist()))
     own = dict(zip(keys, (own_disc * per_r).tolist()))
     return scores, around, filled, own, dict(zip(keys, band_all.tolist()))
+
+
+def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
+    """Per label (0 .. count-1), the sum of its weights (>= 0), the very sum np.bincount gives in
+    a third of its time: the zeros (most of them) are left out, and adding 0 changes no sum."""
+    nonzero = np.flatnonzero(weights)
+    return np.bincount(label[nonzero], weights[nonzero], minlength=count).astype(np.float64, copy=False)
 
 
 @lru_cache(maxsize=None)
