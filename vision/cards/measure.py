@@ -301,25 +301,48 @@ def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: 
     return float(new.sum() / (PX * PX) / regions.radii[n])
 
 
-def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
+def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings, faint: bool = False) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
-    s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash. A
-    ring, tick, cross or dot is; noise, JPEG and uneven light scatter. Print the stroke crosses
-    (the ring, the letter) hides its ink there, so print right beside the ink joins it up."""
-    where, inside, *_ = _geometry(kind)[key]
+    s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash; a
+    faint mark (under marginal) also with some of it on open paper (s.open_paper). A ring, tick,
+    cross or dot is; noise, JPEG and uneven light scatter; the print's misfit on a curled card lies
+    only right along the print. Print the stroke crosses
+    (the ring, the letter) hides its ink there, so print right beside the ink joins it up (and is
+    measured with it), and so does the whole of a printed label it touches (a cross over the label:
+    its arms either side), though the label is no part of the mark's size or shape."""
+    where, inside, ring, *_ = _geometry(kind)[key]
     printed = _regions(kind).print_ink.reshape(amount.shape)[where]
     new = _new_ink(amount[where], printed, levels) * inside
     ink = (new >= 0.3).astype(np.uint8)
-    joined = (ink | ((printed >= 0.5) & (cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0))) & inside
+    near, under = cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0, (printed >= 0.5) & inside
+    shown = (ink | (under & near)) & inside
+    joined = shown | (_labels_touched(under, near, ring) & inside)
     count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
-    if count <= 1:
+    if count <= 1 or faint and new[_open_paper(printed)].sum() < s.open_paper * new.sum():
         return False
     pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
-    biggest = labels == 1 + int(np.argmax(pieces))
+    biggest = (labels == 1 + int(np.argmax(pieces))) & shown
     if pieces.max() < s.coherent * pieces.sum() or _extent(biggest)[0] < s.span * dict(_radii(kind))[key] * PX:
         return False
-    long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= 0.1 * pieces.sum())[0]))
+    long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= 0.1 * pieces.sum())[0]) & shown)
     return short >= s.flat * long
+
+
+def _open_paper(printed: np.ndarray) -> np.ndarray:
+    """Paper at least half a millimetre from any print: the print's misfit (a curled card, a fit a
+    little off) puts ink only right along the print, a pencil stroke also crosses open paper."""
+    return cv2.distanceTransform((printed < 0.5).astype(np.uint8), cv2.DIST_L2, 3) > 0.5 * PX
+
+
+def _labels_touched(under: np.ndarray, near: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """The pieces of print (under) that ink comes near, each whole, but not the printed ring: a stroke
+    across a label is hidden by it, while ink on both sides of the ring need not be one stroke."""
+    count, labels = cv2.connectedComponents(under.astype(np.uint8), connectivity=8)
+    touched = np.zeros(count, bool)
+    touched[labels[under & near]] = True
+    touched[labels[ring]] = False
+    touched[0] = False
+    return touched[labels]
 
 
 def _extent(mask: np.ndarray) -> tuple[float, float]:
