@@ -72,16 +72,20 @@ def test_a_faint_mark_beside_glare_over_its_field_goes_to_review(scanner):
     assert result.decision == "review", result
 
 
-@pytest.mark.parametrize("in_mm,grey", [(0.4, 190), (0.45, 190), (0.5, 200)])
-def test_a_ghost_of_the_printed_ring_on_a_blank_card_is_no_mark(scanner, in_mm, grey):
+@pytest.mark.parametrize("in_mm,grey,low,high", [(0.4, 190, S.faint_mark, S.marginal),
+                                                 (0.45, 190, S.faint_mark, S.marginal),
+                                                 (0.5, 200, S.faint_mark, S.marginal),
+                                                 (0.4, 150, S.marginal, S.definite)])
+def test_a_ghost_of_the_printed_ring_on_a_blank_card_is_no_mark(scanner, in_mm, grey, low, high):
     """Seed 1 hard #327, seed 2 hard #121: blank vote cards on which a curled card's misfit left a thin
     crescent right along X's ring (0.16-0.24, one stroke's shape, nothing else on the card): read as
-    a faint mark they would count X (R6: the card is invalid). The print's misfit has no ink on open
+    a faint mark they would count X (R6: the card is invalid); seed 2 hard #139's scored 0.56, a light
+    mark (only its blur kept it from being counted). The print's misfit has no ink on open
     paper; a thin arc drawn just inside the ring on one side stands in for it."""
     picture = P.printed(P.card("vote", 2, 5))
     x = P.bubble("vote", "mark", "X")
     P.pencilled(picture, lambda canvas: P.ring(canvas, x, 1.0, gap_deg=240, shift_mm=(in_mm, 0), width_mm=0.3,
                                                colour=(grey,) * 3))
     result = scanner.scan_image(P.photo(picture))
-    assert S.faint_mark <= result.scores["mark"]["X"] < S.marginal, result.scores
+    assert low <= result.scores["mark"]["X"] < high, result.scores
     assert result.decision == "review", result

@@ -11,8 +11,8 @@ Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius)
     circled (cover >= circled), its circle's ink added  as above: a pen circle scores about 3
 
 A light mark's shape: most of its ink one stroke, joined up across the print it crosses (a cross
-over the label is hidden in its middle), and a figure, not a lone dash; a faint mark's also with
-some ink on open paper (misfit of the print lies right along it) (measure._one_stroke).
+over the label is hidden in its middle), a figure, not a lone dash, and with some ink on open
+paper (a curled card's misfit of the print lies right along it) (measure._one_stroke).
 A field holding only a faint mark is still looked at as read blank by the doubts that look for a
 mark hidden elsewhere (glare, a label inked over, a noisy picture): one faint mark does not show
 that nothing else is there.
@@ -74,7 +74,7 @@ class Settings:
     # and nothing outside the bubble could have put it there; else review.
     faint_mark: float = 0.15    # a light mark under marginal, down to this, alone in its field (every other
                                 # bubble there under blank_trace) is read too, in a picture clear enough
-    open_paper: float = 0.1     # a faint mark: share of its ink half a mm or more from any print (misfit of
+    open_paper: float = 0.1     # a light mark: share of its ink half a mm or more from any print (misfit of
                                 # the print, a curled card's, lies right along the ring or the label)
     coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
     span: float = 0.4           # that piece's length in radii (a speck is no mark)
@@ -156,7 +156,7 @@ def light_marks(amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: d
     for f in layout.fields:
         key = _lone_ink(f, scores, s)
         if key and scores[key] < s.definite and band[key] <= s.quiet \
-                and one_stroke(amount, layout.kind, levels, key, s, scores[key] < s.marginal):
+                and one_stroke(amount, layout.kind, levels, key, s):
             light.add(key)
     return frozenset(light)
 

@@ -301,10 +301,10 @@ def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: 
     return float(new.sum() / (PX * PX) / regions.radii[n])
 
 
-def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings, faint: bool = False) -> bool:
+def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
-    s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash; a
-    faint mark (under marginal) also with some of it on open paper (s.open_paper). A ring, tick,
+    s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
+    some of it on open paper (s.open_paper). A ring, tick,
     cross or dot is; noise, JPEG and uneven light scatter; the print's misfit on a curled card lies
     only right along the print. Print the stroke crosses
     (the ring, the letter) hides its ink there, so print right beside the ink joins it up (and is
@@ -318,7 +318,7 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
     shown = (ink | (under & near)) & inside
     joined = shown | (_labels_touched(under, near, ring) & inside)
     count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
-    if count <= 1 or faint and new[_open_paper(printed)].sum() < s.open_paper * new.sum():
+    if count <= 1 or new[_open_paper(printed)].sum() < s.open_paper * new.sum():
         return False
     pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
     biggest = (labels == 1 + int(np.argmax(pieces))) & shown
