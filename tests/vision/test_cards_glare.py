@@ -109,3 +109,14 @@ def test_a_ring_a_little_off_the_blank_is_no_glare(scanner):
     picture[y0:y1, x0:x1] = np.roll(picture[y0:y1, x0:x1], 2, axis=1)
     result = scanner.scan_image(P.photo(picture))
     assert (result.decision, result.fields["robber_units"]) == ("counted", ["2"]), result
+
+
+@pytest.mark.parametrize("patch, gap", [((0.6, 0.0), 60), ((-0.6, 0.0), 60), ((-0.42, -0.42), 60),
+                                        ((-0.78, -0.78), 200), ((0.0, 0.0), 60), ((0.42, 0.42), 60)])
+def test_a_light_pen_circle_on_the_ring_dimmed_by_glare_beside_a_mark_is_a_doubt(scanner, patch, gap):
+    """Glare over much of the ring dims the circle with the print, its peak under ring_dark; yet
+    where the glare leaves something the pen fills the ring's footprint (the print's thin line
+    leaves most of it lighter than its peak). Read as robber_units 2 alone, the card would book
+    the wrong robber (D2: a card read with low confidence is not counted)."""
+    result = _scan(scanner, patch, _faint_ring(1.0, gap))
+    assert result.decision == "review" and "inked over" in result.reason, result

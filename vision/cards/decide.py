@@ -45,6 +45,7 @@ WASHED = 0.12             # the printed rings' median under this (ink() units): 
 GLARE_TRACE = 0.06        # restored ink at least this under glare: a faint mark may hide there
 OUTER_TRACE = 0.15        # restored ink at least this round it under glare: a circle drawn round it?
 UNKNOWN = 0.3             # a bubble with this share of its disc under washed-out sectors cannot be read
+RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
 
 
 @dataclass(frozen=True)
@@ -162,23 +163,26 @@ def _glare(r: Reading, s: Settings) -> str | None:
     faded = [key for key, ring in levels.rings.items() if ring < FADING * typical]
     if typical >= WASHED and not faded:
         return None
-    peaks, sectors = ring_peaks(r.amount, kind)
+    peaks, sectors, fill = ring_peaks(r.amount, kind)
     keys = list(levels.rings)
     if typical < WASHED:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) lose contrast
         if typical < FADED * CLEAR_RING or any(scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / CLEAR_RING)
                                                for n, key in enumerate(keys)):
             return "cannot see the printed bubbles (washed out or misaligned)"
     clear, fields = _typical_ring(peaks, scores, s.marginal), r.marked(s)
+    printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
     for key in faded:
         ring = levels.rings[key]
         if scores[key] >= s.marginal:
             if ring < s.glare * typical:
                 return f"glare over bubble {key[1]} ({key[0]})"
             continue
-        kept = sectors[keys.index(key)] / clear
+        n = keys.index(key)
+        kept = sectors[n] / clear
         if kept.min() >= FADING:        # the ring's median fell, not its peak: blur or a slight misfit
             continue
-        if kept.max() > s.ring_dark:     # ink on the ring where glare spared it: a pen circle drawn on it?
+        inked_along = (fill[n][kept >= FADED] > RING_FILLED * printed_fill).any()
+        if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
             return f"glare over bubble {key[1]} ({key[0]}), its printed ring inked over: a mark drawn on it?"
         unseen = _unseen(r, s, key, kept)
         if unseen == "unknown":

@@ -321,15 +321,21 @@ def _glare_zones(kind: str) -> dict:
     return out
 
 
-def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray]:
+def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray, np.ndarray]:
     """How dark each bubble's printed ring looks at its darkest (a tenth of its footprint darker),
-    over the whole ring and per sector (rows: bubbles). Unlike the ring's median, the peak keeps
-    when blur spreads the thin ring or the card sits a little off the blank: it falls as glare
-    washes the contrast out."""
+    over the whole ring and per sector (rows: bubbles), and how full each sector's footprint is
+    (its median over its peak). Unlike the ring's median, the peak keeps when blur spreads the
+    thin ring or the card sits a little off the blank: it falls as glare washes the contrast out.
+    The print's thin line fills about 0.4 of it, less as glare washes it out; a pen line drawn
+    along the ring fills it."""
     whole, sectors = _ring_footprints(kind)
     flat = amount.ravel()
     peaks = _quantiles(flat, whole, 0.9)
-    return dict(zip(_regions(kind).keys, peaks)), np.array(_quantiles(flat, sectors, 0.9)).reshape(len(peaks), SECTORS)
+    shape = len(peaks), SECTORS
+    sector_peaks = np.array(_quantiles(flat, sectors, 0.9)).reshape(shape)
+    medians = np.array(_quantiles(flat, sectors, 0.5)).reshape(shape)
+    fill = np.divide(medians, sector_peaks, out=np.zeros(shape), where=sector_peaks > 0)
+    return dict(zip(_regions(kind).keys, peaks)), sector_peaks, fill
 
 
 @lru_cache(maxsize=None)
