@@ -45,11 +45,16 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles
-from .measure import _Levels, _restored, _typical_ring
+from .measure import _Levels, _restored, _typical_ring, ring_peaks
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
 FADING, FADED = 0.7, 0.2  # a bubble's ring at under FADING of the others' strength is under glare; under FADED, lost
+WASHED = 0.12             # the printed rings' median under this (ink() units): washed out, blurred or misaligned
+GLARE_TRACE = 0.06        # restored ink at least this under glare: a faint mark may hide there
+OUTER_TRACE = 0.15        # restored ink at least this round it under glare: a circle drawn round it?
+UNKNOWN = 0.3             # a bubble with this share of its disc under washed-out sectors cannot be read
+RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
 
 
 @dataclass(frozen=True)
@@ -180,25 +185,50 @@ def _blurred(r: Reading, s: Settings) -> str | None:
 def _glare(r: Reading, s: Settings) -> str | None:
     """A bubble whose printed ring has faded against the others' is under glare (or washed
     out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
-    read as blank is scored again with its contrast restored, and must hold no ink even then;
-    one whose ring is almost gone (under FADED of the others') cannot be read at all."""
-    kind, levels, scores, fields = r.layout.kind, r.levels, r.scores, r.firmly_marked(s)
+    read as blank is scored again with its contrast restored, sector by sector (glare is a
+    patch), and must hold no ink even then. Where its ring is almost gone (under FADED of the
+    others') nothing is left to restore: a bubble mostly under such sectors cannot be read."""
+    kind, levels, scores = r.layout.kind, r.levels, r.scores
     typical = _typical_ring(levels.rings, scores, s.marginal)
-    if typical < 0.12:      # washed out or blurred: thin lines (the rings, a pencil mark) lose contrast
-        if typical < FADED * CLEAR_RING or any(
-                scores[key] < s.marginal and _restored(r.amount, kind, levels, key, CLEAR_RING / typical) >= s.trace
-                for key in levels.rings):
+    faded = [key for key, ring in levels.rings.items() if ring < FADING * typical]
+    if typical >= WASHED and not faded:
+        return None
+    peaks, sectors, fill = ring_peaks(r.amount, kind)
+    keys = list(levels.rings)
+    if typical < WASHED:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) lose contrast
+        if typical < FADED * CLEAR_RING or any(scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / CLEAR_RING)
+                                               for n, key in enumerate(keys)):
             return "cannot see the printed bubbles (washed out or misaligned)"
-    for key, ring in levels.rings.items():
-        if ring >= FADING * typical:
+    clear, fields = _typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
+    printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
+    for key in faded:
+        ring = levels.rings[key]
+        if scores[key] >= s.marginal:
+            if ring < s.glare * typical:
+                return f"glare over bubble {key[1]} ({key[0]})"
             continue
-        if ring < s.glare * typical and (ring < FADED * typical or scores[key] >= s.marginal):
+        n = keys.index(key)
+        kept = sectors[n] / clear
+        if kept.min() >= FADING:        # the ring's median fell, not its peak: blur or a slight misfit
+            continue
+        inked_along = (fill[n][kept >= FADED] > RING_FILLED * printed_fill).any()
+        if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
+            return f"glare over bubble {key[1]} ({key[0]}), its printed ring inked over: a mark drawn on it?"
+        unseen = _unseen(r, s, key, kept)
+        if unseen == "unknown":
             return f"glare over bubble {key[1]} ({key[0]})"
-        if scores[key] < s.marginal and _restored(r.amount, kind, levels, key, typical / ring) >= s.trace:
+        if unseen:
             return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
         if not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
             return f"glare over bubble {key[1]} ({key[0]}) in a field read blank: a mark under it?"
     return None
+
+
+def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
+    """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (ink with
+    its contrast restored), or None."""
+    disc, outer, unknown = _restored(r.amount, r.layout.kind, r.levels, key, kept, FADED, r.circles.path)
+    return "unknown" if unknown >= UNKNOWN else "ink" if disc >= GLARE_TRACE or outer >= OUTER_TRACE else None
 
 
 def _stray_line(r: Reading, s: Settings) -> str | None:

@@ -16,6 +16,9 @@ GLARE_CEILING = 1.1      # paper brighter than this share of the wide median is 
 LINE_MM = 3.0            # a closing this wide closes over pen lines and the print's, not a filled bubble
 DISC = 1.2               # a bubble's scored disc, in radii: its printed ring and a little beyond
 BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line through it shows: beyond a big circle
+SECTORS = 8              # glare is a patch: a bubble's printed ring is looked at in this many sectors round it
+OUTER = 1.8              # radii: a circle drawn round a bubble lies within this (glare restores look there too)
+RING_MM = 0.6            # a printed ring's footprint: where the blank prints it, this close to the ring
 
 
 def ink(grey: np.ndarray) -> np.ndarray:
@@ -292,13 +295,92 @@ def sharpness(amount: np.ndarray) -> tuple[float, float]:
     return float(np.median(flat[frame])), float(np.median(flat[marker]))
 
 
-def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, gain: float) -> float:
-    """A bubble's score with its contrast raised by gain (glare over it lowered it)."""
-    regions = _regions(kind)
-    n = regions.keys.index(key)
-    index = regions.inside[0][regions.inside[1] == n]
-    new = _new_ink(gain * amount.ravel()[index], regions.print_ink[index], levels)
-    return float(new.sum() / (PX * PX) / regions.radii[n])
+def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, kept: np.ndarray, faded: float,
+              hidden: np.ndarray) -> tuple[float, float, float]:
+    """A bubble's new ink with its contrast restored sector by sector (glare over it kept `kept` of
+    it there): in its disc, and in the ring around it where a circle drawn round it lies (off the
+    other bubbles' discs); and the share of its disc under sectors washed out (under `faded`:
+    nothing left to restore, unknown). The noise floor is taken off after the gain (light added
+    over the paper dims its noise as it dims the ink); `hidden` pixels (flat) are another bubble's
+    circle."""
+    index, sector, outer = _glare_zones(kind)[key]
+    kept = kept[sector]
+    known = (kept >= faded) & ~hidden[index]
+    gain = 1 / np.clip(kept[known], faded, 1.0)        # a sector darker than the others (ink on it) is not dimmed
+    new = _new_ink(gain * amount.ravel()[index[known]], _regions(kind).print_ink[index[known]], levels) \
+        / (PX * PX) / dict(_radii(kind))[key]
+    return float(new[~outer[known]].sum()), float(new[outer[known]].sum()), float(1 - (kept[~outer] >= faded).mean())
+
+
+@lru_cache(maxsize=None)
+def _glare_zones(kind: str) -> dict:
+    """Per bubble, the pixels (flat) of its disc and of the ring around it out to OUTER radii (off
+    the other bubbles' discs), each pixel's sector, and which are in that outer ring."""
+    clear, width = _clear(kind).ravel(), _blank(kind).shape[1]
+    h = _blank(kind).shape[0]
+    bubbles = L.layout(kind).bubbles()
+    out = {}
+    for name, b in bubbles:
+        x0, x1 = max(0, int((b.x - OUTER * b.r) * PX)), min(width, int((b.x + OUTER * b.r) * PX) + 1)
+        y0, y1 = max(0, int((b.y - OUTER * b.r) * PX)), min(h, int((b.y + OUTER * b.r) * PX) + 1)
+        y, x = np.mgrid[y0:y1, x0:x1]
+        flat = (y * width + x).ravel()
+        d = (np.hypot(x - b.x * PX, y - b.y * PX) / (b.r * PX)).ravel()
+        others = np.zeros(len(flat), bool)
+        for _, o in bubbles:
+            if o is not b:
+                others |= np.hypot(x - o.x * PX, y - o.y * PX).ravel() <= DISC * o.r * PX
+        keep = clear[flat] & ((d <= DISC) | ((d <= OUTER) & ~others))
+        out[name, b.value] = flat[keep], _sector(flat[keep], b, width), d[keep] > DISC
+    return out
+
+
+def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray, np.ndarray]:
+    """How dark each bubble's printed ring looks at its darkest (a tenth of its footprint darker),
+    over the whole ring and per sector (rows: bubbles), and how full each sector's footprint is
+    (its median over its peak). Unlike the ring's median, the peak keeps when blur spreads the
+    thin ring or the card sits a little off the blank: it falls as glare washes the contrast out.
+    The print's thin line fills about 0.4 of it, less as glare washes it out; a pen line drawn
+    along the ring fills it."""
+    whole, sectors = _ring_footprints(kind)
+    flat = amount.ravel()
+    peaks = _quantiles(flat, whole, 0.9)
+    shape = len(peaks), SECTORS
+    sector_peaks = np.array(_quantiles(flat, sectors, 0.9)).reshape(shape)
+    medians = np.array(_quantiles(flat, sectors, 0.5)).reshape(shape)
+    fill = np.divide(medians, sector_peaks, out=np.zeros(shape), where=sector_peaks > 0)
+    return dict(zip(_regions(kind).keys, peaks)), sector_peaks, fill
+
+
+@lru_cache(maxsize=None)
+def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every bubble's printed-ring footprint (flat indices, padded): one row per bubble, one per
+    bubble and sector."""
+    print_ink, width = _regions(kind).print_ink, _blank(kind).shape[1]
+    whole, sectors = [], []
+    for (where, *_), (_, b) in zip(_geometry(kind).values(), L.layout(kind).bubbles()):
+        y, x = np.mgrid[where]
+        flat = (y * width + x).ravel()
+        ring = np.abs(np.hypot(x - b.x * PX, y - b.y * PX) - b.r * PX) <= RING_MM * PX
+        near = ring.ravel() & (print_ink[flat] >= 0.5)
+        whole.append(flat[near])
+        sector = _sector(flat[near], b, width)
+        sectors += [flat[near][sector == k] for k in range(SECTORS)]
+    return _padded(whole), _padded(sectors)
+
+
+def _padded(parts: list) -> np.ndarray:
+    """Index lists as one matrix, a row each, padded with -1 (for _quantiles)."""
+    out = np.full((len(parts), max(1, max(len(p) for p in parts))), -1, np.int64)
+    for n, p in enumerate(parts):
+        out[n, :len(p)] = p
+    return out
+
+
+def _sector(flat: np.ndarray, b: L.Bubble, width: int) -> np.ndarray:
+    y, x = np.divmod(flat, width)
+    angle = np.arctan2(y - b.y * PX, x - b.x * PX)
+    return (np.floor((angle + np.pi) / (2 * np.pi) * SECTORS).astype(np.int64)) % SECTORS
 
 
 def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
