@@ -102,8 +102,9 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict
 
 def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
-    seen = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
-    along = np.clip(seen - levels.print_level * _print_along(kind), 0, 1).reshape(count, ANGLES, STEPS)
+    along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
+    along -= levels.print_level * _print_along(kind)
+    along = np.clip(along, 0, 1, out=along).reshape(count, ANGLES, STEPS)
     return np.median(along.max(axis=2), axis=1).tolist()
 
 
