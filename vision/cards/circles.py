@@ -126,7 +126,7 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     _, labels = cv2.connectedComponents(bridged, connectivity=8)
     near = cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0
     reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
-    for piece in np.unique(labels.ravel()[np.flatnonzero((traced > 0) & (binary > 0))]):
+    for piece in np.unique(labels.ravel()[np.flatnonzero(traced & binary)]):
         if not piece:
             continue
         box, corner = _box(labels == piece)       # worked on in its box: faster than the whole card

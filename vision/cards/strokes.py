@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, DISC, Measured, pixels
+from .measure import BAND, DISC, Measured, _median
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -265,7 +265,7 @@ def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) 
     ys = np.rint(p[1] + t[:, None] * u[1] + k[None] * u[0]).astype(int)
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
     across = np.where(inside, new[ys.clip(0, h - 1), xs.clip(0, w - 1)], 0).sum(axis=1)
-    return float(np.median(across)) if len(across) else 0.0
+    return _median(across) if len(across) else 0.0
 
 
 def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
