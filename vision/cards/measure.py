@@ -135,7 +135,7 @@ def _levels(amount: np.ndarray, kind: str) -> _Levels:
     flat = amount.ravel()
     rings = dict(zip(regions.keys, _quantiles(flat, regions.ring, 0.5)))
     darkest = _quantiles(flat, regions.own_print, 0.9)
-    print_level = min(max(float(np.median(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
+    print_level = min(max(_median(np.array(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
     return _Levels(rings, dict(zip(regions.keys, darkest)), print_level, _noise_floor(amount, kind))
 
 
