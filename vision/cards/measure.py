@@ -185,8 +185,9 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
 
 
 def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
-    """Per label (0 .. count-1), the sum of its weights (>= 0), the very sum np.bincount gives in
-    a third of its time: the zeros (most of them) are left out, and adding 0 changes no sum."""
+    """Per label (0 .. count-1), the sum of its weights (>= 0): np.bincount's very sums, a little
+    faster (about 15% on the tuning cards): the zeros, most of them, are left out (adding 0 changes
+    no sum)."""
     nonzero = np.flatnonzero(weights)
     return np.bincount(label[nonzero], weights[nonzero], minlength=count).astype(np.float64, copy=False)
 
