@@ -102,8 +102,9 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict
 
 def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
-    seen = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
-    along = np.clip(seen - levels.print_level * _print_along(kind), 0, 1).reshape(count, ANGLES, STEPS)
+    along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
+    along -= levels.print_level * _print_along(kind)
+    along = np.clip(along, 0, 1, out=along).reshape(count, ANGLES, STEPS)
     return np.median(along.max(axis=2), axis=1).tolist()
 
 
@@ -126,32 +127,21 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     near = cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0
     reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
     for piece in np.unique(labels.ravel()[np.flatnonzero((traced > 0) & (binary > 0))]):
-        if not piece:
+        stroke = (labels == piece) & (binary > 0) if piece else None
+        if stroke is None or not (stroke & ~near).any():
             continue
-        box, corner = _box(labels == piece)       # worked on in its box: faster than the whole card
-        stroke = (labels[box] == piece) & (binary[box] > 0)
-        beyond = stroke & ~near[box]
-        if not beyond.any():
-            continue
-        reach[box] |= beyond
-        off, inside = _off_ellipse(stroke & near[box], beyond, kind, corner)
-        astray[box] |= off
+        beyond = stroke & ~near
+        reach |= beyond
+        off, inside = _off_ellipse(stroke & near, beyond, kind)
+        astray |= off
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
     return reach, astray, tuple(dict.fromkeys(round_others))
 
 
-def _box(mask: np.ndarray) -> tuple[tuple, tuple]:
-    """The smallest box round a 2-D mask's set pixels (it has some): its slices and top left corner (x, y)."""
-    rows, columns = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    return np.s_[rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1], (int(columns[0]), int(rows[0]))
-
-
-def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str, corner: tuple) -> tuple[np.ndarray, list]:
+def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.ndarray, list]:
     """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than ON_MM): a
-    mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse.
-    traced and beyond are a box of the card, its top left corner at corner (x, y)."""
+    mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse."""
     ys, xs = pixels(traced)
-    xs, ys = xs + corner[0], ys + corner[1]
     if len(xs) < 5:
         return beyond, []
     (cx, cy), (w, h), angle = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
@@ -165,7 +155,7 @@ def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str, corner: tupl
         return np.hypot(u / (w / 2), v / (h / 2))
     by, bx = pixels(beyond)
     off = np.zeros_like(beyond)
-    off[by, bx] = np.abs(ratio(bx + corner[0], by + corner[1]) - 1) * min(w, h) / 2 > ON_MM * PX
+    off[by, bx] = np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > ON_MM * PX
     inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if ratio(b.x * PX, b.y * PX) < 1]
     return off, inside
 

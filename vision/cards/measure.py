@@ -139,7 +139,7 @@ def _levels(amount: np.ndarray, kind: str) -> _Levels:
     flat = amount.ravel()
     rings = dict(zip(regions.keys, _quantiles(flat, regions.ring, 0.5)))
     darkest = _quantiles(flat, regions.own_print, 0.9)
-    print_level = min(max(float(np.median(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
+    print_level = min(max(_median(np.array(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
     return _Levels(rings, dict(zip(regions.keys, darkest)), print_level, _noise_floor(amount, kind))
 
 
@@ -169,8 +169,9 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
     per_r = 1 / (PX * PX) / regions.radii
     n = len(keys)
     inside_out = cut(regions.inside) if cuts else None
-    inside = sums(regions.inside[1], new_ink(regions.inside, inside_out), n)
-    own_disc = sums(regions.own_disc[1], new_ink(regions.own_disc), n)
+    inside_ink = new_ink(regions.inside, inside_out)
+    inside = sums(regions.inside[1], inside_ink, n)
+    own_disc = sums(regions.inside[1][regions.own_disc], inside_ink[regions.own_disc], n)
     band_ink = new_ink(regions.band)
     band_sum = sums(regions.band[1], band_ink, n)
     band_all = band_sum * per_r
@@ -188,8 +189,9 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
 
 
 def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
-    """Per label (0 .. count-1), the sum of its weights (>= 0), the very sum np.bincount gives in
-    a third of its time: the zeros (most of them) are left out, and adding 0 changes no sum."""
+    """Per label (0 .. count-1), the sum of its weights (>= 0): np.bincount's very sums, a little
+    faster (about 15% on the tuning cards): the zeros, most of them, are left out (adding 0 changes
+    no sum)."""
     nonzero = np.flatnonzero(weights)
     return np.bincount(label[nonzero], weights[nonzero], minlength=count).astype(np.float64, copy=False)
 
@@ -198,13 +200,14 @@ def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
 def _regions(kind: str) -> _Regions:
     geometry = _geometry(kind)
     width = _blank(kind).shape[1]
-    rows = {part: [] for part in ("inside", "ring", "band", "printed", "own_print", "own_disc")}
-    band_zone = []
+    rows = {part: [] for part in ("inside", "ring", "band", "printed", "own_print")}
+    band_zone, own_disc = [], []
     for where, *masks in geometry.values():
         y, x = np.mgrid[where]
         for part, mask in zip(rows, masks):
             rows[part].append((y * width + x)[mask] if mask.dtype == bool else None)
         band_zone.append(masks[-1][masks[2]])
+        own_disc.append(masks[5][masks[0]])
     print_ink = np.zeros(_blank(kind).size, np.float32)
     for (where, _, _, _, printed, _, _, _) in geometry.values():
         y, x = np.mgrid[where]
@@ -221,7 +224,7 @@ def _regions(kind: str) -> _Regions:
     return _Regions(tuple(geometry), np.array([r for _, r in _radii(kind)]), print_ink,
                     labelled(rows["inside"]), np.array([max(1, len(p)) for p in rows["inside"]], np.float64),
                     labelled(rows["band"]), np.concatenate(band_zone), padded(rows["ring"]), padded(rows["own_print"]),
-                    labelled(rows["own_disc"]))
+                    np.concatenate(own_disc))
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,7 @@ class _Regions:
     band_zone: np.ndarray       # per band pixel, the bubble whose spill zone it is in (-1: none)
     ring: np.ndarray
     own_print: np.ndarray
-    own_disc: tuple
+    own_disc: np.ndarray        # per inside pixel, whether it is in its bubble's own disc (off the spill zones)
 
 
 def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
@@ -256,9 +259,17 @@ def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
 def _noise_floor(amount: np.ndarray, kind: str) -> float:
     """Ink weaker than this is noise: paper grain, sensor noise, JPEG; from the card's blank paper."""
     paper = amount.ravel()[_paper(kind)]
-    median = float(np.median(paper))
-    spread = float(np.median(np.abs(paper - median))) * 1.4826
+    median = _median(paper)
+    spread = _median(np.abs(paper - median)) * 1.4826
     return max(0.10, median + 5 * spread)
+
+
+def _median(values: np.ndarray) -> float:
+    """np.median of a 1-D array without NaN, in about half its time; the array is reordered."""
+    n = len(values)
+    middle = [n // 2 - 1, n // 2] if n % 2 == 0 else [n // 2]
+    values.partition(middle)
+    return float(values[middle[0]:middle[-1] + 1].mean())
 
 
 @lru_cache(maxsize=None)

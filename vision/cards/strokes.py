@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, DISC, Measured, pixels
+from .measure import BAND, DISC, Measured, _median
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -204,8 +204,9 @@ def _ink_points(binary: np.ndarray, a: np.ndarray, b: np.ndarray, margin: int) -
     h, w = binary.shape
     x0, y0 = (max(0, int(min(a[i], b[i])) - margin) for i in (0, 1))
     x1, y1 = min(w, int(max(a[0], b[0])) + margin + 1), min(h, int(max(a[1], b[1])) + margin + 1)
-    ys, xs = pixels(binary[y0:y1, x0:x1])
-    return np.stack([xs + x0, ys + y0], 1).astype(np.float32)
+    box = binary[y0:y1, x0:x1]
+    found = cv2.findNonZero(box) if box.size else None      # in the order np.nonzero gives, faster
+    return np.empty((0, 2), np.float32) if found is None else (found.reshape(-1, 2) + (x0, y0)).astype(np.float32)
 
 
 def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray, t: float) -> float:
@@ -216,12 +217,12 @@ def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray
     last, missed = t, 0         # the last step with ink; the steps missing ink since (or since t)
     for first in range(1, h + w, FOLLOW_STEPS):
         steps = t + np.arange(float(first), float(min(first + FOLLOW_STEPS, h + w)))
-        xs, ys = np.rint(p[0] + steps * u[0]).astype(int), np.rint(p[1] + steps * u[1]).astype(int)
-        inside = (xs >= 1) & (xs < w - 1) & (ys >= 1) & (ys < h - 1)
+        xy = np.rint(p[:, None] + steps * u[:, None]).astype(int)
+        inside = ((xy >= 1) & (xy < [[w - 1], [h - 1]])).all(axis=0)
         stop = int(np.argmin(inside)) if not inside.all() else len(steps)
-        xs, ys, steps = xs[:stop], ys[:stop], steps[:stop]
-        ink = _ink_on(binary, xs, ys, u)
-        misses = np.cumsum(~ink & ~hidden[ys, xs])
+        at, steps = xy[1, :stop] * w + xy[0, :stop], steps[:stop]
+        ink = _ink_on(binary, at, u)
+        misses = np.cumsum(~(ink | hidden.ravel()[at]))
         at = np.flatnonzero(ink)
         gaps = np.diff(np.concatenate([[-missed], misses[at]]))     # before each ink step, since the last
         far = np.flatnonzero(gaps > STROKE_GAP_MM * PX)
@@ -236,10 +237,9 @@ def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray
     return last
 
 
-def _ink_on(binary: np.ndarray, xs: np.ndarray, ys: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Ink at each point of a line along u, or a pixel to either side of it."""
-    width = binary.shape[1]
-    at, side = ys * width + xs, int(round(u[0])) * width + int(round(-u[1]))     # (flat indices: faster)
+def _ink_on(binary: np.ndarray, at: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Ink at each point (flat indices: faster) of a line along u, or a pixel to either side of it."""
+    side = int(round(u[0])) * binary.shape[1] + int(round(-u[1]))
     flat = binary.ravel()
     return (flat[at] | flat[at + side] | flat[at - side]) > 0
 
@@ -251,7 +251,7 @@ def _inked_share(binary: np.ndarray, hidden: np.ndarray, stroke: _Stroke) -> flo
     t = np.arange(stroke.t0, stroke.t1, 1.0)
     xs = np.clip(np.rint(p[0] + t * u[0]).astype(int), 1, w - 2)
     ys = np.clip(np.rint(p[1] + t * u[1]).astype(int), 1, h - 2)
-    ink, seen = _ink_on(binary, xs, ys, u), ~hidden[ys, xs]
+    ink, seen = _ink_on(binary, ys * w + xs, u), ~hidden[ys, xs]
     return float((ink & seen).sum() / max(1, seen.sum()))
 
 
@@ -265,7 +265,7 @@ def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) 
     ys = np.rint(p[1] + t[:, None] * u[1] + k[None] * u[0]).astype(int)
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
     across = np.where(inside, new[ys.clip(0, h - 1), xs.clip(0, w - 1)], 0).sum(axis=1)
-    return float(np.median(across)) if len(across) else 0.0
+    return _median(across) if len(across) else 0.0
 
 
 def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
