@@ -3,6 +3,7 @@ any change that reviews fewer glare cards: a light pencil tick under the glare, 
 the same row, still goes to review (read as the one mark, a robbery would book the wrong player);
 a circle drawn on or outside the ring under glare is never read blank."""
 import cv2
+import numpy as np
 import pytest
 
 import printed_cards as P
@@ -57,3 +58,65 @@ def test_a_circle_on_or_outside_the_ring_under_glare_is_not_read_blank(scanner, 
     assert alone.decision == "review" or alone.fields["robber_units"] == ["5"], alone
     beside = _scan(scanner, patch, lambda picture: P.ring(picture, GLARED, k, gap_deg=60))
     assert beside.decision == "review", beside
+
+
+# --- the restore sector by sector (decide._glare, measure._restored) --------------------------------
+def _faint_ring(k: float, gap_deg: float):
+    """A light pen circle (grey 120, 0.35 mm) round robber_units 5, open by gap_deg (centred on the right)."""
+    return lambda picture: P.ring(picture, GLARED, k, gap_deg=gap_deg, colour=(120,) * 3, width_mm=0.35)
+
+
+@pytest.mark.parametrize("patch", [(0.0, 1.1), (0.0, -1.1)])
+def test_a_blank_bubble_under_part_of_a_glare_patch_is_read(scanner, patch):
+    """Each sector of the ring gives its own contrast: restored, the blank paper stays blank (one
+    gain from the whole ring over-amplified the print and noise: once a faint mark under it?)."""
+    result = _scan(scanner, patch, lambda picture: None)
+    assert (result.decision, result.fields["robber_units"]) == ("counted", ["2"]), result
+
+
+def test_glare_washing_out_much_of_a_bubble_is_a_doubt(scanner):
+    """Sectors washed out to white carry nothing to restore: with half its disc under them, the
+    bubble cannot be read (restoring the rest finds it blank)."""
+    result = _scan(scanner, (0.0, 0.6), lambda picture: None)
+    assert (result.decision, result.reason) == ("review", "glare over bubble 5 (robber_units)"), result
+
+
+@pytest.mark.parametrize("gap", [60, 200])
+def test_a_light_pen_circle_on_the_ring_under_glare_is_a_doubt(scanner, gap):
+    """The circle on the printed ring darkens it where the glare spares it: the ring's peak there
+    is over ring_dark of the others' (its contrast restored, the print model would hide it)."""
+    result = _scan(scanner, (0.0, 1.1), _faint_ring(1.0, gap))
+    assert result.decision == "review" and "inked over" in result.reason, result
+
+
+@pytest.mark.parametrize("patch", [(0.0, 1.1), (-1.1, 0.0)])
+def test_a_light_circle_outside_the_ring_under_glare_is_a_doubt(scanner, patch):
+    """Beyond the scored disc, too dim under glare to be found as a circle: restored, the ink round
+    the bubble shows (read as robber_units 2 alone, the card would book the wrong robber)."""
+    result = _scan(scanner, patch, _faint_ring(1.6, 200))
+    assert result.decision == "review" and "glare over bubble 5" in result.reason, result
+
+
+def test_a_ring_a_little_off_the_blank_is_no_glare(scanner):
+    """A bubble's print shifted 0.3 mm (a local misfit, no glare): its ring's median falls, its peak
+    does not. Read, not sent to review as glare."""
+    picture = P.printed(P.card("robbery", 3, 2))
+    for name, value in MARKS.items():
+        P.dot(picture, P.bubble("robbery", name, value))
+    x, y = P.px(GLARED.x, GLARED.y)
+    reach = 1.6 * GLARED.r * P.PX_MM
+    y0, y1, x0, x1 = int(y - reach), int(y + reach), int(x - reach), int(x + reach)
+    picture[y0:y1, x0:x1] = np.roll(picture[y0:y1, x0:x1], 2, axis=1)
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.fields["robber_units"]) == ("counted", ["2"]), result
+
+
+@pytest.mark.parametrize("patch, gap", [((0.6, 0.0), 60), ((-0.6, 0.0), 60), ((-0.42, -0.42), 60),
+                                        ((-0.78, -0.78), 200), ((0.0, 0.0), 60), ((0.42, 0.42), 60)])
+def test_a_light_pen_circle_on_the_ring_dimmed_by_glare_beside_a_mark_is_a_doubt(scanner, patch, gap):
+    """Glare over much of the ring dims the circle with the print, its peak under ring_dark; yet
+    where the glare leaves something the pen fills the ring's footprint (the print's thin line
+    leaves most of it lighter than its peak). Read as robber_units 2 alone, the card would book
+    the wrong robber (D2: a card read with low confidence is not counted)."""
+    result = _scan(scanner, patch, _faint_ring(1.0, gap))
+    assert result.decision == "review" and "inked over" in result.reason, result

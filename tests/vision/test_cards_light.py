@@ -42,10 +42,10 @@ def scanner():
     return Scanner(C.EVENT, C.SECRET)
 
 
-def _pencil_ring(picture, value: str, grey: int = 150):
+def _pencil_ring(picture, value: str, grey: int = 200):
     b = _bubble(KIND, "ball", value)
     t = np.linspace(0, 2 * np.pi, 60)
-    C._line(picture, list(zip(b.x + 0.9 * b.r * np.cos(t), b.y + 0.9 * b.r * np.sin(t))), (grey,) * 3, 0.3)
+    C._line(picture, list(zip(b.x + 0.8 * b.r * np.cos(t), b.y + 0.8 * b.r * np.sin(t))), (grey,) * 3, 0.3)
 
 
 def _between(result, value: str) -> bool:

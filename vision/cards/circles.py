@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions, pixels
+from .measure import Measured, _Levels, _regions, pixels, sums
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -102,8 +102,9 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict
 
 def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
-    seen = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
-    along = np.clip(seen - levels.print_level * _print_along(kind), 0, 1).reshape(count, ANGLES, STEPS)
+    along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
+    along -= levels.print_level * _print_along(kind)
+    along = np.clip(along, 0, 1, out=along).reshape(count, ANGLES, STEPS)
     return np.median(along.max(axis=2), axis=1).tolist()
 
 
@@ -205,10 +206,10 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> s
     n = len(regions.keys)
     per_r = 1 / (PX * PX) / regions.radii
     pixels = np.bincount(label, minlength=n)
-    on_ink = np.bincount(label, ink, minlength=n)
-    reached = np.bincount(label, ink * circles.astray[index], minlength=n) * per_r
+    on_ink = sums(label, ink, n)
+    reached = sums(label, ink * circles.astray[index], n) * per_r
     middle, in_middle = _middles(kind)
-    joined = np.bincount(in_middle, m.new.ravel()[middle] * circles.reach[middle], minlength=n) * per_r
+    joined = sums(in_middle, m.new.ravel()[middle] * circles.reach[middle], n) * per_r
     for m, key in enumerate(regions.keys):
         if key in circles.circled:
             continue

@@ -3,10 +3,19 @@
 Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius):
 
     score < marginal                                   blank
+    faint_mark <= score < marginal, a light mark's shape  mark (alone: every other bubble of its field under
+                                                       blank_trace; nothing reaching in), a faint mark
     marginal <= score < definite, a light mark's shape  mark (alone in its field, nothing reaching in)
     marginal <= score < definite, otherwise             review: unclear mark
     score >= definite                                  mark
     circled (cover >= circled), its circle's ink added  as above: a pen circle scores about 3
+
+A light mark's shape: most of its ink one stroke, joined up across the print it crosses (a cross
+over the label is hidden in its middle), a figure, not a lone dash, and with some ink on open
+paper (a curled card's misfit of the print lies right along it) (measure._one_stroke).
+A field holding only a faint mark is still looked at as read blank by the doubts that look for a
+mark hidden elsewhere (glare, a label inked over, a noisy picture): one faint mark does not show
+that nothing else is there.
 
 Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
 
@@ -36,11 +45,16 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles
-from .measure import _Levels, _restored, _typical_ring
+from .measure import _Levels, _restored, _typical_ring, ring_peaks
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
 FADING, FADED = 0.7, 0.2  # a bubble's ring at under FADING of the others' strength is under glare; under FADED, lost
+WASHED = 0.12             # the printed rings' median under this (ink() units): washed out, blurred or misaligned
+GLARE_TRACE = 0.06        # restored ink at least this under glare: a faint mark may hide there
+OUTER_TRACE = 0.15        # restored ink at least this round it under glare: a circle drawn round it?
+UNKNOWN = 0.3             # a bubble with this share of its disc under washed-out sectors cannot be read
+RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,10 @@ class Settings:
                                 # (their darkest tenth): light pencil drawn along it (the print hides it), review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
     # and nothing outside the bubble could have put it there; else review.
+    faint_mark: float = 0.15    # a light mark under marginal, down to this, alone in its field (every other
+                                # bubble there under blank_trace) is read too, in a picture clear enough
+    open_paper: float = 0.1     # a light mark: share of its ink half a mm or more from any print (misfit of
+                                # the print, a curled card's, lies right along the ring or the label)
     coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
     span: float = 0.4           # that piece's length in radii (a speck is no mark)
     flat: float = 0.25          # the ink's narrow side under this share of its long side: a dash, no mark
@@ -95,6 +113,12 @@ class Reading:
         """Field -> the values read as marked."""
         return {f.name: [b.value for b in f.bubbles if self.scores[f.name, b.value] >= s.definite
                          or (f.name, b.value) in self.light] for f in self.layout.fields}
+
+    def firmly_marked(self, s: Settings) -> dict:
+        """As marked, but without a faint mark (a light mark under marginal): a field holding only one is
+        looked at as if read blank where a mark could hide (under glare, along a label, under noise)."""
+        return {name: [v for v in values if self.scores[name, v] >= s.marginal]
+                for name, values in self.marked(s).items()}
 
 
 def doubt(r: Reading, s: Settings) -> str | None:
@@ -130,16 +154,27 @@ def verdict(kind: str, fields: dict) -> tuple[str, str | None]:
 
 def light_marks(amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: dict, band: dict, s: Settings,
                 one_stroke) -> frozenset:
-    """Light marks (between marginal and definite) read as marked: each the only bubble of its field
-    at marginal or above, one mark's shape (one_stroke), nothing in the band around it. Beside another
-    mark it stays a doubt (a correction? which one is meant?)."""
+    """Light marks (under definite) read as marked: each its field's one inked bubble (_lone_ink), one
+    mark's shape (one_stroke), nothing in the band around it. Beside another mark it stays a doubt
+    (a correction? which one is meant?)."""
     light = set()
     for f in layout.fields:
-        inked = [(f.name, b.value) for b in f.bubbles if scores[f.name, b.value] >= s.marginal]
-        if len(inked) == 1 and scores[inked[0]] < s.definite and band[inked[0]] <= s.quiet \
-                and one_stroke(amount, layout.kind, levels, inked[0], s):
-            light.add(inked[0])
+        key = _lone_ink(f, scores, s)
+        if key and scores[key] < s.definite and band[key] <= s.quiet \
+                and one_stroke(amount, layout.kind, levels, key, s):
+            light.add(key)
     return frozenset(light)
+
+
+def _lone_ink(f: L.Field, scores: dict, s: Settings) -> tuple | None:
+    """The bubble a light mark of the field may be in: the only one at marginal or above; else a faint
+    one (at faint_mark or above) with every other under blank_trace, nothing there at all."""
+    keys = [(f.name, b.value) for b in f.bubbles]
+    inked = [key for key in keys if scores[key] >= s.marginal]
+    if inked:
+        return inked[0] if len(inked) == 1 else None
+    traced = [key for key in keys if scores[key] >= s.blank_trace]
+    return traced[0] if len(traced) == 1 and scores[traced[0]] >= s.faint_mark else None
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
@@ -150,25 +185,50 @@ def _blurred(r: Reading, s: Settings) -> str | None:
 def _glare(r: Reading, s: Settings) -> str | None:
     """A bubble whose printed ring has faded against the others' is under glare (or washed
     out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
-    read as blank is scored again with its contrast restored, and must hold no ink even then;
-    one whose ring is almost gone (under FADED of the others') cannot be read at all."""
-    kind, levels, scores, fields = r.layout.kind, r.levels, r.scores, r.marked(s)
+    read as blank is scored again with its contrast restored, sector by sector (glare is a
+    patch), and must hold no ink even then. Where its ring is almost gone (under FADED of the
+    others') nothing is left to restore: a bubble mostly under such sectors cannot be read."""
+    kind, levels, scores = r.layout.kind, r.levels, r.scores
     typical = _typical_ring(levels.rings, scores, s.marginal)
-    if typical < 0.12:      # washed out or blurred: thin lines (the rings, a pencil mark) lose contrast
-        if typical < FADED * CLEAR_RING or any(
-                scores[key] < s.marginal and _restored(r.amount, kind, levels, key, CLEAR_RING / typical) >= s.trace
-                for key in levels.rings):
+    faded = [key for key, ring in levels.rings.items() if ring < FADING * typical]
+    if typical >= WASHED and not faded:
+        return None
+    peaks, sectors, fill = ring_peaks(r.amount, kind)
+    keys = list(levels.rings)
+    if typical < WASHED:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) lose contrast
+        if typical < FADED * CLEAR_RING or any(scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / CLEAR_RING)
+                                               for n, key in enumerate(keys)):
             return "cannot see the printed bubbles (washed out or misaligned)"
-    for key, ring in levels.rings.items():
-        if ring >= FADING * typical:
+    clear, fields = _typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
+    printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
+    for key in faded:
+        ring = levels.rings[key]
+        if scores[key] >= s.marginal:
+            if ring < s.glare * typical:
+                return f"glare over bubble {key[1]} ({key[0]})"
             continue
-        if ring < s.glare * typical and (ring < FADED * typical or scores[key] >= s.marginal):
+        n = keys.index(key)
+        kept = sectors[n] / clear
+        if kept.min() >= FADING:        # the ring's median fell, not its peak: blur or a slight misfit
+            continue
+        inked_along = (fill[n][kept >= FADED] > RING_FILLED * printed_fill).any()
+        if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
+            return f"glare over bubble {key[1]} ({key[0]}), its printed ring inked over: a mark drawn on it?"
+        unseen = _unseen(r, s, key, kept)
+        if unseen == "unknown":
             return f"glare over bubble {key[1]} ({key[0]})"
-        if scores[key] < s.marginal and _restored(r.amount, kind, levels, key, typical / ring) >= s.trace:
+        if unseen:
             return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
         if not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
             return f"glare over bubble {key[1]} ({key[0]}) in a field read blank: a mark under it?"
     return None
+
+
+def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
+    """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (ink with
+    its contrast restored), or None."""
+    disc, outer, unknown = _restored(r.amount, r.layout.kind, r.levels, key, kept, FADED, r.circles.path)
+    return "unknown" if unknown >= UNKNOWN else "ink" if disc >= GLARE_TRACE or outer >= OUTER_TRACE else None
 
 
 def _stray_line(r: Reading, s: Settings) -> str | None:
@@ -197,7 +257,7 @@ def _trace(r: Reading, s: Settings) -> str | None:
     card as blank or as one mark fewer would be a silent error, so a person looks."""
     rings, darkest = r.levels.rings, r.levels.darkest
     typical = _typical_ring(rings, r.scores, s.marginal)
-    fields = r.marked(s)
+    fields = r.firmly_marked(s)
     for name, b in r.layout.bubbles():
         key = name, b.value
         if r.scores[key] >= s.definite or key in r.light:
@@ -244,7 +304,7 @@ def _noisy_blank(r: Reading, s: Settings) -> str | None:
     that light pencil vanishes under it: blank or a light mark, a person tells."""
     if r.levels.floor < s.noisy:
         return None
-    blank = [name for name, values in r.marked(s).items() if not values]
+    blank = [name for name, values in r.firmly_marked(s).items() if not values]
     return f"{blank[0]} read blank, but the picture is too noisy to see light pencil" if blank else None
 
 

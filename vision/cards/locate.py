@@ -47,8 +47,8 @@ def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
     """The card its QR code names, if the code reads and is genuine and of this event."""
     x, y, side = L.QR_BOX
     patch = _warp(grey, card.homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))
-    for attempt in (patch, _sharpen(patch), _binary(patch), cv2.resize(patch, None, fx=1.5, fy=1.5)):
-        text = _decode(attempt)
+    for prepared in (_unchanged, _sharpen, _binary, _enlarged):      # each made only if the ones before fail
+        text = _decode(prepared(patch))
         if text:
             try:
                 return L.verify(text, event, secret)
@@ -252,6 +252,14 @@ def _soft(grey: np.ndarray) -> bool:
     steep = np.percentile(np.abs(cv2.Sobel(small, cv2.CV_32F, 1, 0)), 99.5)
     low, high = np.percentile(small, [1, 99])
     return high - low > 40 and steep / (high - low) < 1.0     # a sharp card scores about 3
+
+
+def _unchanged(image: np.ndarray) -> np.ndarray:
+    return image
+
+
+def _enlarged(image: np.ndarray) -> np.ndarray:
+    return cv2.resize(image, None, fx=1.5, fy=1.5)
 
 
 def _sharpen(image: np.ndarray) -> np.ndarray:

@@ -107,9 +107,10 @@ class Scanner:
         strokes = _strokes(m, kind) if inked else []
         if strokes:
             stroke_cut = _stroke_cut(strokes, layout, amount.shape)
-            circles = find_circles(m, kind, s.circled, stroke_cut[0], circles.faint)   # a stray line is no circle
-            cuts = _circle_cut(circles, layout)
-            numbers = self._numbers(m, kind, cuts, circles)
+            again = find_circles(m, kind, s.circled, stroke_cut[0], circles.faint)   # a stray line is no circle
+            if not _same_cut(again, circles):
+                numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
+            circles, cuts = again, _circle_cut(again, layout)
             numbers, stroke_doubt = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
         scores, around, filled, own, band = numbers
         if inked and not stroke_doubt:
@@ -189,6 +190,12 @@ class Scanner:
 def _circle_cut(circles: Circles, layout: L.Layout) -> list:
     """The circles' paths, left out of every bubble (a circled one scores its circle's ink instead)."""
     return [(circles.path, np.ones(len(layout.bubbles()), bool))] if circles.circled else []
+
+
+def _same_cut(a: Circles, b: Circles) -> bool:
+    """Whether two looks at a card's circles take the same ink out of its bubbles and add the same
+    (then its numbers are the same too)."""
+    return a.circled == b.circled and a.ink == b.ink and (not a.circled or np.array_equal(a.path, b.path))
 
 
 def _ms(start: float) -> float:

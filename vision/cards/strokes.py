@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, DISC, Measured, pixels
+from .measure import BAND, DISC, Measured, _median
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -23,6 +23,7 @@ OUT_MM = 3.0           # a line in pieces through a marked bubble goes on this f
 INKED = 0.5            # pieces joined across gaps (glare, print) are one line when ink covers this share of it
 STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
 FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a stroke only when this long
+FOLLOW_STEPS = 64       # a stroke is followed this many pixels at a time
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,7 @@ class _Stroke:
 
     def offset(self, x: float, y: float) -> tuple[float, float]:
         """(distance across the stroke's line, position along it) of a point."""
-        dx, dy = x - self.p[0], y - self.p[1]
-        return abs(self.u[0] * dy - self.u[1] * dx), self.u[0] * dx + self.u[1] * dy
+        return _offset(self.p, self.u, x, y)
 
 
 def _strokes(m: Measured, kind: str) -> list[_Stroke]:
@@ -47,14 +47,14 @@ def _strokes(m: Measured, kind: str) -> list[_Stroke]:
     (a crease's shadow line, light pencil) counts as a stroke only when it is much longer."""
     new, hidden = m.seen, _hidden(kind)
     strokes = []
-    faint = (new > FAINT).astype(np.uint8)      # a line's ends fade (glare over them, blur): followed to there
+    faint = _inked(m, FAINT)[0]      # a line's ends fade (glare over them, blur): followed to there
     for least, length in ((0.5, STROKE_MM), (FAINT, CREASE_MM)):
-        binary = (new > least).astype(np.uint8)
+        binary, half = _inked(m, least)
         # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
         # to its true ends: it must be long enough then
-        for group in _segments(binary, 0.8 * length):
-            stroke = _refit(group, binary, new, faint, hidden)
-            if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= length * PX:
+        for group in _segments(half, 0.8 * length):
+            stroke = _refit(group, binary, new, faint, hidden, length * PX)
+            if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX:
                 _merge(strokes, stroke)
     return _without_crosses(strokes, kind)
 
@@ -64,14 +64,14 @@ def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bub
     stray line (D19) that glare washed out in the middle, or print hid a stretch of: not found as
     one (the pieces are too short), each piece could pass for a mark. A person looks."""
     new, hidden = m.seen, _hidden(kind)
-    binary, faint = (new > 0.5).astype(np.uint8), (new > FAINT).astype(np.uint8)
+    (binary, half), faint = _inked(m, 0.5), _inked(m, FAINT)[0]
     out = []
-    for group in _segments(binary, PIECE_MM):
+    for group in _segments(half, PIECE_MM):
         line = _Stroke(*group, 0)
         if not any(line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX for b in marks):
             continue
-        stroke = _refit(group, binary, new, faint, hidden)
-        if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX and stroke.t1 - stroke.t0 >= STROKE_MM * PX \
+        stroke = _refit(group, binary, new, faint, hidden, STROKE_MM * PX)
+        if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX \
                 and _inked_share(faint, hidden, stroke) >= INKED and _ends_in_the_clear(stroke, kind) \
                 and not _same_line(found + out, stroke):
             out.append(stroke)
@@ -122,36 +122,44 @@ def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
     return [line for n, line in enumerate(strokes) if n not in crossing]
 
 
-def _segments(binary: np.ndarray, length_mm: float) -> list[tuple]:
-    """Straight runs of ink at least length_mm long, collinear ones merged: [(p, u, t0, t1)]."""
-    half = cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)      # a quarter of the votes
+def _inked(m: Measured, least: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where the new ink is over least (0/1), at full and half size: kept on m (strokes and broken
+    lines look at the same)."""
+    if ("inked", least) not in m.kept:
+        binary = (m.seen > least).astype(np.uint8)
+        m.kept["inked", least] = binary, cv2.resize(binary, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    return m.kept["inked", least]
+
+
+def _segments(half: np.ndarray, length_mm: float) -> list[tuple]:
+    """Straight runs of ink at least length_mm long, collinear ones merged: [(p, u, t0, t1)]; looked
+    for at half size (a quarter of the votes)."""
     # HoughLinesP measures a segment by its longer side along x or y: a diagonal one is sqrt 2 longer
     found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(length_mm * PX / 2 / np.sqrt(2)),
                             maxLineGap=round(2.5 * PX))
     if found is None:
         return []
     found = found * 2 + 0.5
-    groups = []
-    ps, us = np.empty((0, 2)), np.empty((0, 2))      # the groups' points and directions, to test all at once
+    groups, lines = [], []      # lines: the groups' points and directions as plain floats (faster one by one)
     for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
-        a, b = np.array([x0, y0], float), np.array([x1, y1], float)
-        (da, ta), (db, tb) = _offsets(ps, us, a), _offsets(ps, us, b)
-        joins = np.flatnonzero((da < 4) & (db < 4))
-        if len(joins):
-            n = joins[0]
-            p, u, t0, t1 = groups[n]
-            groups[n] = (p, u, min(t0, ta[n], tb[n]), max(t1, ta[n], tb[n]))
+        for n, (p, u) in enumerate(lines):
+            (da, ta), (db, tb) = _offset(p, u, x0, y0), _offset(p, u, x1, y1)
+            if da < 4 and db < 4:
+                q, v, t0, t1 = groups[n]
+                groups[n] = (q, v, min(t0, ta, tb), max(t1, ta, tb))
+                break
         else:
+            a, b = np.array([x0, y0], float), np.array([x1, y1], float)
             u = (b - a) / np.linalg.norm(b - a)
             groups.append((a, u, 0.0, float(np.linalg.norm(b - a))))
-            ps, us = np.vstack([ps, a]), np.vstack([us, u])
+            lines.append(((x0, y0), tuple(u.tolist())))
     return groups
 
 
-def _offsets(ps: np.ndarray, us: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """_Stroke.offset of a point from many lines (rows of ps, us) at once."""
-    dx, dy = point[0] - ps[:, 0], point[1] - ps[:, 1]
-    return np.abs(us[:, 0] * dy - us[:, 1] * dx), us[:, 0] * dx + us[:, 1] * dy
+def _offset(p, u, x: float, y: float) -> tuple[float, float]:
+    """(distance across the line through p along unit u, position along it) of a point."""
+    dx, dy = x - p[0], y - p[1]
+    return abs(u[0] * dy - u[1] * dx), u[0] * dx + u[1] * dy
 
 
 def _same_line(strokes: list[_Stroke], stroke: _Stroke) -> list[int]:
@@ -171,8 +179,10 @@ def _merge(strokes: list[_Stroke], stroke: _Stroke) -> None:
     strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
 
 
-def _refit(group, binary: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden: np.ndarray) -> _Stroke | None:
-    """The stroke fitted to the ink near a group of segments, followed to its true ends (faint ink too)."""
+def _refit(group, binary: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden: np.ndarray,
+           least: float) -> _Stroke | None:
+    """The stroke fitted to the ink near a group of segments, followed to its true ends (faint ink
+    too); None if it is shorter than least pixels then (its width is not measured)."""
     p, u, t0, t1 = group
     points = _ink_points(binary, p + (t0 - 2) * u, p + (t1 + 2) * u, 4)
     d = points - p
@@ -184,6 +194,8 @@ def _refit(group, binary: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden
     q, v = np.array([x, y], float), np.array([vx, vy], float)
     t0, t1 = sorted(((p + t * u - q) @ v for t in (t0, t1)))
     t0, t1 = _follow(faint, hidden, q, -v, -t0), _follow(faint, hidden, q, v, t1)
+    if t0 + t1 < least:
+        return None
     return _Stroke(q, v, -t0, t1, _width(new, q, v, -t0, t1))
 
 
@@ -192,34 +204,44 @@ def _ink_points(binary: np.ndarray, a: np.ndarray, b: np.ndarray, margin: int) -
     h, w = binary.shape
     x0, y0 = (max(0, int(min(a[i], b[i])) - margin) for i in (0, 1))
     x1, y1 = min(w, int(max(a[0], b[0])) + margin + 1), min(h, int(max(a[1], b[1])) + margin + 1)
-    ys, xs = pixels(binary[y0:y1, x0:x1])
-    return np.stack([xs + x0, ys + y0], 1).astype(np.float32)
+    box = binary[y0:y1, x0:x1]
+    found = cv2.findNonZero(box) if box.size else None      # in the order np.nonzero gives, faster
+    return np.empty((0, 2), np.float32) if found is None else (found.reshape(-1, 2) + (x0, y0)).astype(np.float32)
 
 
 def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray, t: float) -> float:
     """How far the stroke through p along u goes on beyond t: while its ink does, with gaps of at
-    most STROKE_GAP_MM (print it crosses hides it there: no gap)."""
+    most STROKE_GAP_MM (print it crosses hides it there: no gap). Walked a stretch at a time: most
+    strokes end within the first."""
     h, w = binary.shape
-    steps = t + np.arange(1.0, h + w)
-    xs, ys = np.rint(p[0] + steps * u[0]).astype(int), np.rint(p[1] + steps * u[1]).astype(int)
-    inside = (xs >= 1) & (xs < w - 1) & (ys >= 1) & (ys < h - 1)
-    stop = int(np.argmin(inside)) if not inside.all() else len(steps)
-    xs, ys, steps = xs[:stop], ys[:stop], steps[:stop]
-    ink = _ink_on(binary, xs, ys, u)
-    miss = np.cumsum(~ink & ~hidden[ys, xs])
-    at = np.nonzero(ink)[0]
-    if not len(at):
-        return t
-    gaps = np.diff(np.concatenate([[0], miss[at]]))
-    far = np.nonzero(gaps > STROKE_GAP_MM * PX)[0]
-    last = at[far[0] - 1] if len(far) and far[0] > 0 else (None if len(far) else at[-1])
-    return t if last is None else float(steps[last])
+    last, missed = t, 0         # the last step with ink; the steps missing ink since (or since t)
+    for first in range(1, h + w, FOLLOW_STEPS):
+        steps = t + np.arange(float(first), float(min(first + FOLLOW_STEPS, h + w)))
+        xy = np.rint(p[:, None] + steps * u[:, None]).astype(int)
+        inside = ((xy >= 1) & (xy < [[w - 1], [h - 1]])).all(axis=0)
+        stop = int(np.argmin(inside)) if not inside.all() else len(steps)
+        at, steps = xy[1, :stop] * w + xy[0, :stop], steps[:stop]
+        ink = _ink_on(binary, at, u)
+        misses = np.cumsum(~(ink | hidden.ravel()[at]))
+        at = np.flatnonzero(ink)
+        gaps = np.diff(np.concatenate([[-missed], misses[at]]))     # before each ink step, since the last
+        far = np.flatnonzero(gaps > STROKE_GAP_MM * PX)
+        if len(far):
+            return float(steps[at[far[0] - 1]]) if far[0] > 0 else last
+        if len(at):
+            last, missed = float(steps[at[-1]]), int(misses[-1] - misses[at[-1]])
+        elif stop:
+            missed += int(misses[-1])
+        if missed > STROKE_GAP_MM * PX or stop < FOLLOW_STEPS:     # a gap too long (whatever ink follows), or the card's edge
+            return last
+    return last
 
 
-def _ink_on(binary: np.ndarray, xs: np.ndarray, ys: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Ink at each point of a line along u, or a pixel to either side of it."""
-    nx, ny = int(round(-u[1])), int(round(u[0]))
-    return (binary[ys, xs] | binary[ys + ny, xs + nx] | binary[ys - ny, xs - nx]) > 0
+def _ink_on(binary: np.ndarray, at: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Ink at each point (flat indices: faster) of a line along u, or a pixel to either side of it."""
+    side = int(round(u[0])) * binary.shape[1] + int(round(-u[1]))
+    flat = binary.ravel()
+    return (flat[at] | flat[at + side] | flat[at - side]) > 0
 
 
 def _inked_share(binary: np.ndarray, hidden: np.ndarray, stroke: _Stroke) -> float:
@@ -229,7 +251,7 @@ def _inked_share(binary: np.ndarray, hidden: np.ndarray, stroke: _Stroke) -> flo
     t = np.arange(stroke.t0, stroke.t1, 1.0)
     xs = np.clip(np.rint(p[0] + t * u[0]).astype(int), 1, w - 2)
     ys = np.clip(np.rint(p[1] + t * u[1]).astype(int), 1, h - 2)
-    ink, seen = _ink_on(binary, xs, ys, u), ~hidden[ys, xs]
+    ink, seen = _ink_on(binary, ys * w + xs, u), ~hidden[ys, xs]
     return float((ink & seen).sum() / max(1, seen.sum()))
 
 
@@ -243,7 +265,7 @@ def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) 
     ys = np.rint(p[1] + t[:, None] * u[1] + k[None] * u[0]).astype(int)
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
     across = np.where(inside, new[ys.clip(0, h - 1), xs.clip(0, w - 1)], 0).sum(axis=1)
-    return float(np.median(across)) if len(across) else 0.0
+    return _median(across) if len(across) else 0.0
 
 
 def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
