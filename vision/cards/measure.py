@@ -216,14 +216,9 @@ def _regions(kind: str) -> _Regions:
     def labelled(parts):
         return np.concatenate(parts), np.concatenate([np.full(len(p), n) for n, p in enumerate(parts)])
 
-    def padded(parts):
-        out = np.full((len(parts), max(len(p) for p in parts)), -1, np.int64)
-        for n, p in enumerate(parts):
-            out[n, :len(p)] = p
-        return out
     return _Regions(tuple(geometry), np.array([r for _, r in _radii(kind)]), print_ink,
                     labelled(rows["inside"]), np.array([max(1, len(p)) for p in rows["inside"]], np.float64),
-                    labelled(rows["band"]), np.concatenate(band_zone), padded(rows["ring"]), padded(rows["own_print"]),
+                    labelled(rows["band"]), np.concatenate(band_zone), _padded(rows["ring"]), _padded(rows["own_print"]),
                     np.concatenate(own_disc))
 
 
