@@ -20,8 +20,9 @@ that nothing else is there.
 Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
 
     the picture is too blurred to read the marks safely
-    glare over a bubble (with a faint mark under it, or in a field read blank), or the printed bubbles
-        cannot be seen
+    glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
+        its contrast restored, or round it; its ring fuller than print where the glare spares it;
+        a third of its disc washed out; or in a field read blank), or the printed bubbles cannot be seen
     a long stray line touches a bubble, or covers more ink than its own
     a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
         in another bubble's middle (a mark there, touching the circle?)
