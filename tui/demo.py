@@ -4,10 +4,11 @@ Only the hardware is simulated. The cage (drivers.cage_sim) talks over a pseudo-
 link the console uses (tui.sources.LinkSource); each ball it drops passes the simulated camera over
 its exit, read by the console's ball reader (tui.sources.ReaderSource: the real decoder and
 acceptance on rendered frames). Without the camera's decoder installed the cage's own reader reports
-the ball over the link instead (draw_ball ids "cage:BOOT:SEQ", acknowledged once journaled). Simulated players (drivers.demo_players) drop photos of their printed
-cards into a scan folder that the console's card scanner watches (tui.sources.ScannerSource); a
-simulated operator types what the staff would: begin and close, buys at the desk, rulings on held
-cards, cash counts. The referee is the session (companion.session) on the event's one journal.
+the ball over the link instead (draw_ball ids "cage:BOOT:SEQ", acknowledged once journaled).
+Simulated players (drivers.demo_players) drop photos of their printed cards into a scan folder that
+the console's card scanner watches (tui.sources.ScannerSource); a simulated operator types what the
+staff would: begin and close, buys at the desk, rulings on held cards, cash counts. The referee is
+the session (companion.session) on the event's one journal.
 
 Each step looks at the journal's state first, so a demo killed at any moment and started again on
 its folder carries on where the journal stopped; the operator's commands carry ids (a command

@@ -322,20 +322,16 @@ def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, kept: 
 def _glare_zones(kind: str) -> dict:
     """Per bubble, the pixels (flat) of its disc and of the ring around it out to OUTER radii (off
     the other bubbles' discs), each pixel's sector, and which are in that outer ring."""
-    clear, width = _clear(kind).ravel(), _blank(kind).shape[1]
-    h = _blank(kind).shape[0]
-    bubbles = L.layout(kind).bubbles()
+    clear, (h, width) = _clear(kind).ravel(), _blank(kind).shape
+    discs, bubble_of = _regions(kind).inside        # every bubble's scored disc (clear pixels only)
     out = {}
-    for name, b in bubbles:
+    for n, (name, b) in enumerate(L.layout(kind).bubbles()):
         x0, x1 = max(0, int((b.x - OUTER * b.r) * PX)), min(width, int((b.x + OUTER * b.r) * PX) + 1)
         y0, y1 = max(0, int((b.y - OUTER * b.r) * PX)), min(h, int((b.y + OUTER * b.r) * PX) + 1)
         y, x = np.mgrid[y0:y1, x0:x1]
         flat = (y * width + x).ravel()
         d = (np.hypot(x - b.x * PX, y - b.y * PX) / (b.r * PX)).ravel()
-        others = np.zeros(len(flat), bool)
-        for _, o in bubbles:
-            if o is not b:
-                others |= np.hypot(x - o.x * PX, y - o.y * PX).ravel() <= DISC * o.r * PX
+        others = np.isin(flat, discs[bubble_of != n])
         keep = clear[flat] & ((d <= DISC) | ((d <= OUTER) & ~others))
         out[name, b.value] = flat[keep], _sector(flat[keep], b, width), d[keep] > DISC
     return out
@@ -392,12 +388,11 @@ def _sector(flat: np.ndarray, b: L.Bubble, width: int) -> np.ndarray:
 def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
     s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
-    some of it on open paper (s.open_paper). A ring, tick,
-    cross or dot is; noise, JPEG and uneven light scatter; the print's misfit on a curled card lies
-    only right along the print. Print the stroke crosses
-    (the ring, the letter) hides its ink there, so print right beside the ink joins it up (and is
-    measured with it), and so does the whole of a printed label it touches (a cross over the label:
-    its arms either side), though the label is no part of the mark's size or shape."""
+    some of it on open paper (s.open_paper). A ring, tick, cross or dot is; noise, JPEG and uneven
+    light scatter; the print's misfit on a curled card lies only right along the print. Print the
+    stroke crosses (the ring, the letter) hides its ink there, so print right beside the ink joins
+    it up (and is measured with it), and so does the whole of a printed label it touches (a cross
+    over the label: its arms either side), though the label is no part of the mark's size or shape."""
     where, inside, ring, *_ = _geometry(kind)[key]
     printed = _regions(kind).print_ink.reshape(amount.shape)[where]
     new = _new_ink(amount[where], printed, levels) * inside
