@@ -22,7 +22,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     the picture is too blurred to read the marks safely
     glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
         its contrast restored, or round it; its ring fuller than print where the glare spares it;
-        a third of its disc washed out; or in a field read blank), or the printed bubbles cannot be seen
+        a third of its disc washed out; or in a field read blank; read marked, its ring faded far
+        and a sector's peak too), or the printed bubbles cannot be seen
     a long stray line touches a bubble, or covers more ink than its own
     a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
         in another bubble's middle (a mark there, touching the circle?)
@@ -188,7 +189,9 @@ def _glare(r: Reading, s: Settings) -> str | None:
     out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
     read as blank is scored again with its contrast restored, sector by sector (glare is a
     patch), and must hold no ink even then. Where its ring is almost gone (under FADED of the
-    others') nothing is left to restore: a bubble mostly under such sectors cannot be read."""
+    others') nothing is left to restore: a bubble mostly under such sectors cannot be read. A
+    faded bubble whose every sector keeps its ring's peak is blurred or a little off the blank, not
+    under glare, marked or not; a marked one whose ring faded far (under s.glare) may be glare's."""
     kind, levels, scores = r.layout.kind, r.levels, r.scores
     typical = _typical_ring(levels.rings, scores, s.marginal)
     faded = [key for key, ring in levels.rings.items() if ring < FADING * typical]
@@ -203,14 +206,13 @@ def _glare(r: Reading, s: Settings) -> str | None:
     clear, fields = _typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
     printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
     for key in faded:
-        ring = levels.rings[key]
-        if scores[key] >= s.marginal:
-            if ring < s.glare * typical:
-                return f"glare over bubble {key[1]} ({key[0]})"
-            continue
         n = keys.index(key)
         kept = sectors[n] / clear
         if kept.min() >= FADING:        # the ring's median fell, not its peak: blur or a slight misfit
+            continue
+        if scores[key] >= s.marginal:
+            if levels.rings[key] < s.glare * typical:
+                return f"glare over bubble {key[1]} ({key[0]})"
             continue
         inked_along = (fill[n][kept >= FADED] > RING_FILLED * printed_fill).any()
         if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
