@@ -139,3 +139,32 @@ def test_a_marked_bubble_a_little_off_the_blank_is_no_glare(scanner, mark):
     result = scanner.scan_image(P.photo(picture))
     assert (result.decision, result.fields["robber_units"]) == ("counted", ["2"]), result
 
+
+# --- a glare streak's halo (decide._halo) -------------------------------------------------------------
+def _streak(picture: np.ndarray, centre_mm, angle_deg: float, width_mm: float, length_mm: float, strength: float):
+    """A narrow specular streak: light added along a line through a card point, washing out at its heart."""
+    across = P._distance_mm(picture, centre_mm, angle_deg)
+    along = P._distance_mm(picture, centre_mm, angle_deg + 90)
+    shine = strength * np.exp(-(across / width_mm) ** 2 / 2 - (along / length_mm) ** 2 / 2)
+    picture[:] = np.clip(picture + shine[..., None], 0, 255).astype(np.uint8)
+
+
+def _cross(picture: np.ndarray, b) -> None:
+    r = b.r
+    P.pen(picture, [(b.x - 0.8 * r, b.y - 0.8 * r), (b.x + 0.8 * r, b.y + 0.8 * r)])
+    P.pen(picture, [(b.x - 0.8 * r, b.y + 0.8 * r), (b.x + 0.8 * r, b.y - 0.8 * r)])
+
+
+@pytest.mark.parametrize("below, width, strength", [(0.35, 0.55, 160), (0.4, 0.3, 200)])
+def test_a_glare_streaks_halo_over_a_blank_bubble_is_no_mark(scanner, below, width, strength):
+    """A vote for Y, a glare streak (10 degrees) across X, `below` radii under its centre: the soft
+    shade the streak leaves either side of it scores as a mark at X (0.7), and the card read invalid,
+    two marks, would throw the vote away (8:hard:371). Its ring washed out in an arc, little of X's
+    ink a stroke's: a person looks."""
+    x = P.bubble("vote", "mark", "X")
+    picture = P.printed(P.card("vote", 1, 3))
+    _cross(picture, P.bubble("vote", "mark", "Y"))
+    P.light(picture, 0.6, 0.5)
+    _streak(picture, (x.x, x.y + below * x.r), 10, width, 25, strength)
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" or result.fields["mark"] == ["Y"], result

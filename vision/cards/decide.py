@@ -23,7 +23,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
         its contrast restored, or round it; its ring fuller than print where the glare spares it;
         a third of its disc washed out; or in a field read blank; read marked, its ring faded far
-        and a sector's peak too), or the printed bubbles cannot be seen
+        and a sector's peak too), or the printed bubbles cannot be seen; a bubble read marked with an
+        arc of its ring washed out, its ink mostly fainter than a stroke's (a glare streak's halo?)
     a long stray line touches a bubble, or covers more ink than its own
     a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
         in another bubble's middle (a mark there, touching the circle?)
@@ -47,7 +48,7 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles
-from .measure import _Levels, _restored, _typical_ring, ring_peaks
+from .measure import _Levels, _restored, _typical_ring, ring_peaks, stroke_share, washed_arc
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
@@ -57,6 +58,7 @@ GLARE_TRACE = 0.06        # restored ink at least this under glare: a faint mark
 OUTER_TRACE = 0.15        # restored ink at least this round it under glare: a circle drawn round it?
 UNKNOWN = 0.3             # a bubble with this share of its disc under washed-out sectors cannot be read
 RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
+STROKED = 0.5             # a mark with under this share of its ink a stroke's (measure.stroke_share): a glare halo?
 
 
 @dataclass(frozen=True)
@@ -191,9 +193,13 @@ def _glare(r: Reading, s: Settings) -> str | None:
     patch), and must hold no ink even then. Where its ring is almost gone (under FADED of the
     others') nothing is left to restore: a bubble mostly under such sectors cannot be read. A
     faded bubble whose every sector keeps its ring's peak is blurred or a little off the blank, not
-    under glare, marked or not; a marked one whose ring faded far (under s.glare) may be glare's."""
+    under glare, marked or not; a marked one whose ring faded far (under s.glare) may be glare's
+    shade, no mark."""
     kind, levels, scores = r.layout.kind, r.levels, r.scores
     typical = _typical_ring(levels.rings, scores, s.marginal)
+    halo = _halo(r, s, typical)
+    if halo:
+        return halo
     faded = [key for key, ring in levels.rings.items() if ring < FADING * typical]
     if typical >= WASHED and not faded:
         return None
@@ -224,6 +230,19 @@ def _glare(r: Reading, s: Settings) -> str | None:
             return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
         if not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
             return f"glare over bubble {key[1]} ({key[0]}) in a field read blank: a mark under it?"
+    return None
+
+
+def _halo(r: Reading, s: Settings, typical: float) -> str | None:
+    """A glare streak across a bubble washes out an arc of its ring (its ring's median may keep), and
+    either side of it leaves a soft shade that reads as faint ink spread over the disc: a bubble read
+    marked there whose ink is mostly fainter than a stroke's may be only that (8:hard:371, X)."""
+    marked = r.marked(s)
+    for n, key in enumerate(r.levels.rings):
+        if key[1] in marked[key[0]] and washed_arc(r.amount, r.layout.kind, n, FADED * typical) and \
+                stroke_share(r.amount, r.layout.kind, r.levels, key,
+                             r.circles.path if key in r.circles.circled else None) < STROKED:
+            return f"glare over bubble {key[1]} ({key[0]}): its mark, or the glare's halo?"
     return None
 
 

@@ -19,6 +19,8 @@ BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line thro
 SECTORS = 8              # glare is a patch: a bubble's printed ring is looked at in this many sectors round it
 OUTER = 1.8              # radii: a circle drawn round a bubble lies within this (glare restores look there too)
 RING_MM = 0.6            # a printed ring's footprint: where the blank prints it, this close to the ring
+ARCS = 64                # a glare streak across a ring washes out an arc this fine (a 64th of it: 0.3-0.8 mm)
+STROKE = 0.5             # new ink this strong or more is a stroke's (pen, pencil), not a glare halo's soft shade
 
 
 def ink(grey: np.ndarray) -> np.ndarray:
@@ -358,17 +360,56 @@ def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray, np.ndar
 def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Every bubble's printed-ring footprint (flat indices, padded): one row per bubble, one per
     bubble and sector."""
-    print_ink, width = _regions(kind).print_ink, _blank(kind).shape[1]
+    width = _blank(kind).shape[1]
     whole, sectors = [], []
+    for near, b in _ring_footprint(kind):
+        whole.append(near)
+        sector = _sector(near, b, width)
+        sectors += [near[sector == k] for k in range(SECTORS)]
+    return _padded(whole), _padded(sectors)
+
+
+@lru_cache(maxsize=None)
+def _ring_footprint(kind: str) -> list:
+    """Per bubble, its printed ring's footprint (flat indices: where the blank prints it, within
+    RING_MM of the ring) and the bubble."""
+    print_ink, width = _regions(kind).print_ink, _blank(kind).shape[1]
+    out = []
     for (where, *_), (_, b) in zip(_geometry(kind).values(), L.layout(kind).bubbles()):
         y, x = np.mgrid[where]
         flat = (y * width + x).ravel()
         ring = np.abs(np.hypot(x - b.x * PX, y - b.y * PX) - b.r * PX) <= RING_MM * PX
-        near = ring.ravel() & (print_ink[flat] >= 0.5)
-        whole.append(flat[near])
-        sector = _sector(flat[near], b, width)
-        sectors += [flat[near][sector == k] for k in range(SECTORS)]
-    return _padded(whole), _padded(sectors)
+        out.append((flat[ring.ravel() & (print_ink[flat] >= 0.5)], b))
+    return out
+
+
+def washed_arc(amount: np.ndarray, kind: str, n: int, below: float) -> bool:
+    """Whether an arc of bubble n's printed ring (an ARCS-th of it) shows no print at all, its
+    darkest pixel under `below`: glare washes it out there (a streak across the ring)."""
+    arcs = _ring_arcs(kind)[n]
+    return bool((np.where(arcs >= 0, amount.ravel()[arcs], 0.0).max(axis=1) < below).any())
+
+
+@lru_cache(maxsize=None)
+def _ring_arcs(kind: str) -> list:
+    """Per bubble, its ring's footprint in ARCS arcs (flat indices, padded; a row per arc)."""
+    width = _blank(kind).shape[1]
+    out = []
+    for near, b in _ring_footprint(kind):
+        arc = _sector(near, b, width, ARCS)
+        out.append(_padded([near[arc == k] for k in range(ARCS) if (arc == k).any()]))
+    return out
+
+
+def stroke_share(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, path: np.ndarray | None) -> float:
+    """The share of a bubble's new ink at STROKE strength or more, in its disc and on the path (flat
+    bool) of the circle traced round it if it is circled: a pen or pencil mark has most of its ink
+    there, the soft shade a glare streak leaves either side of it (ink()'s paper level lifted by its
+    light) little."""
+    index, _, outer = _glare_zones(kind)[key]
+    where = index[~outer] if path is None else index[~outer | path[index]]
+    new = _new_ink(amount.ravel()[where], _regions(kind).print_ink[where], levels)
+    return float(new[new >= STROKE].sum() / max(float(new.sum()), 1e-9))
 
 
 def _padded(parts: list) -> np.ndarray:
@@ -379,10 +420,10 @@ def _padded(parts: list) -> np.ndarray:
     return out
 
 
-def _sector(flat: np.ndarray, b: L.Bubble, width: int) -> np.ndarray:
+def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> np.ndarray:
     y, x = np.divmod(flat, width)
     angle = np.arctan2(y - b.y * PX, x - b.x * PX)
-    return (np.floor((angle + np.pi) / (2 * np.pi) * SECTORS).astype(np.int64)) % SECTORS
+    return (np.floor((angle + np.pi) / (2 * np.pi) * parts).astype(np.int64)) % parts
 
 
 def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
