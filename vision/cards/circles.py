@@ -104,8 +104,8 @@ def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
     along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
     along -= levels.print_level * _print_along(kind)
-    along = np.clip(along, 0, 1, out=along).reshape(count, ANGLES, STEPS)
-    return np.median(along.max(axis=2), axis=1).tolist()
+    darkest = along.reshape(count, ANGLES, STEPS).max(axis=2)
+    return np.median(np.clip(darkest, 0, 1), axis=1).tolist()     # (clipped after the max: the same, fewer values)
 
 
 @lru_cache(maxsize=None)
