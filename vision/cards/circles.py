@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions, pixels, sums
+from .measure import Measured, _Levels, _regions, sums
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -83,9 +83,9 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict
     traced = np.zeros(new.shape, np.uint8)
     ink = {}
     for n in circled:
-        one = _trace(along[n], L.layout(kind).bubbles()[n][1], radii[n], new.shape)
-        ink[keys[n]] = float((new * one).sum() / (PX * PX) / L.layout(kind).bubbles()[n][1].r)
-        traced |= one
+        box, one = _trace(along[n], L.layout(kind).bubbles()[n][1], radii[n], new.shape)
+        ink[keys[n]] = float(new[box][one > 0].sum() / (PX * PX) / L.layout(kind).bubbles()[n][1].r)
+        traced[box] |= one
     reach, astray, round_others = _joined(new, traced, kind, [keys[n] for n in circled])
     spread = cv2.dilate(reach, np.ones((5, 5), np.uint8))      # a pen line's soft edge
     path = (traced | spread).ravel() > 0
@@ -104,8 +104,8 @@ def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
     along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
     along -= levels.print_level * _print_along(kind)
-    along = np.clip(along, 0, 1, out=along).reshape(count, ANGLES, STEPS)
-    return np.median(along.max(axis=2), axis=1).tolist()
+    darkest = along.reshape(count, ANGLES, STEPS).max(axis=2)
+    return np.median(np.clip(darkest, 0, 1), axis=1).tolist()     # (clipped after the max: the same, fewer values)
 
 
 @lru_cache(maxsize=None)
@@ -121,27 +121,30 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     than the rays look, or a mark touching it. Each such stroke is fitted with an ellipse: its ink
     off the ellipse is astray (not the circle), and another bubble's centre inside it is a circle
     round two labels. Returns (reach, astray, ((circled key, other key), ...))."""
-    binary = (new >= CROSSED).astype(np.uint8)
-    bridged = cv2.dilate(binary, np.ones((2 * round(JOIN_MM * PX / 2) + 1,) * 2, np.uint8))
+    inked = new >= CROSSED
+    bridged = cv2.dilate(inked.view(np.uint8), np.ones((2 * round(JOIN_MM * PX / 2) + 1,) * 2, np.uint8))
     _, labels = cv2.connectedComponents(bridged, connectivity=8)
-    near = cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0
+    near = (cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0).ravel()
     reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
-    for piece in np.unique(labels.ravel()[np.flatnonzero((traced > 0) & (binary > 0))]):
-        stroke = (labels == piece) & (binary > 0) if piece else None
-        if stroke is None or not (stroke & ~near).any():
+    inked = np.flatnonzero(inked)       # each piece's pixels (flat) picked from the ink's, not the whole card's
+    piece_of = labels.ravel()[inked]
+    for piece in np.unique(piece_of[traced.ravel()[inked] > 0]):
+        stroke = inked[piece_of == piece]
+        beyond = stroke[~near[stroke]]
+        if not len(beyond):
             continue
-        beyond = stroke & ~near
-        reach |= beyond
-        off, inside = _off_ellipse(stroke & near, beyond, kind)
-        astray |= off
+        reach.ravel()[beyond] = 1
+        off, inside = _off_ellipse(stroke[near[stroke]], beyond, kind, new.shape[1])
+        astray.ravel()[off] = 1
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
     return reach, astray, tuple(dict.fromkeys(round_others))
 
 
-def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.ndarray, list]:
+def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str, width: int) -> tuple[np.ndarray, list]:
     """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than ON_MM): a
-    mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse."""
-    ys, xs = pixels(traced)
+    mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse.
+    Pixels as flat indices (in order) on a card width pixels wide."""
+    ys, xs = np.divmod(traced, width)
     if len(xs) < 5:
         return beyond, []
     (cx, cy), (w, h), angle = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
@@ -153,9 +156,8 @@ def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str) -> tuple[np.
         dx, dy = x - cx, y - cy
         u, v = dx * np.cos(turn) + dy * np.sin(turn), -dx * np.sin(turn) + dy * np.cos(turn)
         return np.hypot(u / (w / 2), v / (h / 2))
-    by, bx = pixels(beyond)
-    off = np.zeros_like(beyond)
-    off[by, bx] = np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > ON_MM * PX
+    by, bx = np.divmod(beyond, width)
+    off = beyond[np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > ON_MM * PX]
     inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if ratio(b.x * PX, b.y * PX) < 1]
     return off, inside
 
@@ -167,9 +169,10 @@ def _cover(along: np.ndarray, hidden: np.ndarray) -> list[float]:
     return (crossed.sum(axis=1) / np.maximum(seen.sum(axis=1), 1)).tolist()
 
 
-def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> np.ndarray:
+def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tuple, np.ndarray]:
     """The circle's path round a bubble: on each ray crossing ink, where the ink is darkest; runs
-    of neighbouring rays joined into lines."""
+    of neighbouring rays joined into lines. Drawn in the box round it (a card of this shape):
+    (the box's slices, the path there)."""
     angles = np.linspace(0, 2 * np.pi, ANGLES, endpoint=False)
     crossed = along.max(axis=1) >= CROSSED
     rho = radii[along.argmax(axis=1)]
@@ -185,9 +188,12 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> np.ndarr
             run = []
     if run:
         runs.append(np.array(run + ([points[order[0]]] if crossed.all() else [])))
-    mask = np.zeros(shape, np.uint8)
-    cv2.polylines(mask, [r.reshape(-1, 1, 2) for r in runs], False, 1, 2 * round(PATH_MM * PX) + 1)
-    return mask
+    width = 2 * round(PATH_MM * PX) + 1
+    (x0, y0), (x1, y1) = np.maximum(points.min(axis=0) - width, 0), points.max(axis=0) + width + 1
+    box = slice(y0, min(y1, shape[0])), slice(x0, min(x1, shape[1]))
+    mask = np.zeros((box[0].stop - y0, box[1].stop - x0), np.uint8)
+    cv2.polylines(mask, [(r - (x0, y0)).astype(np.int32).reshape(-1, 1, 2) for r in runs], False, 1, width)
+    return box, mask
 
 
 def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> str | None:

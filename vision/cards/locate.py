@@ -45,16 +45,26 @@ def _fiducials(detector, grey: np.ndarray):
 
 def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
     """The card its QR code names, if the code reads and is genuine and of this event."""
+    x, y, side = (round(v * PX) for v in L.QR_BOX)
+    on_card = card.grey[y - round(PX):y + side + round(PX), x - round(PX):x + side + round(PX)]
+    text = _decode(on_card) or _decode_warped(grey, card)      # most read on the rectified card: no warp of their own
+    if not text:
+        raise Rejection("unreadable: the card's QR code cannot be read")
+    try:
+        return L.verify(text, event, secret)
+    except L.CodeError as error:
+        raise Rejection(str(error))
+
+
+def _decode_warped(grey: np.ndarray, card: _Card) -> str | None:
+    """The code read on its own sharper warp (QR_PX per mm), prepared in turn."""
     x, y, side = L.QR_BOX
     patch = _warp(grey, card.homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))
     for prepared in (_unchanged, _sharpen, _binary, _enlarged):      # each made only if the ones before fail
         text = _decode(prepared(patch))
         if text:
-            try:
-                return L.verify(text, event, secret)
-            except L.CodeError as error:
-                raise Rejection(str(error))
-    raise Rejection("unreadable: the card's QR code cannot be read")
+            return text
+    return None
 
 
 def _detector():

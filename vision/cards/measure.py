@@ -191,10 +191,9 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
 
 
 def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
-    """Per label (0 .. count-1), the sum of its weights (>= 0): np.bincount's very sums, a little
-    faster (about 15% on the tuning cards): the zeros, most of them, are left out (adding 0 changes
-    no sum)."""
-    nonzero = np.flatnonzero(weights)
+    """Per label (0 .. count-1), the sum of its weights (>= 0): np.bincount's very sums, faster:
+    the zeros, most of them, are left out (adding 0 changes no sum)."""
+    nonzero = np.flatnonzero(weights != 0)      # (on a bool: several times faster than on floats)
     return np.bincount(label[nonzero], weights[nonzero], minlength=count).astype(np.float64, copy=False)
 
 
@@ -300,7 +299,7 @@ def sharpness(amount: np.ndarray) -> tuple[float, float]:
     """Ink of the thin printed outline (its peak, which blur lowers) and of the markers' solid black."""
     frame, marker = _contrast_masks()
     flat = amount.ravel()
-    return float(np.median(flat[frame])), float(np.median(flat[marker]))
+    return _median(flat[frame]), _median(flat[marker])
 
 
 def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, kept: np.ndarray, faded: float,

@@ -135,8 +135,9 @@ def _segments(half: np.ndarray, length_mm: float) -> list[tuple]:
     """Straight runs of ink at least length_mm long, collinear ones merged: [(p, u, t0, t1)]; looked
     for at half size (a quarter of the votes)."""
     # HoughLinesP measures a segment by its longer side along x or y: a diagonal one is sqrt 2 longer
-    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=round(length_mm * PX / 2 / np.sqrt(2)),
-                            maxLineGap=round(2.5 * PX))
+    least, gap = round(length_mm * PX / 2 / np.sqrt(2)), round(2.5 * PX)
+    found = cv2.HoughLinesP(half, 1, np.pi / 180, round(4 * PX), minLineLength=least, maxLineGap=gap) \
+        if _long_piece(half, least, gap) else None
     if found is None:
         return []
     found = found * 2 + 0.5
@@ -154,6 +155,21 @@ def _segments(half: np.ndarray, length_mm: float) -> list[tuple]:
             groups.append((a, u, 0.0, float(np.linalg.norm(b - a))))
             lines.append(((x0, y0), tuple(u.tolist())))
     return groups
+
+
+def _long_piece(binary: np.ndarray, least: int, gap: int) -> bool:
+    """Whether some piece of ink (its pixels joined across gaps of up to gap pixels) spans least
+    pixels along x or y. If none does, HoughLinesP (maxLineGap gap) finds no segment that long: its
+    segments' ends are ink of one such piece. Much cheaper than Hough on a card without long ink."""
+    reach = (gap + 2) // 2          # squares this far out join pixels up to gap + 1 apart
+    joined = cv2.dilate(binary, np.ones((2 * reach + 1,) * 2, np.uint8))
+    contours, _ = cv2.findContours(joined, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    h, w = binary.shape
+    for x, y, dx, dy in map(cv2.boundingRect, contours):
+        # the ink's own span: the joined box's, less reach at each side the card's edge does not cut
+        if max(dx - 1 - reach * ((x > 0) + (x + dx < w)), dy - 1 - reach * ((y > 0) + (y + dy < h))) >= least:
+            return True
+    return False
 
 
 def _offset(p, u, x: float, y: float) -> tuple[float, float]:
