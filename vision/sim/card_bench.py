@@ -1,7 +1,7 @@
 """`companion bench cards`: the scanner on the printed cards, marked and photographed (vision.sim.cards),
 reported per marking style and tier, with the bad-input and watched-folder checks.
 
-Seeds: tune thresholds on seed 1 (TUNING_SEED), report figures from seed 83 (REPORTING_SEED).
+Seeds: tune thresholds on seed 1 (TUNING_SEED), report figures from seed 89 (REPORTING_SEED).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from . import card_deck, cards as C
 
-TUNING_SEED, REPORTING_SEED = 1, 83     # 1-6, 8 and 9 were looked at while fixing the scanner; 7, 11, 41, 53, 71 reported before
+TUNING_SEED, REPORTING_SEED = 1, 89     # 1-6, 8 and 9 were looked at while fixing the scanner; 7, 11, 41, 53, 71, 83 reported before
 WATCH_SEED = 1000            # the watched-folder run uses cards of its own
 TARGETS = {"clean": {"review": 0.02, "circled": 0.97}, "hard": {"review": 0.15}}
 MEDIAN_MS = 15.0
