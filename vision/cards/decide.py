@@ -19,7 +19,9 @@ that nothing else is there.
 
 Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
 
-    the picture is too blurred to read the marks safely
+    the picture is too blurred to read the marks safely (its outline soft in the markers' fit and in the
+        print fitted again piece by piece, as is done first where the outline or rings miss the blank:
+        a curled card's print bends off the fit, locate.refitted)
     glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
         its contrast restored, or round it; its ring fuller than print where the glare spares it;
         a third of its disc washed out; or in a field read blank), or the printed bubbles cannot be seen

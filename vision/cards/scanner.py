@@ -17,7 +17,7 @@ from . import decide as D
 from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
 from .decide import Reading, Settings, command_for
-from .locate import _Card, _detector, _warp, locate, read_code
+from .locate import _Card, _detector, _warp, locate, read_code, refitted
 from .measure import Measured, _one_stroke, _score, ink, measured, sharpness
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes, broken_lines, runs_through
@@ -75,7 +75,13 @@ class Scanner:
             result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
             return
         self._on_time()
-        reading = self._measure(amount, layout, blurred)
+        m = measured(amount, code.kind)
+        if blurred or _misfit(m):       # a curled card's print bent off the fit? fitted again piece by piece
+            card = refitted(grey, card, amount, code.kind)
+            amount = ink(card.grey)
+            # the outline is sharp in one fit or the other (the pieces fit the bubbles, not the outline)
+            blurred, m = blurred and self._blur(amount), measured(amount, code.kind)
+        reading = self._measure(m, layout, blurred)
         result.scores = {f.name: {b.value: round(reading.scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
         result.fields = reading.marked(self.settings)
@@ -90,11 +96,10 @@ class Scanner:
         else:
             result.command = read
 
-    def _measure(self, amount: np.ndarray, layout: L.Layout, blurred: bool) -> Reading:
+    def _measure(self, m: Measured, layout: L.Layout, blurred: bool) -> Reading:
         """Every bubble's ink, with a circle drawn round another bubble, a stray line's ink and a
         neighbour's spilt ink taken out."""
-        s, kind = self.settings, layout.kind
-        m = measured(amount, kind)
+        s, kind, amount = self.settings, layout.kind, m.amount
         levels = m.levels
         circles = find_circles(m, kind, s.circled)
         cuts = _circle_cut(circles, layout)
@@ -185,6 +190,11 @@ class Scanner:
         path = self.crops / f"{result.serial or 'card'}-{stem}.png"
         cv2.imwrite(str(path), crop)
         return str(path.absolute())     # the journal keeps it: readable from any folder
+
+
+def _misfit(m: Measured) -> bool:
+    """The printed rings look washed out: the print sits off the blank (a curled card), or glare."""
+    return float(np.median(list(m.levels.rings.values()))) < D.WASHED
 
 
 def _circle_cut(circles: Circles, layout: L.Layout) -> list:
