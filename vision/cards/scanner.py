@@ -18,7 +18,7 @@ from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
 from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code, refitted
-from .measure import Measured, _one_stroke, _score, ink, measured, sharpness
+from .measure import Measured, _one_stroke, _score, ink, measured, ring_peaks, sharpness
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes, broken_lines, runs_through
 
@@ -79,8 +79,10 @@ class Scanner:
         if blurred or _misfit(m):       # a curled card's print bent off the fit? fitted again piece by piece
             card = refitted(grey, card, amount, code.kind)
             amount = ink(card.grey)
-            # the outline is sharp in one fit or the other (the pieces fit the bubbles, not the outline)
-            blurred, m = blurred and self._blur(amount), measured(amount, code.kind)
+            # blurred: the outline soft in both fits (the pieces fit the bubbles, not the outline)
+            # and the printed rings' thin lines soft too (a light pencil line as soft as they are)
+            blurred = blurred and self._blur(amount) and _soft_rings(amount, code.kind)
+            m = measured(amount, code.kind)
         reading = self._measure(m, layout, blurred)
         result.scores = {f.name: {b.value: round(reading.scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
@@ -195,6 +197,12 @@ class Scanner:
 def _misfit(m: Measured) -> bool:
     """The printed rings look washed out: the print sits off the blank (a curled card), or glare."""
     return float(np.median(list(m.levels.rings.values()))) < D.WASHED
+
+
+def _soft_rings(amount: np.ndarray, kind: str) -> bool:
+    """The printed rings' darkest (which blur lowers, a misfit does not) well under a clear picture's,
+    on the fainter rings (a ring inked over is darker: not these)."""
+    return float(np.percentile(list(ring_peaks(amount, kind)[0].values()), 10)) < D.SHARP_RINGS * D.CLEAR_RING
 
 
 def _circle_cut(circles: Circles, layout: L.Layout) -> list:
