@@ -100,3 +100,36 @@ def test_light_pencil_on_a_blurred_card_whose_outline_is_off_goes_to_review(scan
     pencil_cross(grey)(picture)
     result = scanner.scan_image(P.photo(picture, blur=3.0))
     assert result.decision == "review", result
+
+
+def sagging_corner(picture: np.ndarray, lift_mm: float, reach_mm: float) -> np.ndarray:
+    """The card bent near one end of its bubbles (80, 55 mm), fading out reach_mm away: the rings
+    there off the fit, the others and the markers where the fit puts them."""
+    h, w = picture.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    x_mm, y_mm = xx / P.PX_MM - P.MARGIN, yy / P.PX_MM - P.MARGIN
+    shift = lift_mm * P.PX_MM * np.clip(1 - np.hypot(x_mm - 80, y_mm - 55) / reach_mm, 0, 1) ** 2
+    return cv2.remap(picture, xx - shift, yy - shift, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+@pytest.mark.parametrize("reach_mm", [15, 25])
+def test_a_tick_on_a_card_bent_in_one_part_is_read(scanner, reach_mm):
+    """Seed 1 hard #57 and many more: a few rings off the fit where the card is bent (the others'
+    median keeps) read `glare over bubble` though there was no glare."""
+    result = scan(scanner, "exclusion", 0.8, lambda picture: P.tick(picture, P.bubble("exclusion", "ball", "3")),
+                  lambda picture, lift: sagging_corner(picture, lift, reach_mm))
+    assert (result.decision, result.fields) == ("counted", {"ball": ["3"]}), result
+
+
+@pytest.mark.parametrize("grey", [188, 203, 215])
+@pytest.mark.parametrize("lift_mm,reach_mm", [(0.8, 15), (0.8, 25), (1.2, 25)])
+def test_light_pencil_where_the_card_is_bent_keeps_it_with_a_person(scanner, grey, lift_mm, reach_mm):
+    """A tick at 3 and light pencil at 17, where the card is bent: never read as the tick alone."""
+    def draw(picture):
+        P.tick(picture, P.bubble("exclusion", "ball", "3"))
+        b = P.bubble("exclusion", "ball", "17")
+        arm = 0.8 * b.r
+        P.pencilled(picture, lambda canvas: [
+            P.pen(canvas, [(b.x - arm, b.y - dy), (b.x + arm, b.y + dy)], 0.4, (grey,) * 3) for dy in (arm, -arm)])
+    result = scan(scanner, "exclusion", lift_mm, draw, lambda picture, lift: sagging_corner(picture, lift, reach_mm))
+    assert result.decision == "review", result

@@ -76,7 +76,7 @@ class Scanner:
             return
         self._on_time()
         m = measured(amount, code.kind)
-        if blurred or _misfit(m):       # a curled card's print bent off the fit? fitted again piece by piece
+        if blurred or _misfit(m, code.kind):       # a curled card's print bent off the fit? fitted again piece by piece
             card = refitted(grey, card, amount, code.kind)
             amount = ink(card.grey)
             # blurred: the outline soft in both fits (the pieces fit the bubbles, not the outline)
@@ -194,9 +194,18 @@ class Scanner:
         return str(path.absolute())     # the journal keeps it: readable from any folder
 
 
-def _misfit(m: Measured) -> bool:
-    """The printed rings look washed out: the print sits off the blank (a curled card), or glare."""
-    return float(np.median(list(m.levels.rings.values()))) < D.WASHED
+def _misfit(m: Measured, kind: str) -> bool:
+    """The printed rings look washed out (the print off the blank, or glare), or some far fainter
+    than the others with their ink mostly beside where the blank prints them: a ring's median
+    well under its own darkest close by (ring_peaks), which a misfit lowers and glare does not."""
+    rings = m.levels.rings
+    typical = float(np.median(list(rings.values())))
+    if typical < D.WASHED:
+        return True
+    if min(rings.values()) >= D.FADING * typical:
+        return False
+    peaks = ring_peaks(m.amount, kind)[0]
+    return any(ring < D.OFF_PRINT * peaks[key] for key, ring in rings.items())
 
 
 def _soft_rings(amount: np.ndarray, kind: str) -> bool:
