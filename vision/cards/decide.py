@@ -19,7 +19,11 @@ that nothing else is there.
 
 Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
 
-    the picture is too blurred to read the marks safely
+    the picture is too blurred to read the marks safely: its outline soft in the markers' fit and in the
+        print fitted again piece by piece (done first where the outline is soft or the printed rings
+        washed out, or some far fainter than the others and seen beside the blank's (OFF_PRINT): a
+        curled card's print bends off the fit, locate.refitted), and the printed rings' thin lines
+        soft too (their darkest under SHARP_RINGS of a clear picture's: a light pencil line as soft)
     glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
         its contrast restored, or round it; its ring fuller than print where the glare spares it;
         a third of its disc washed out; or in a field read blank; read marked, its ring faded far
@@ -51,6 +55,8 @@ from .circles import Circles
 from .measure import _Levels, _restored, _typical_ring, ring_peaks, stroke_share, washed_arc
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
+SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
+OFF_PRINT = 0.6           # a ring's median under this share of its darkest close by: its print beside the blank's
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
 FADING, FADED = 0.7, 0.2  # a bubble's ring at under FADING of the others' strength is under glare; under FADED, lost
 WASHED = 0.12             # the printed rings' median under this (ink() units): washed out, blurred or misaligned

@@ -3,12 +3,13 @@ outline refined on the print), the rectified card, and its QR code read and veri
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _blank, _fiducial_region
+from .blank import PX, _blank, _card_data, _fiducial_region
 from .result import Rejection
 
 ALIGNED = 0.75           # an outline fit refined on the print must match the blank this well (correlation)
@@ -278,3 +279,109 @@ def _sharpen(image: np.ndarray) -> np.ndarray:
 
 def _binary(image: np.ndarray) -> np.ndarray:
     return cv2.adaptiveThreshold(image, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY, 31, 8)
+
+
+# --- a curled card: the print fitted again piece by piece ---------------------------------------------
+REACH_MM = 2.0           # how far the print may sit off the fit locally (a curled edge, a lifted marker)
+TILE_MM, STEP_MM = 12.0, 6.0     # the pieces of print matched to the blank, and how far apart they are
+MATCHED = 0.5            # a piece matches the blank this well (normalised correlation) or says nothing
+HALF = 0.5               # pieces are matched at half size (a sixteenth of the work)
+MAP_PX = 6               # the shifted map is solved every MAP_PX pixels, then interpolated
+
+
+def refitted(grey: np.ndarray, card: _Card, amount: np.ndarray, kind: str) -> _Card:
+    """The card rectified again with its print where the blank has it: a curled edge (or a marker
+    lifted with it) bends the print away from one homography by a millimetre or two, which misfits
+    the printed rings against the blank. Pieces of print are matched to the blank a little way
+    round where the fit puts them; their shifts, smoothed, move every pixel."""
+    shifts = _print_shifts(amount, kind)
+    if shifts is None:
+        return card
+    h, w = amount.shape
+    v, u = np.mgrid[0:h + MAP_PX:MAP_PX, 0:w + MAP_PX:MAP_PX].astype(np.float32)
+    step, start = STEP_MM * PX, TILE_MM * PX / 2
+    x, y = ((c + cv2.remap(shifts[..., k], (u - start) / step, (v - start) / step, cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE)) / PX for k, c in enumerate((u, v)))
+    m = card.homography
+    z = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+    fine_x, fine_y = _fine_grid(h, w)
+    map_x, map_y = (cv2.remap(((m[k, 0] * x + m[k, 1] * y + m[k, 2]) / z).astype(np.float32), fine_x, fine_y,
+                              cv2.INTER_LINEAR) for k in (0, 1))
+    again = cv2.remap(grey, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    return _Card(card.homography, again, card.method)
+
+
+@lru_cache(maxsize=None)
+def _fine_grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pixel's place on the MAP_PX grid."""
+    v, u = np.mgrid[0:h, 0:w].astype(np.float32) / MAP_PX
+    return u, v
+
+
+def _print_shifts(amount: np.ndarray, kind: str) -> np.ndarray | None:
+    """Per piece of print on a grid STEP_MM apart, (dx, dy) in pixels from where the fit puts it to
+    where it is seen; pieces that match poorly (a mark over them) or have no print to go by take
+    their neighbours'."""
+    matched, pieces, rows, cols = _pieces(kind, amount.shape)
+    half, reach = round(TILE_MM * PX * HALF / 2), round(REACH_MM * PX * HALF)
+    seen = cv2.resize(amount * matched, None, fx=HALF, fy=HALF, interpolation=cv2.INTER_AREA)
+    seen = cv2.copyMakeBorder(seen, reach, reach, reach, reach, cv2.BORDER_CONSTANT, value=0)
+    shifts = np.full((rows, cols, 2), np.nan, np.float32)
+    for j, i, y0, x0, template in pieces:
+        match = cv2.matchTemplate(seen[y0:y0 + 2 * (half + reach), x0:x0 + 2 * (half + reach)], template,
+                                  cv2.TM_CCOEFF_NORMED)
+        _, best, _, (x, y) = cv2.minMaxLoc(match)
+        if best >= MATCHED and 0 < x < 2 * reach and 0 < y < 2 * reach:
+            shifts[j, i] = (x - reach + _vertex(match[y, x - 1:x + 2])) / HALF, \
+                (y - reach + _vertex(match[y - 1:y + 2, x])) / HALF
+    return _smoothed(shifts)
+
+
+@lru_cache(maxsize=None)
+def _pieces(kind: str, shape: tuple) -> tuple:
+    """Where a card of this kind holds only the blank's print (not its own data or code); the
+    pieces of the blank's print to match (as ink, 0 paper .. 1 black, at half size), each with its
+    place on the grid; the grid's size."""
+    printed = cv2.resize((255 - _blank(kind)).astype(np.float32) / 255, None, fx=HALF, fy=HALF,
+                         interpolation=cv2.INTER_AREA)
+    matched = ~_card_data(kind)
+    x, y, side = (round(v * PX) for v in L.QR_BOX)
+    matched[y:y + side, x:x + side] = False
+    half, step = round(TILE_MM * PX * HALF / 2), STEP_MM * PX * HALF
+    rows, cols = (int((n * HALF - 2 * half) // step) + 1 for n in shape)
+    pieces = []
+    for j in range(rows):
+        for i in range(cols):
+            y0, x0 = round(j * step), round(i * step)
+            template = printed[y0:y0 + 2 * half, x0:x0 + 2 * half]
+            if template.std() >= 0.05:      # some print to go by, not open paper
+                pieces.append((j, i, y0, x0, template))
+    return matched.astype(np.float32), pieces, rows, cols
+
+
+def _vertex(values: np.ndarray) -> float:
+    """Where a parabola through three samples peaks, off the middle one (sub-pixel)."""
+    a, b, c = values
+    bend = a - 2 * b + c
+    return 0.0 if bend >= 0 else float(np.clip(0.5 * (a - c) / bend, -0.5, 0.5))
+
+
+def _smoothed(shifts: np.ndarray) -> np.ndarray | None:
+    """Each piece's shift the median of its own and its neighbours' found ones, with at least three
+    found (one piece pulled by a mark is outvoted); pieces without take the nearest such. None if
+    there are none."""
+    rows, cols = shifts.shape[:2]
+    padded = np.pad(shifts, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    near = np.stack([padded[dj:dj + rows, di:di + cols] for dj in range(3) for di in range(3)])
+    enough = (~np.isnan(near[..., 0])).sum(axis=0) >= 3
+    if not enough.any():
+        return None
+    out = np.full_like(shifts, np.nan)
+    out[enough] = np.nanmedian(near[:, enough], axis=0)
+    if not enough.all():
+        _, nearest = cv2.distanceTransformWithLabels((~enough).astype(np.uint8), cv2.DIST_L2, 5,
+                                                     labelType=cv2.DIST_LABEL_PIXEL)
+        labels = np.zeros(nearest.max() + 1, np.int64)
+        labels[nearest[enough]] = np.flatnonzero(enough)
+        out = out.reshape(-1, 2)[labels[nearest]].reshape(shifts.shape)
+    return out

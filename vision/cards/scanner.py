@@ -17,8 +17,8 @@ from . import decide as D
 from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
 from .decide import Reading, Settings, command_for
-from .locate import _Card, _detector, _warp, locate, read_code
-from .measure import Measured, _one_stroke, _score, ink, measured, sharpness
+from .locate import _Card, _detector, _warp, locate, read_code, refitted
+from .measure import Measured, _one_stroke, _score, ink, measured, ring_peaks, sharpness
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes, broken_lines, runs_through
 
@@ -75,7 +75,15 @@ class Scanner:
             result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
             return
         self._on_time()
-        reading = self._measure(amount, layout, blurred)
+        m = measured(amount, code.kind)
+        if blurred or _misfit(m, code.kind):       # a curled card's print bent off the fit? fitted again piece by piece
+            card = refitted(grey, card, amount, code.kind)
+            amount = ink(card.grey)
+            # blurred: the outline soft in both fits (the pieces fit the bubbles, not the outline)
+            # and the printed rings' thin lines soft too (a light pencil line as soft as they are)
+            blurred = blurred and self._blur(amount) and _soft_rings(amount, code.kind)
+            m = measured(amount, code.kind)
+        reading = self._measure(m, layout, blurred)
         result.scores = {f.name: {b.value: round(reading.scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
         result.fields = reading.marked(self.settings)
@@ -90,11 +98,10 @@ class Scanner:
         else:
             result.command = read
 
-    def _measure(self, amount: np.ndarray, layout: L.Layout, blurred: bool) -> Reading:
+    def _measure(self, m: Measured, layout: L.Layout, blurred: bool) -> Reading:
         """Every bubble's ink, with a circle drawn round another bubble, a stray line's ink and a
         neighbour's spilt ink taken out."""
-        s, kind = self.settings, layout.kind
-        m = measured(amount, kind)
+        s, kind, amount = self.settings, layout.kind, m.amount
         levels = m.levels
         circles = find_circles(m, kind, s.circled)
         cuts = _circle_cut(circles, layout)
@@ -185,6 +192,26 @@ class Scanner:
         path = self.crops / f"{result.serial or 'card'}-{stem}.png"
         cv2.imwrite(str(path), crop)
         return str(path.absolute())     # the journal keeps it: readable from any folder
+
+
+def _misfit(m: Measured, kind: str) -> bool:
+    """The printed rings look washed out (the print off the blank, or glare), or some far fainter
+    than the others with their ink mostly beside where the blank prints them: a ring's median
+    well under its own darkest close by (ring_peaks), which a misfit lowers and glare does not."""
+    rings = m.levels.rings
+    typical = float(np.median(list(rings.values())))
+    if typical < D.WASHED:
+        return True
+    if min(rings.values()) >= D.FADING * typical:
+        return False
+    peaks = ring_peaks(m.amount, kind)[0]
+    return any(ring < D.OFF_PRINT * peaks[key] for key, ring in rings.items())
+
+
+def _soft_rings(amount: np.ndarray, kind: str) -> bool:
+    """The printed rings' darkest (which blur lowers, a misfit does not) well under a clear picture's,
+    on the fainter rings (a ring inked over is darker: not these)."""
+    return float(np.percentile(list(ring_peaks(amount, kind)[0].values()), 10)) < D.SHARP_RINGS * D.CLEAR_RING
 
 
 def _circle_cut(circles: Circles, layout: L.Layout) -> list:
