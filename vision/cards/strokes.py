@@ -24,6 +24,7 @@ INKED = 0.5            # pieces joined across gaps (glare, print) are one line w
 STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
 FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a stroke only when this long
 FOLLOW_STEPS = 64       # a stroke is followed this many pixels at a time
+ONE_LINE_DEG, ONE_LINE_MM = 10.0, 1.0   # strokes this close in direction and place by a bubble: one bowed line
 
 
 @dataclass(frozen=True)
@@ -271,8 +272,8 @@ def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) 
 def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
     """Which pixels the strokes cover (flat); which bubbles a stroke enters from well outside
     (it runs through, or ends inside: either way a long straight line is no mark, and its ink is
-    taken out); which a stroke only touches, not coming from well outside (they keep their ink:
-    a person looks if it matters); and the ink the strokes bring into each bubble's score."""
+    taken out; a piece of such a line too); which a stroke only sits on, not coming from well outside
+    (they keep their ink: maybe a mark's stroke); and the ink the strokes bring into each bubble's score."""
     cut = np.zeros(shape, np.uint8)
     for s in strokes:
         a, b = s.p + s.t0 * s.u, s.p + s.t1 * s.u
@@ -280,16 +281,47 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
     crossed, touched, expected = [], [], []
     for _, b in layout.bubbles():
         cx, cy, r = b.x * PX, b.y * PX, DISC * b.r * PX
-        verdicts, ink_px = [], 0.0
-        for s in strokes:
-            off, at = s.offset(cx, cy)
-            if off >= BAND[1] * b.r * PX + s.width / 2 + 2:        # not even in the band around it
-                continue
-            chord = np.sqrt(max(r * r - off * off, 0.0))
-            outside = max(at - chord - s.t0, s.t1 - at - chord)      # how far it reaches beyond the disc
-            verdicts.append(outside >= max(b.r, 3.0) * PX)
-            ink_px += max(0.0, min(s.t1, at + chord) - max(s.t0, at - chord)) * s.width
+        near = [s for s in strokes if s.offset(cx, cy)[0] < BAND[1] * b.r * PX + s.width / 2 + 2]   # in its band
+        far = [not sits_on(s, b) for s in near]
+        # a bowed line is found in pieces: a piece sitting on the bubble is still the line's
+        verdicts = [far[n] or any(far[k] and _one_line(s, o, cx, cy) for k, o in enumerate(near))
+                    for n, s in enumerate(near)]
         crossed.append(bool(verdicts) and all(verdicts))
         touched.append(not all(verdicts))
-        expected.append(ink_px / (PX * PX) / b.r)
+        expected.append(sum(_in_disc(s, cx, cy, r) * s.width for s in near) / (PX * PX) / b.r)
     return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected)
+
+
+def sits_on(line: _Stroke, b: L.Bubble) -> bool:
+    """The line reaches well beyond the bubble's disc (a radius, at least 3 mm) on neither side: it
+    may be one of a mark's strokes (a cross's or tick's long arm on a big bubble)."""
+    return _beyond(line, b.x * PX, b.y * PX, DISC * b.r * PX) < max(b.r, 3.0) * PX
+
+
+def _chord(s: _Stroke, cx: float, cy: float, r: float) -> tuple[float, float]:
+    """(position along the stroke of the centre of a disc, half the chord the stroke's line cuts in it)."""
+    off, at = s.offset(cx, cy)
+    return at, np.sqrt(max(r * r - off * off, 0.0))
+
+
+def _beyond(s: _Stroke, cx: float, cy: float, r: float) -> float:
+    """How far the stroke reaches beyond a disc, on the side it reaches further."""
+    at, chord = _chord(s, cx, cy, r)
+    return max(at - chord - s.t0, s.t1 - at - chord)
+
+
+def _in_disc(s: _Stroke, cx: float, cy: float, r: float) -> float:
+    """The length of the stroke inside a disc."""
+    at, chord = _chord(s, cx, cy, r)
+    return max(0.0, min(s.t1, at + chord) - max(s.t0, at - chord))
+
+
+def _one_line(a: _Stroke, b: _Stroke, cx: float, cy: float) -> bool:
+    """Two strokes are pieces of one bowed line by a bubble: nearly the same direction (within
+    ONE_LINE_DEG), passing its centre within ONE_LINE_MM of each other on the same side."""
+    dot = float(a.u @ b.u)
+    if abs(dot) < np.cos(np.radians(ONE_LINE_DEG)):
+        return False
+    side_a = a.u[0] * (cy - a.p[1]) - a.u[1] * (cx - a.p[0])
+    side_b = (b.u[0] * (cy - b.p[1]) - b.u[1] * (cx - b.p[0])) * np.sign(dot)
+    return abs(side_a - side_b) < ONE_LINE_MM * PX
