@@ -3,13 +3,17 @@ each once sent to review on the bench (tuning seeds) though a person sees at onc
 cross or tick on a vote bubble with an arm as long as a stray line, whole or broken by the label
 (its other ink is a mark anyway); a bowed stray line found in two pieces, one sitting on the bubble;
 a line passing a marked bubble outside its disc; a thick circle's ink in the band round its own
-bubble. A line that could be the mark itself (a short line across a bubble) still goes to a person."""
+bubble; a mark's stroke followed across a corner marker. A line that could be the mark itself (a
+short line across a bubble) still goes to a person."""
 import cv2
 import numpy as np
 import pytest
 
 import printed_cards as P
 from vision.cards import Scanner
+from vision.cards.blank import PX, _print_everywhere
+from vision.cards.measure import Measured
+from vision.cards.strokes import _hidden, _Stroke, sits_on
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
@@ -122,3 +126,23 @@ def test_a_thick_circle_round_a_bubble_is_no_line_through_it(scanner, k, width):
     P.ring(picture, P.bubble("vote", "mark", "Y"), k, width_mm=width)
     result = scanner.scan_image(P.photo(picture))
     assert (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result
+
+
+def test_a_stroke_followed_across_a_cards_marker_is_seen_only_where_its_ink_shows():
+    """Bench seed 2 hard #365, seed 4 clean #182 (D19): a cross's arm on Line 1 was followed on across
+    the card's corner marker (print hides ink there) and so taken for a line coming from well outside,
+    its ink taken out of the cross ("a line runs into 1 with a little ink beside it"). What reaches
+    beyond a bubble is the ink seen there: this one sits on the bubble; drawn on out, it does not.
+    (Drawn as new ink on the rectified card: photos of the printed card do not make that stroke.)"""
+    kind = "robbery"
+    b = P.bubble(kind, "ordinal", "1")
+    blank = _print_everywhere(kind)
+    start, end = np.array([b.x + 2.5, b.y - 2.5]), np.array([4.0, 86.0])        # end: on the marker
+    assert _hidden(kind)[round(end[1] * PX), round(end[0] * PX)]
+    u = (end - start) / np.linalg.norm(end - start)
+    stroke = _Stroke(start * PX, u, 0.0, float(np.linalg.norm(end - start)) * PX, 0.5 * PX)
+    for drawn_to, sits in ((start + 7.0 * u, True), (end, False)):       # ink in the bubble only / all along
+        seen = np.zeros(blank.shape, np.float32)
+        cv2.line(seen, tuple(np.rint(start * PX).astype(int)), tuple(np.rint(drawn_to * PX).astype(int)), 1.0, 3)
+        m = Measured(seen, None, seen, seen)
+        assert sits_on(stroke, b, m, kind) == sits, drawn_to

@@ -23,8 +23,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
         its contrast restored, or round it; its ring fuller than print where the glare spares it;
         a third of its disc washed out; or in a field read blank), or the printed bubbles cannot be seen
-    a long straight stroke sits on a bubble (reaching well beyond it on neither side: a tick's long arm,
-        a short line across it, maybe the mark) with less than definite ink beside it; a stray line
+    a long straight stroke sits on a bubble (its ink seen well beyond it on neither side: a tick's long
+        arm, a short line across it, maybe the mark) with less than definite ink beside it; a stray line
         running into a bubble's disc leaves a little ink beside it, or covers more ink than its own
         (a stroke's pieces in line by a bubble are one line; one passing outside the disc takes none of its
         ink); a line in pieces (glare, print over its middle) through a marked bubble, unless it sits on

@@ -106,7 +106,7 @@ class Scanner:
         self._on_time()
         strokes = _strokes(m, kind) if inked else []
         if strokes:
-            stroke_cut = _stroke_cut(strokes, layout, amount.shape)
+            stroke_cut = _stroke_cut(strokes, layout, m)
             again = find_circles(m, kind, s.circled, stroke_cut[0], circles.faint)   # a stray line is no circle
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
@@ -177,9 +177,9 @@ class Scanner:
         when a definite mark's ink is left with them taken out."""
         bubbles = layout.bubbles()
         b = next(b for name, b in bubbles if (name, b.value) == key)
-        if not all(sits_on(line, b) for line in lines):
+        if not all(sits_on(line, b, m, layout.kind) for line in lines):
             return False
-        covered = _stroke_cut(lines, layout, m.new.shape)[0]
+        covered = _stroke_cut(lines, layout, m)[0]
         alone = np.array([(name, o.value) == key for name, o in bubbles])
         return self._numbers(m, layout.kind, [*cuts, (covered, alone)], circles)[0][key] >= self.settings.definite
 
