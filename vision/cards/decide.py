@@ -29,10 +29,16 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         a third of its disc washed out; or in a field read blank; read marked, its ring faded far
         and a sector's peak too), or the printed bubbles cannot be seen; a bubble read marked with an
         arc of its ring washed out, its ink mostly fainter than a stroke's (a glare streak's halo?)
-    a long stray line touches a bubble, or covers more ink than its own
+    a long straight stroke sits on a bubble (its ink seen well beyond it on neither side: a tick's long
+        arm, a short line across it, maybe the mark) with less than definite ink beside it; a stray line
+        running into a bubble's disc leaves a little ink beside it, or covers more ink than its own
+        (a stroke's pieces in line by a bubble are one line; one passing outside the disc takes none of its
+        ink); a line in pieces (glare, print over its middle) through a marked bubble, unless it sits on
+        the bubble beside a definite mark
     a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
         in another bubble's middle (a mark there, touching the circle?)
-    an unclear mark; a line through a marked bubble; two marks in a field, one filled in
+    an unclear mark; a line through a marked bubble (ink in the band round it; not a circled one: no
+        line makes a circle's cover); two marks in a field, one filled in
     faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over;
         on a vote card read blank, a printed label inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
@@ -270,7 +276,9 @@ def _unclear(r: Reading, s: Settings) -> str | None:
             key = f.name, b.value
             if s.marginal <= scores[key] < s.definite and key not in light:
                 return f"unclear mark at {b.value} ({f.name}, score {scores[key]:.2f})"
-            if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray:
+            # a circled bubble's mark is its circle, which no line through it makes (ink on most rays round it)
+            if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray \
+                    and key not in r.circles.circled:
                 return f"a line runs through {b.value} ({f.name}): mark or stray stroke?"
         marked = [filled[f.name, b.value] for b in f.bubbles
                   if scores[f.name, b.value] >= s.definite or (f.name, b.value) in light]

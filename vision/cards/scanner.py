@@ -20,7 +20,7 @@ from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code, refitted
 from .measure import Measured, _one_stroke, _score, ink, measured, ring_peaks, sharpness
 from .result import Rejection, Result
-from .strokes import _stroke_cut, _strokes, broken_lines, runs_through
+from .strokes import _stroke_cut, _strokes, broken_lines, runs_through, sits_on
 
 
 class Scanner:
@@ -107,21 +107,22 @@ class Scanner:
         cuts = _circle_cut(circles, layout)
         numbers = self._numbers(m, kind, cuts, circles)
         scores, _, _, _, band = numbers
-        stroke_doubt = None
+        stroke_doubt, stroke_cuts = None, []
         # any ink may be (or hide) a long stray line or a crease's (D19); ink a circle's path has run into
         inked = any(v >= s.trace for v in scores.values()) or circles.reach.sum() > PX * PX
         self._on_time()
         strokes = _strokes(m, kind) if inked else []
         if strokes:
-            stroke_cut = _stroke_cut(strokes, layout, amount.shape)
+            stroke_cut = _stroke_cut(strokes, layout, m)
             again = find_circles(m, kind, s.circled, stroke_cut[0], circles.faint)   # a stray line is no circle
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
             numbers, stroke_doubt = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
+            stroke_cuts = [stroke_cut[:2]]
         scores, around, filled, own, band = numbers
         if inked and not stroke_doubt:
-            stroke_doubt = self._broken_line(m, layout, strokes, scores, circles)
+            stroke_doubt = self._broken_line(m, layout, strokes, scores, circles, [*cuts, *stroke_cuts])
         # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
         spilt = [(name, b.value) for name, b in layout.bubbles() if (name, b.value) not in circles.circled
                  and scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
@@ -144,11 +145,21 @@ class Scanner:
         s = self.settings
         again = self._numbers(m, layout.kind, [*cuts, (covered, crossed)], circles) \
             if crossed.any() else numbers
+        # a stroke sitting on a bubble (a tick's long arm, a short line across it) may be its mark or not:
+        # with a definite mark's ink beside it (its own taken out too: a short line on a blank bubble leaves
+        # none) the bubble is marked either way, and judged by that ink
+        plain = []
+        if touched.any():
+            bare = self._numbers(m, layout.kind, [*cuts, (covered, crossed | touched)], circles)
+            plain = [(name, b.value) for n, (name, b) in enumerate(layout.bubbles())
+                     if touched[n] and bare[0][name, b.value] >= s.definite]
+            again = tuple({**now, **{key: alone[key] for key in plain}} for now, alone in zip(again, bare))
         for n, (name, b) in enumerate(layout.bubbles()):
             key = name, b.value
-            if touched[n] and again[0][key] >= s.marginal:
+            if touched[n] and again[0][key] >= s.marginal and key not in plain:
                 return again, f"a line touches {b.value} ({name}): mark or stray stroke?"
-            if crossed[n] and key not in circles.circled and s.marginal <= again[0][key] < 2 * s.definite:
+            if crossed[n] and expected[n] > 0 and key not in circles.circled \
+                    and s.marginal <= again[0][key] < 2 * s.definite:
                 return again, f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?"
             removed = numbers[0][key] - again[0][key]
             if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
@@ -156,15 +167,28 @@ class Scanner:
         return again, None
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
-                     circles: Circles) -> str | None:
+                     circles: Circles, cuts: list) -> str | None:
         """A stray line in pieces (glare over its middle) running through a bubble read as marked."""
         marks = [(name, b) for name, b in layout.bubbles()
                  if scores[name, b.value] >= self.settings.marginal and (name, b.value) not in circles.circled]
         lines = broken_lines(m, layout.kind, strokes, [b for _, b in marks]) if marks else []
         for name, b in marks:
-            if any(runs_through(line, b) for line in lines):
+            through = [line for line in lines if runs_through(line, b)]
+            if through and not self._marked_beside(m, layout, (name, b.value), through, circles, cuts):
                 return f"a line in pieces runs through {b.value} ({name}): mark or stray stroke?"
         return None
+
+    def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
+                       cuts: list) -> bool:
+        """Lines that all sit on a bubble (a cross's long arm: maybe its mark) leave it marked either way
+        when a definite mark's ink is left with them taken out."""
+        bubbles = layout.bubbles()
+        b = next(b for name, b in bubbles if (name, b.value) == key)
+        if not all(sits_on(line, b, m, layout.kind) for line in lines):
+            return False
+        covered = _stroke_cut(lines, layout, m)[0]
+        alone = np.array([(name, o.value) == key for name, o in bubbles])
+        return self._numbers(m, layout.kind, [*cuts, (covered, alone)], circles)[0][key] >= self.settings.definite
 
     def _on_time(self) -> None:
         """A card that takes too long (a huge or hostile image, a starved machine) is not waited for."""

@@ -24,6 +24,8 @@ INKED = 0.5            # pieces joined across gaps (glare, print) are one line w
 STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
 FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a stroke only when this long
 FOLLOW_STEPS = 64       # a stroke is followed this many pixels at a time
+ONE_LINE_DEG, ONE_LINE_MM = 10.0, 1.0   # strokes this close in direction and place by a bubble: one bowed line
+BOW_PX = round(1.5 * PX)    # a bowed line's ink strays this far from the straight line fitted to it
 
 
 @dataclass(frozen=True)
@@ -284,28 +286,75 @@ def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) 
     return _median(across) if len(across) else 0.0
 
 
-def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, shape):
+def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
     """Which pixels the strokes cover (flat); which bubbles a stroke enters from well outside
     (it runs through, or ends inside: either way a long straight line is no mark, and its ink is
-    taken out); which a stroke only touches, not coming from well outside (they keep their ink:
-    a person looks if it matters); and the ink the strokes bring into each bubble's score."""
-    cut = np.zeros(shape, np.uint8)
+    taken out; a piece of such a line too); which a stroke only sits on, not coming from well outside
+    (they keep their ink: maybe a mark's stroke); and the ink the strokes bring into each bubble's score."""
+    cut = np.zeros(m.new.shape, np.uint8)
     for s in strokes:
         a, b = s.p + s.t0 * s.u, s.p + s.t1 * s.u
         cv2.line(cut, tuple(np.rint(a).astype(int)), tuple(np.rint(b).astype(int)), 1, 2 * round(s.width / 2 + 2) + 1)
     crossed, touched, expected = [], [], []
     for _, b in layout.bubbles():
         cx, cy, r = b.x * PX, b.y * PX, DISC * b.r * PX
-        verdicts, ink_px = [], 0.0
-        for s in strokes:
-            off, at = s.offset(cx, cy)
-            if off >= BAND[1] * b.r * PX + s.width / 2 + 2:        # not even in the band around it
-                continue
-            chord = np.sqrt(max(r * r - off * off, 0.0))
-            outside = max(at - chord - s.t0, s.t1 - at - chord)      # how far it reaches beyond the disc
-            verdicts.append(outside >= max(b.r, 3.0) * PX)
-            ink_px += max(0.0, min(s.t1, at + chord) - max(s.t0, at - chord)) * s.width
+        near = [s for s in strokes if s.offset(cx, cy)[0] < BAND[1] * b.r * PX + s.width / 2 + 2]   # in its band
+        far = [not sits_on(s, b, m, layout.kind) for s in near]
+        # a bowed line is found in pieces: a piece sitting on the bubble is still the line's
+        verdicts = [far[n] or any(far[k] and _one_line(s, o, cx, cy) for k, o in enumerate(near))
+                    for n, s in enumerate(near)]
         crossed.append(bool(verdicts) and all(verdicts))
         touched.append(not all(verdicts))
-        expected.append(ink_px / (PX * PX) / b.r)
+        expected.append(sum(_in_disc(s, cx, cy, r) * s.width for s in near) / (PX * PX) / b.r)
     return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected)
+
+
+def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
+    """The line's ink reaches well beyond the bubble's disc (a radius, at least 3 mm) on neither side:
+    it may be one of a mark's strokes (a cross's or tick's long arm on a big bubble). One passing
+    outside its disc is none of them. Only ink seen counts: a mark's stroke followed on across print
+    (a card's marker) and blank paper beyond it shows none there."""
+    return line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX and \
+        _inked_beyond(line, b, _inked(m, FAINT)[0], _hidden(kind)) < max(b.r, 3.0) * PX
+
+
+def _inked_beyond(line: _Stroke, b: L.Bubble, binary: np.ndarray, hidden: np.ndarray) -> float:
+    """How far (pixels) the line's ink goes on beyond the bubble's disc, on the side it goes further:
+    from the disc out while ink is seen (up to BOW_PX from the fitted line: a bowed line leaves it) or
+    print hides it, across gaps of at most STROKE_GAP_MM."""
+    h, w = binary.shape
+    at, chord = _chord(line, b.x * PX, b.y * PX, DISC * b.r * PX)
+    across = np.arange(-BOW_PX, BOW_PX + 1)[:, None] * np.array([-line.u[1], line.u[0]])[None]
+    reach = 0.0
+    for t in (np.arange(at - chord, line.t0, -1.0), np.arange(at + chord, line.t1, 1.0)):
+        xy = np.rint(line.p + t[:, None] * line.u + across[:, None]).astype(int)     # offset x point x (x, y)
+        xs, ys = np.clip(xy[..., 0], 0, w - 1), np.clip(xy[..., 1], 0, h - 1)
+        on = np.flatnonzero(binary[ys, xs].any(axis=0) | hidden[ys[BOW_PX], xs[BOW_PX]])
+        steps = np.diff(np.concatenate([[-1], on]))      # to each point with ink (or print) from the last
+        gaps = np.flatnonzero(steps > STROKE_GAP_MM * PX)
+        run = on[:gaps[0]] if len(gaps) else on
+        reach = max(reach, float(run[-1] + 1) if len(run) else 0.0)
+    return reach
+
+
+def _chord(s: _Stroke, cx: float, cy: float, r: float) -> tuple[float, float]:
+    """(position along the stroke of the centre of a disc, half the chord the stroke's line cuts in it)."""
+    off, at = s.offset(cx, cy)
+    return at, np.sqrt(max(r * r - off * off, 0.0))
+
+
+def _in_disc(s: _Stroke, cx: float, cy: float, r: float) -> float:
+    """The length of the stroke inside a disc."""
+    at, chord = _chord(s, cx, cy, r)
+    return max(0.0, min(s.t1, at + chord) - max(s.t0, at - chord))
+
+
+def _one_line(a: _Stroke, b: _Stroke, cx: float, cy: float) -> bool:
+    """Two strokes are pieces of one bowed line by a bubble: nearly the same direction (within
+    ONE_LINE_DEG), passing its centre within ONE_LINE_MM of each other on the same side."""
+    dot = float(a.u @ b.u)
+    if abs(dot) < np.cos(np.radians(ONE_LINE_DEG)):
+        return False
+    side_a = a.u[0] * (cy - a.p[1]) - a.u[1] * (cx - a.p[0])
+    side_b = (b.u[0] * (cy - b.p[1]) - b.u[1] * (cx - b.p[0])) * np.sign(dot)
+    return abs(side_a - side_b) < ONE_LINE_MM * PX
