@@ -27,8 +27,10 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
         in another bubble's middle (a mark there, touching the circle?)
     an unclear mark; a line through a marked bubble; two marks in a field, one filled in
-    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over;
-        on a vote card read blank, a printed label inked over (light pencil along it)
+    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over
+        (darker than the others' and holding more ink across it, against the paper beside it: not
+        just sharper or better fitted on a curled card); on a vote card read blank, a printed label
+        inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
     faint ink all round a bubble read blank, four times the others' (a light pencil circle)
     a field read blank in a picture too noisy to see light pencil
@@ -46,7 +48,7 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles
-from .measure import _Levels, _restored, _typical_ring, ring_peaks
+from .measure import _Levels, _restored, _typical_ring, ring_ink, ring_peaks
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
@@ -73,7 +75,8 @@ class Settings:
     trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
     blank_trace: float = 0.06   # as trace, in a field read blank (a vote lost if it is light pencil; blank
                                 # bubbles on hard bench photos score under 0.04)
-    ring_dark: float = 1.2      # a printed ring this much darker than the card's others: inked over, review
+    ring_dark: float = 1.2      # a printed ring this much darker than the card's others, holding this much more
+                                # ink across it (measure.ring_ink): inked over, review
     label_dark: float = 1.06    # in a vote card's field read blank, a label this much darker than the others
                                 # (their darkest tenth): light pencil drawn along it (the print hides it), review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
@@ -259,18 +262,30 @@ def _trace(r: Reading, s: Settings) -> str | None:
     rings, darkest = r.levels.rings, r.levels.darkest
     typical = _typical_ring(rings, r.scores, s.marginal)
     fields = r.firmly_marked(s)
+    ink = {}
     for name, b in r.layout.bubbles():
         key = name, b.value
         if r.scores[key] >= s.definite or key in r.light:
             continue
         if r.scores[key] >= (s.trace if fields[name] else s.blank_trace):
             return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
-        if rings[key] > s.ring_dark * typical:
+        if rings[key] > s.ring_dark * typical and _ring_inked(r, s, key, ink):
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * float(np.median([v for k, v in darkest.items() if k != key])):
             return f"the printed label {b.value} ({name}) looks inked over: a light mark drawn along it?"
     return None
+
+
+def _ring_inked(r: Reading, s: Settings, key: tuple, ink: dict) -> bool:
+    """A ring darker than the others by its median is inked over only if it also holds ring_dark
+    times their ink along most of it (measure.ring_ink: summed across it, against the paper
+    beside it). Else it is only sharper or better fitted (the others blurred or a little off the
+    print), or a shadow darkens the paper with it."""
+    if not ink:        # measured once a card, when a ring first looks dark
+        ink.update(ring_ink(r.amount, r.layout.kind))
+    others = [v for k, v in ink.items() if k != key and r.scores[k] < s.marginal]
+    return not others or ink[key] > s.ring_dark * float(np.median(others))
 
 
 def _under_circle(r: Reading, s: Settings) -> str | None:

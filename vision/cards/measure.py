@@ -19,6 +19,9 @@ BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line thro
 SECTORS = 8              # glare is a patch: a bubble's printed ring is looked at in this many sectors round it
 OUTER = 1.8              # radii: a circle drawn round a bubble lies within this (glare restores look there too)
 RING_MM = 0.6            # a printed ring's footprint: where the blank prints it, this close to the ring
+RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (blur spreads it, a misfit shifts it)
+PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
+PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
 
 
 def ink(grey: np.ndarray) -> np.ndarray:
@@ -369,6 +372,39 @@ def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
         sector = _sector(flat[near], b, width)
         sectors += [flat[near][sector == k] for k in range(SECTORS)]
     return _padded(whole), _padded(sectors)
+
+
+def ring_ink(amount: np.ndarray, kind: str) -> dict:
+    """Per bubble, the ink across its printed ring against the paper right beside it, along most of
+    the ring (the median of its sectors: a stray line or a shadow's edge crosses one or two, a pen
+    line drawn along the ring lies on most). Summed across the ring (RING_BAND_MM either side), it
+    keeps when blur spreads the thin line or the print sits a little off; against the paper beside
+    it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
+    ring, paper = _ring_bands(kind)
+    flat = amount.ravel()
+    beside = np.array(_quantiles(flat, paper, PAPER_QUANTILE))[:, None]
+    over = np.where(ring >= 0, (flat[ring] - beside) / (1 - beside), 0.0)
+    sectors = (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
+    return dict(zip(_regions(kind).keys, np.median(sectors, axis=1).tolist()))
+
+
+@lru_cache(maxsize=None)
+def _ring_bands(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per bubble and sector (rows), its ring's band and the paper beside it, both off any other
+    print (flat indices, padded)."""
+    blank = _blank(kind)
+    h, width = blank.shape
+    yy, xx = np.mgrid[0:h, 0:width]
+    rings, papers = [], []
+    for _, b in L.layout(kind).bubbles():
+        off_ring = np.abs(np.hypot(xx - b.x * PX, yy - b.y * PX) - b.r * PX)
+        other = cv2.dilate(((blank < 190) & (off_ring > 0.35 * PX)).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+        for part, mask in ((rings, (off_ring <= RING_BAND_MM * PX) & ~other),
+                           (papers, (off_ring >= PAPER_MM[0] * PX) & (off_ring <= PAPER_MM[1] * PX) & ~other)):
+            flat = np.flatnonzero(mask)
+            sector = _sector(flat, b, width)
+            part += [flat[sector == k] for k in range(SECTORS)]
+    return _padded(rings), _padded(papers)
 
 
 def _padded(parts: list) -> np.ndarray:
