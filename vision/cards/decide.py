@@ -32,7 +32,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         just sharper or better fitted on a curled card); on a vote card read blank, a printed label
         inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
-    faint ink all round a bubble read blank, four times the others' (a light pencil circle)
+    faint ink all round a bubble read blank, four times the others', also over the paper along its
+        rays (a light pencil circle, not a shade darkening the paper with it)
     a field read blank in a picture too noisy to see light pencil
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import layouts as L
-from .circles import Circles
+from .circles import Circles, faint_over_paper
 from .measure import _Levels, _restored, _typical_ring, ring_ink, ring_peaks
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
@@ -93,7 +94,8 @@ class Settings:
     # that cross ink (its cover).
     circled: float = 0.6        # at least this: circled, the circle's ink is its mark (a circle open by a third)
     partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
-    faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others': review
+    faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others',
+                                # so too over the paper along its rays (circles.faint_over_paper): review
     noisy: float = 0.2          # a noise floor this high hides light pencil: a field read blank goes to review
     time_limit_ms: float = 2000.0   # a card whose scan runs longer is rejected (the next card is not kept waiting)
 
@@ -305,14 +307,25 @@ def _part_circled(r: Reading, s: Settings) -> str | None:
 
 def _faint_circle(r: Reading, s: Settings) -> str | None:
     """Faint ink all round a bubble read blank, much more than round the others: a light pencil
-    circle, fainter than the noise the scores leave out."""
+    circle, fainter than the noise the scores leave out. It must stand out of the paper beside it
+    on its rays too: a shadow or uneven light darkens the paper with it (and its neighbours)."""
     fields = r.marked(s)
     usual = float(np.median(list(r.circles.faint.values())))
+    over_paper = None
     for name, b in r.layout.bubbles():
-        faint = r.circles.faint[name, b.value]
-        if b.value not in fields[name] and faint >= s.faint and faint >= 4 * usual:
+        key = name, b.value
+        if b.value in fields[name] or not _all_round(r.circles.faint[key], usual, s):
+            continue
+        if over_paper is None:      # measured once a card, when a bubble first has faint ink all round
+            over_paper = faint_over_paper(r.amount, r.layout.kind, r.levels)
+            usual_over = float(np.median(list(over_paper.values())))
+        if _all_round(over_paper[key], usual_over, s):
             return f"faint ink all round {b.value} ({name}): a light pencil circle?"
     return None
+
+
+def _all_round(faint: float, usual: float, s: Settings) -> bool:
+    return faint >= s.faint and faint >= 4 * usual
 
 
 def _noisy_blank(r: Reading, s: Settings) -> str | None:
