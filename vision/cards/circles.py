@@ -102,10 +102,23 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict
 
 def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
+    return np.median(_beyond_print(amount, kind, levels, xs, ys, count).max(axis=2), axis=1).tolist()
+
+
+def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels) -> dict:
+    """As Circles.faint, each ray's darkest ink over that ray's own paper level (its median): a
+    pencil line stands out of the paper beside it, a shadow or uneven light darkens the whole ray."""
+    xs, ys, _ = _rays(kind)
+    keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
+    along = _beyond_print(amount, kind, levels, xs, ys, len(keys))
+    return dict(zip(keys, np.median(along.max(axis=2) - np.median(along, axis=2), axis=1).tolist()))
+
+
+def _beyond_print(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> np.ndarray:
+    """The ink beyond the print along every bubble's rays (bubble x angle x radius)."""
     along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
     along -= levels.print_level * _print_along(kind)
-    darkest = along.reshape(count, ANGLES, STEPS).max(axis=2)
-    return np.median(np.clip(darkest, 0, 1), axis=1).tolist()     # (clipped after the max: the same, fewer values)
+    return np.clip(along, 0, 1, out=along).reshape(count, ANGLES, STEPS)
 
 
 @lru_cache(maxsize=None)

@@ -39,10 +39,13 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         in another bubble's middle (a mark there, touching the circle?)
     an unclear mark; a line through a marked bubble (ink in the band round it; not a circled one: no
         line makes a circle's cover); two marks in a field, one filled in
-    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over;
-        on a vote card read blank, a printed label inked over (light pencil along it)
+    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over
+        (darker than the others' and holding more ink across it, against the paper beside it: not
+        just sharper or better fitted on a curled card); on a vote card read blank, a printed label
+        inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
-    faint ink all round a bubble read blank, four times the others' (a light pencil circle)
+    faint ink all round a bubble read blank, four times the others', also over the paper along its
+        rays (a light pencil circle, not a shade darkening the paper with it)
     a field read blank in a picture too noisy to see light pencil
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
@@ -57,8 +60,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import layouts as L
-from .circles import Circles
-from .measure import _Levels, _restored, _typical_ring, ring_peaks, stroke_share, washed_arc
+from .circles import Circles, faint_over_paper
+from .measure import _Levels, _restored, _typical_ring, ring_ink, ring_peaks, stroke_share, washed_arc
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
@@ -88,7 +91,8 @@ class Settings:
     trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
     blank_trace: float = 0.06   # as trace, in a field read blank (a vote lost if it is light pencil; blank
                                 # bubbles on hard bench photos score under 0.04)
-    ring_dark: float = 1.2      # a printed ring this much darker than the card's others: inked over, review
+    ring_dark: float = 1.2      # a printed ring this much darker than the card's others, holding this much more
+                                # ink across it (measure.ring_ink): inked over, review
     label_dark: float = 1.06    # in a vote card's field read blank, a label this much darker than the others
                                 # (their darkest tenth): light pencil drawn along it (the print hides it), review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
@@ -105,7 +109,8 @@ class Settings:
     # that cross ink (its cover).
     circled: float = 0.6        # at least this: circled, the circle's ink is its mark (a circle open by a third)
     partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
-    faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others': review
+    faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others',
+                                # so too over the paper along its rays (circles.faint_over_paper): review
     noisy: float = 0.2          # a noise floor this high hides light pencil: a field read blank goes to review
     time_limit_ms: float = 2000.0   # a card whose scan runs longer is rejected (the next card is not kept waiting)
 
@@ -294,18 +299,30 @@ def _trace(r: Reading, s: Settings) -> str | None:
     rings, darkest = r.levels.rings, r.levels.darkest
     typical = _typical_ring(rings, r.scores, s.marginal)
     fields = r.firmly_marked(s)
+    ink = {}
     for name, b in r.layout.bubbles():
         key = name, b.value
         if r.scores[key] >= s.definite or key in r.light:
             continue
         if r.scores[key] >= (s.trace if fields[name] else s.blank_trace):
             return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
-        if rings[key] > s.ring_dark * typical:
+        if rings[key] > s.ring_dark * typical and _ring_inked(r, s, key, ink):
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * float(np.median([v for k, v in darkest.items() if k != key])):
             return f"the printed label {b.value} ({name}) looks inked over: a light mark drawn along it?"
     return None
+
+
+def _ring_inked(r: Reading, s: Settings, key: tuple, ink: dict) -> bool:
+    """A ring darker than the others by its median is inked over only if it also holds ring_dark
+    times their ink along most of it (measure.ring_ink: summed across it, against the paper
+    beside it). Else it is only sharper or better fitted (the others blurred or a little off the
+    print), or a shadow darkens the paper with it."""
+    if not ink:        # measured once a card, when a ring first looks dark
+        ink.update(ring_ink(r.amount, r.layout.kind))
+    others = [v for k, v in ink.items() if k != key and r.scores[k] < s.marginal]
+    return not others or ink[key] > s.ring_dark * float(np.median(others))
 
 
 def _under_circle(r: Reading, s: Settings) -> str | None:
@@ -325,14 +342,25 @@ def _part_circled(r: Reading, s: Settings) -> str | None:
 
 def _faint_circle(r: Reading, s: Settings) -> str | None:
     """Faint ink all round a bubble read blank, much more than round the others: a light pencil
-    circle, fainter than the noise the scores leave out."""
+    circle, fainter than the noise the scores leave out. It must stand out of the paper beside it
+    on its rays too: a shadow or uneven light darkens the paper with it (and its neighbours)."""
     fields = r.marked(s)
     usual = float(np.median(list(r.circles.faint.values())))
+    over_paper = None
     for name, b in r.layout.bubbles():
-        faint = r.circles.faint[name, b.value]
-        if b.value not in fields[name] and faint >= s.faint and faint >= 4 * usual:
+        key = name, b.value
+        if b.value in fields[name] or not _all_round(r.circles.faint[key], usual, s):
+            continue
+        if over_paper is None:      # measured once a card, when a bubble first has faint ink all round
+            over_paper = faint_over_paper(r.amount, r.layout.kind, r.levels)
+            usual_over = float(np.median(list(over_paper.values())))
+        if _all_round(over_paper[key], usual_over, s):
             return f"faint ink all round {b.value} ({name}): a light pencil circle?"
     return None
+
+
+def _all_round(faint: float, usual: float, s: Settings) -> bool:
+    return faint >= s.faint and faint >= 4 * usual
 
 
 def _noisy_blank(r: Reading, s: Settings) -> str | None:

@@ -21,6 +21,9 @@ OUTER = 1.8              # radii: a circle drawn round a bubble lies within this
 RING_MM = 0.6            # a printed ring's footprint: where the blank prints it, this close to the ring
 ARCS = 64                # a glare streak across a ring washes out an arc this fine (a 64th of it: 0.3-0.8 mm)
 STROKE = 0.5             # new ink this strong or more is a stroke's (pen, pencil), not a glare halo's soft shade
+RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (blur spreads it, a misfit shifts it)
+PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
+PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
 
 
 def ink(grey: np.ndarray) -> np.ndarray:
@@ -409,6 +412,39 @@ def stroke_share(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, pat
     where = index[~outer] if path is None else index[~outer | path[index]]
     new = _new_ink(amount.ravel()[where], _regions(kind).print_ink[where], levels)
     return float(new[new >= STROKE].sum() / max(float(new.sum()), 1e-9))
+
+
+def ring_ink(amount: np.ndarray, kind: str) -> dict:
+    """Per bubble, the ink across its printed ring against the paper right beside it, along most of
+    the ring (the median of its sectors: a stray line or a shadow's edge crosses one or two, a pen
+    line drawn along the ring lies on most). Summed across the ring (RING_BAND_MM either side), it
+    keeps when blur spreads the thin line or the print sits a little off; against the paper beside
+    it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
+    ring, paper = _ring_bands(kind)
+    flat = amount.ravel()
+    beside = np.array(_quantiles(flat, paper, PAPER_QUANTILE))[:, None]
+    over = np.where(ring >= 0, (flat[ring] - beside) / (1 - beside), 0.0)
+    sectors = (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
+    return dict(zip(_regions(kind).keys, np.median(sectors, axis=1).tolist()))
+
+
+@lru_cache(maxsize=None)
+def _ring_bands(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per bubble and sector (rows), its ring's band and the paper beside it, both off any other
+    print (flat indices, padded)."""
+    blank = _blank(kind)
+    h, width = blank.shape
+    yy, xx = np.mgrid[0:h, 0:width]
+    rings, papers = [], []
+    for _, b in L.layout(kind).bubbles():
+        off_ring = np.abs(np.hypot(xx - b.x * PX, yy - b.y * PX) - b.r * PX)
+        other = cv2.dilate(((blank < 190) & (off_ring > 0.35 * PX)).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+        for part, mask in ((rings, (off_ring <= RING_BAND_MM * PX) & ~other),
+                           (papers, (off_ring >= PAPER_MM[0] * PX) & (off_ring <= PAPER_MM[1] * PX) & ~other)):
+            flat = np.flatnonzero(mask)
+            sector = _sector(flat, b, width)
+            part += [flat[sector == k] for k in range(SECTORS)]
+    return _padded(rings), _padded(papers)
 
 
 def _padded(parts: list) -> np.ndarray:
