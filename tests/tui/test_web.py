@@ -171,12 +171,13 @@ def world():
         browser.go(url + "/")
         browser.wait("document.body.dataset.shown !== undefined")
         wait_shown({"journal": journal, "browser": browser})
+        world = {"journal": journal, "url": url, "browser": browser, "server": server}
         try:
-            yield {"journal": journal, "url": url, "browser": browser, "server": server}
+            yield world
         finally:
             browser.close()
-            server.terminate()
-            server.wait(10)
+            world["server"].terminate()     # the restart test starts a new one in its place
+            world["server"].wait(10)
 
 
 GAME_SIZES = [(1920, 1080), (390, 844), (1024, 768)]   # another game's page: a screen, a phone, a projector
