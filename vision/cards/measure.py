@@ -366,8 +366,7 @@ def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
     whole, sectors = [], []
     for near, b in _ring_footprint(kind):
         whole.append(near)
-        sector = _sector(near, b, width)
-        sectors += [near[sector == k] for k in range(SECTORS)]
+        sectors += _by_sector(near, b, width)
     return _padded(whole), _padded(sectors)
 
 
@@ -398,8 +397,7 @@ def _ring_arcs(kind: str) -> list:
     width = _blank(kind).shape[1]
     out = []
     for near, b in _ring_footprint(kind):
-        arc = _sector(near, b, width, ARCS)
-        out.append(_padded([near[arc == k] for k in range(ARCS) if (arc == k).any()]))
+        out.append(_padded([arc for arc in _by_sector(near, b, width, ARCS) if arc.size]))
     return out
 
 
@@ -441,9 +439,7 @@ def _ring_bands(kind: str) -> tuple[np.ndarray, np.ndarray]:
         other = cv2.dilate(((blank < 190) & (off_ring > 0.35 * PX)).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
         for part, mask in ((rings, (off_ring <= RING_BAND_MM * PX) & ~other),
                            (papers, (off_ring >= PAPER_MM[0] * PX) & (off_ring <= PAPER_MM[1] * PX) & ~other)):
-            flat = np.flatnonzero(mask)
-            sector = _sector(flat, b, width)
-            part += [flat[sector == k] for k in range(SECTORS)]
+            part += _by_sector(np.flatnonzero(mask), b, width)
     return _padded(rings), _padded(papers)
 
 
@@ -453,6 +449,12 @@ def _padded(parts: list) -> np.ndarray:
     for n, p in enumerate(parts):
         out[n, :len(p)] = p
     return out
+
+
+def _by_sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> list[np.ndarray]:
+    """The flat indices split into the `parts` sectors round bubble b."""
+    sector = _sector(flat, b, width, parts)
+    return [flat[sector == k] for k in range(parts)]
 
 
 def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> np.ndarray:
