@@ -73,14 +73,14 @@ def read_image(path: str | Path, max_bytes: int = MAX_BYTES, max_pixels: int = M
     return image
 
 
-def decode(data: bytes):
-    """cv2.imdecode (BGR), or None, without libjpeg's and libpng's own lines on stderr ("Corrupt
+def decode(data: bytes, grey: bool = False):
+    """cv2.imdecode (BGR, or one channel of grey: a JPEG's own luma, not decoded in colour at all), or None, without libjpeg's and libpng's own lines on stderr ("Corrupt
     JPEG data: ...", "libpng error: ..."): the answer about a damaged file is ours, in one line."""
     import cv2
     import numpy as np
     with _stderr_silenced():
         try:
-            return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR)
         except cv2.error:
             return None
 

@@ -166,6 +166,21 @@ def test_a_doubtful_card_is_held_for_the_operator_with_its_crop(game, tmp_path):
                                                                      "marks": ["X"]}}).status == "ok"
 
 
+def test_a_file_is_read_in_grey_but_its_crop_keeps_the_pens_colour(game, tmp_path):
+    ev, _ = game
+    scanner = Scanner(ev.id, ev.secret, crops=tmp_path / "crops")
+    picture = cv2.cvtColor(render(L.Card("vote", ev.id, "V0102", 1, 1), ev.secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    b = L.layout("vote").field("mark").bubbles[0]
+    y = int((b.y + 3) * C.RES)     # the doubtful dash above, in blue ink
+    cv2.line(picture, (int((b.x - 3.5) * C.RES), y), (int((b.x + 3.5) * C.RES), y), (160, 60, 20), 6)
+    cv2.imwrite(str(tmp_path / "blue.png"), picture)
+    result = scanner.scan_file(tmp_path / "blue.png")
+    assert result.decision == "review", result
+    crop = cv2.imread(result.crop).astype(int)
+    blue, red = crop[..., 0], crop[..., 2]
+    assert (blue - red > 80).sum() > 100          # the dash is blue on the operator's crop
+
+
 def test_watched_folder_counts_logs_and_moves(game, tmp_path):
     ev, session = game
     folder = tmp_path / "in"

@@ -211,11 +211,23 @@ class Scanner:
         if self.crops is None:
             return None
         self.crops.mkdir(parents=True, exist_ok=True)
-        crop = _warp(image, card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
+        crop = _warp(_in_colour(result.image, image), card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
         stem = Path(result.image).stem if result.image else "card"
         path = self.crops / f"{result.serial or 'card'}-{stem}.png"
         cv2.imwrite(str(path), crop)
         return str(path.absolute())     # the journal keeps it: readable from any folder
+
+
+def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
+    """A grey image's file again in colour, for the operator's crop (a pen's colour tells ink from
+    print); the grey image itself when there is no such file (any more)."""
+    if image.ndim == 3:
+        return image
+    try:
+        colour = decode(checked_bytes(path))
+    except OSError:
+        return image
+    return colour if colour is not None and colour.shape[:2] == image.shape else image
 
 
 def _misfit(m: Measured, kind: str) -> bool:
@@ -262,7 +274,9 @@ def load_image(path: Path) -> np.ndarray:
         raise Rejection("empty file")
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-64:]:
         raise Rejection("truncated JPEG: the file ends before the image does")
-    image = decode(data)                # without the C libraries' own lines on stderr
+    # grey: all the scanner reads (a JPEG's luma decodes in half the time of its colour); without
+    # the C libraries' own lines on stderr
+    image = decode(data, grey=True)
     if image is None:
         raise Rejection("not an image (or a damaged one)")
     return image

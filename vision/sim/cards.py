@@ -380,10 +380,10 @@ def encode(s: Sample) -> tuple[bytes, str]:
 
 
 def decoded(s: Sample) -> np.ndarray:
-    """The image as the scanner sees it (after JPEG compression)."""
+    """The image as the scanner sees it: after JPEG compression, decoded to grey as scan_file does."""
     if s.jpeg is None:
-        return s.image
-    return cv2.imdecode(np.frombuffer(encode(s)[0], np.uint8), cv2.IMREAD_COLOR)
+        return s.image if s.image.ndim == 2 else cv2.cvtColor(s.image, cv2.COLOR_BGR2GRAY)
+    return cv2.imdecode(np.frombuffer(encode(s)[0], np.uint8), cv2.IMREAD_GRAYSCALE)
 
 
 def write(out: str | Path, n: int, tier: str, seed: int = 0, progress=None, cache: Path | None = None) -> list[Path]:
@@ -451,5 +451,5 @@ def _write_whole(path: Path, data: bytes) -> None:
 
 def load(path: Path) -> tuple[np.ndarray, dict]:
     """A cached sample as the scanner sees it, and its truth."""
-    image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
+    image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_GRAYSCALE)
     return image, json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
