@@ -55,8 +55,11 @@ def _closing(image: np.ndarray, window: int) -> np.ndarray:
 def _glare_ceiling(small: np.ndarray, window: int) -> np.ndarray:
     """Brighter than this is glare, not paper: a little over the median of a wider window (mostly
     paper whatever is marked or shines there). A glare spot left in would lift the closing's paper
-    level beside it (the window steps round the spot onto brighter paper) and read paper as ink."""
-    wide = cv2.medianBlur(small, int(1.5 * window) | 1)
+    level beside it (the window steps round the spot onto brighter paper) and read paper as ink.
+    The median is taken at half this size again (a third of the time; it is smooth at this width)."""
+    tiny = cv2.resize(small, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    wide = cv2.resize(cv2.medianBlur(tiny, int(0.75 * window) | 1), (small.shape[1], small.shape[0]),
+                      interpolation=cv2.INTER_LINEAR)
     return np.clip(wide.astype(np.float32) * GLARE_CEILING, 0, 255).astype(np.uint8)
 
 
