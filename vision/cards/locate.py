@@ -231,14 +231,26 @@ def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np
             x0, y0, x1, y1 = (round(v * PX) for v in (m.x - 3, m.y - 3, m.x + m.size + 3, m.y + m.size + 3))
             mask[max(0, y0):y1, max(0, x0):x1] = 0
     try:
-        fit, warp = cv2.findTransformECC(blank, warped, np.eye(3, dtype=np.float32), cv2.MOTION_HOMOGRAPHY,
-                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), mask, 5)
+        fit, warp = _aligned(blank, warped, mask)
     except cv2.error:
         return None
     if fit < ALIGNED:
         return None
     scale = np.diag([PX, PX, 1.0])
     return homography @ np.linalg.inv(scale) @ warp.astype(np.float64) @ scale
+
+
+def _aligned(blank: np.ndarray, warped: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """(correlation, homography) aligning warped to blank (findTransformECC): most of the way at half
+    size, a quarter of the pixels, then a few steps at full size (half the time of all at full size)."""
+    def half(image, how=cv2.INTER_AREA):
+        return cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=how)
+    criteria = cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT
+    _, coarse = cv2.findTransformECC(half(blank), half(warped), np.eye(3, dtype=np.float32), cv2.MOTION_HOMOGRAPHY,
+                                     (criteria, 40, 1e-4), half(mask, cv2.INTER_NEAREST), 3)
+    to_full = np.diag([2.0, 2.0, 1.0]).astype(np.float32)
+    return cv2.findTransformECC(blank, warped, to_full @ coarse @ np.linalg.inv(to_full), cv2.MOTION_HOMOGRAPHY,
+                                (criteria, 10, 1e-4), mask, 5)
 
 
 def _warp(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
