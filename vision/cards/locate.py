@@ -14,6 +14,8 @@ from .result import Rejection
 
 ALIGNED = 0.75           # an outline fit refined on the print must match the blank this well (correlation)
 QR_PX = 10.0             # pixels per mm when reading the code
+FLAT = 0.12              # marker corners this close to one homography (in marker sides): a flat card
+CURLED = 0.25            # this close: a curled one (1-2 mm off at a corner), its print refitted piece by piece
 
 
 @dataclass
@@ -28,20 +30,31 @@ def locate(detector, grey: np.ndarray) -> _Card:
     """The card in the picture: its homography (card mm -> image pixels) and the rectified card."""
     homography, method = _fiducials(detector, grey)
     if homography is None:
+        if method == "bent":
+            raise Rejection("unreadable: the card's corner marks do not lie on one flat card (folded or "
+                            "badly curled?): flatten it and scan it again")
         hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
         raise Rejection(f"not a card: no card fiducials or outline found{hint}")
     return _Card(homography, _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
 
 
 def _fiducials(detector, grey: np.ndarray):
+    """(homography, method): "markers"; "curled" (the markers' corners off one flat card's by a little:
+    the print is fitted again piece by piece); "outline"; or (None, "bent") with the markers seen
+    too far off one flat card and no outline either."""
     found = _markers(detector, grey)
     ids = [i for i in found if i in L.MARKER_IDS]
+    error = None
     if len(ids) >= 3:
-        homography = _fit(found, ids)
-        if homography is not None:
+        homography, error = _fit(found, ids)
+        if error < FLAT:
             return homography, "markers"
-    homography = _outline(grey, found)
-    return homography, "outline"
+    outline = _outline(grey, found)
+    if outline is not None:
+        return outline, "outline"
+    if error is not None and error < CURLED:
+        return homography, "curled"
+    return None, "bent" if error is not None else "outline"
 
 
 def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
@@ -103,16 +116,17 @@ def _refine(grey: np.ndarray, found: dict) -> dict:
     return {i: refined[n * 4:(n + 1) * 4].astype(np.float64) for n, i in enumerate(found)}
 
 
-def _fit(found: dict, ids: list[int]) -> np.ndarray | None:
+def _fit(found: dict, ids: list[int]) -> tuple[np.ndarray | None, float]:
+    """The homography of the markers' corners and how far off it they lie (the farthest, in marker
+    sides: corners that disagree are not one flat card)."""
     corners = L.marker_corners_mm()
     src = np.array([p for i in ids for p in corners[i]], np.float64)
     dst = np.concatenate([found[i] for i in ids])
     homography, _ = cv2.findHomography(src, dst, 0)
     if homography is None:
-        return None
+        return None, np.inf
     error = np.linalg.norm(cv2.perspectiveTransform(src[None], homography)[0] - dst, axis=1).max()
-    marker_px = np.linalg.norm(dst[0] - dst[2]) / np.sqrt(2)
-    return homography if error < 0.12 * marker_px else None   # corners that disagree: not one flat card
+    return homography, error / (np.linalg.norm(dst[0] - dst[2]) / np.sqrt(2))
 
 
 def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:

@@ -76,7 +76,8 @@ class Scanner:
             return
         self._on_time()
         m = measured(amount, code.kind)
-        if blurred or _misfit(m, code.kind):       # a curled card's print bent off the fit? fitted again piece by piece
+        # a curled card's print bent off the fit? fitted again piece by piece
+        if blurred or card.method == "curled" or _misfit(m, code.kind):
             card = refitted(grey, card, amount, code.kind)
             amount = ink(card.grey)
             # blurred: the outline soft in both fits (the pieces fit the bubbles, not the outline)
