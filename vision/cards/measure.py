@@ -24,6 +24,7 @@ STROKE = 0.5             # new ink this strong or more is a stroke's (pen, penci
 RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (blur spreads it, a misfit shifts it)
 PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
 PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
+FULL_STROKE = 0.25       # darkness beyond the print a full-strength stroke adds (new ink 1)
 
 
 def ink(grey: np.ndarray) -> np.ndarray:
@@ -114,9 +115,10 @@ class _Levels:
 def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarray:
     """Darkness beyond the blank's own print (scaled to how dark the print looks on this card)
     and the noise, as a share of a full-strength stroke (0-1)."""
-    new = seen - levels.print_level * printed
-    new -= levels.floor         # (in place: fewer arrays the size of the card)
-    new /= 0.25
+    if not seen.size:
+        return np.zeros(seen.shape, np.float32)
+    new = cv2.addWeighted(seen, 1 / FULL_STROKE, printed, -levels.print_level / FULL_STROKE,       # one pass
+                          -levels.floor / FULL_STROKE, dtype=cv2.CV_32F)
     return np.clip(new, 0, 1, out=new)
 
 
@@ -132,14 +134,14 @@ class Measured:
 
 def measured(amount: np.ndarray, kind: str) -> Measured:
     levels = _levels(amount, kind)
-    new = _new_ink(amount, _spread_print(kind), levels).astype(np.float32, copy=False)
-    return Measured(amount, levels, new, new * _not_black_print(kind))
+    new = _new_ink(amount, _spread_print(kind), levels)
+    return Measured(amount, levels, new, cv2.multiply(new, _not_black_print(kind)))
 
 
 @lru_cache(maxsize=None)
 def _not_black_print(kind: str) -> np.ndarray:
-    """Away from the card's own data, code and edge (never a stroke's ink there)."""
-    return _print_everywhere(kind) < _print_everywhere(kind).max()
+    """Away from the card's own data, code and edge (never a stroke's ink there): 1, else 0."""
+    return (_print_everywhere(kind) < _print_everywhere(kind).max()).astype(np.float32)
 
 
 def _levels(amount: np.ndarray, kind: str) -> _Levels:
