@@ -110,6 +110,40 @@ def test_a_cross_touching_the_circle_round_another_vote_is_a_second_mark(scanner
     assert result.decision in ("review", "invalid") and result.fields["mark"] != ["X"], result
 
 
+def _closing_in(picture, tens_k, units_k, down_mm, left_mm) -> None:
+    """Circles round victim tens 2 (above victim units 2) and victim units 3 (beside it), moved
+    towards it by down_mm and left_mm: between them they cross most of units 2's rays."""
+    P.ring(picture, _bubble("victim_tens", "2"), tens_k, shift_mm=(0, down_mm))
+    P.ring(picture, _bubble("victim_units", "3"), units_k, shift_mm=(-left_mm, 0))
+
+
+@pytest.mark.parametrize("tens_k,units_k,down,left", [(1.5, 1.5, 0.5, 1.0), (1.45, 1.45, 0.0, 0.8),
+                                                      (1.6, 1.5, 0.0, 1.2), (1.4, 1.6, 0.8, 0.5)])
+@pytest.mark.parametrize("blur", [0.7, 1.5])
+def test_circles_round_two_neighbours_are_no_pencil_circle_round_the_bubble_between(scanner, tens_k, units_k,
+                                                                                   down, left, blur):
+    """1:clean:113: victim units 2, blank between the circles round victim tens 2 and units 3,
+    had their pen ink on most of its rays and read as faint ink all round it (a light pencil circle?).
+    Judged on the rays neither circle's traced path crosses, it is blank: victim 23 counts."""
+    marked = {"victim_tens": "2", "victim_units": "3"}
+    result = _robbery(scanner, lambda picture: _closing_in(picture, tens_k, units_k, down, left), marked, blur)
+    assert (result.decision, result.fields) == ("counted", _fields(marked)), result
+    assert result.command["victim"] == 23, result
+
+
+@pytest.mark.parametrize("k,grey", [(0.9, 228), (1.15, 228), (1.3, 215), (1.3, 235), (1.6, 228)])
+@pytest.mark.parametrize("blur", [0.7, 1.5])
+def test_a_light_pencil_circle_between_circles_round_two_neighbours_still_goes_to_review(scanner, k, grey, blur):
+    """A light pencil circle round victim units 2 as well, under those circles over much of its way
+    (R6: victim units marked twice): read as units 3 alone, the card would count victim 23."""
+    def draw(picture):
+        _closing_in(picture, 1.5, 1.5, 0.5, 1.0)
+        P.pencilled(picture, lambda canvas: P.ring(canvas, _bubble("victim_units", "2"), k, width_mm=0.4,
+                                                   colour=(grey,) * 3))
+    result = _robbery(scanner, draw, {"victim_tens": "2", "victim_units": "3"}, blur)
+    assert result.decision == "review", result
+
+
 @pytest.mark.parametrize("length,slope", [(12, 0.05), (12, -0.05), (13, 0.0)])
 @pytest.mark.parametrize("blur", [0.7, 1.0, 1.5])
 def test_a_thin_dash_from_the_circle_through_another_vote_is_no_mark_of_its_own(scanner, length, slope, blur):

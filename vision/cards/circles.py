@@ -29,6 +29,7 @@ PATH_MM = 0.8           # the traced path covers this much either side of where 
 JOIN_MM = 1.2           # ink this close to a circle's is the same pen stroke
 ON_MM = 2.0             # ink beyond the rays this close to the circle's fitted ellipse is the circle going on
 MIDDLE = 0.5            # radii: a circle round a neighbour seldom comes this close to a bubble's centre; its mark does
+FREE_RAYS = 0.25        # share of a bubble's rays clear of the circles round its neighbours enough to judge faint ink on
 DASH = 0.25             # a piece of ink whose narrow side is under this share of its long side: a line's, no mark
 OWN = 1.7               # radii: a bubble's own mark (a tick's or a cross's arm) lies this close round its centre
 
@@ -107,13 +108,26 @@ def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -
     return np.median(_beyond_print(amount, kind, levels, xs, ys, count).max(axis=2), axis=1).tolist()
 
 
-def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels) -> dict:
-    """As Circles.faint, each ray's darkest ink over that ray's own paper level (its median): a
-    pencil line stands out of the paper beside it, a shadow or uneven light darkens the whole ray."""
+def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.ndarray | None = None) -> tuple:
+    """(Circles.faint, the same over each ray's own paper level), judged on the rays that do not
+    cross away (flat bool: the circles drawn round other bubbles, Circles.path) where FREE_RAYS of a
+    bubble's rays or more do not (else on all its rays). Over the paper is each ray's darkest ink
+    less that ray's median: a pencil line stands out of the paper beside it, a shadow or uneven light
+    darkens the whole ray. Pen circles round neighbours closing in on a bubble from two sides or
+    more cross most of its rays: ink all round it, no pencil circle of its own, which would show on
+    the rays they leave free too."""
     xs, ys, _ = _rays(kind)
     keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
     along = _beyond_print(amount, kind, levels, xs, ys, len(keys))
-    return dict(zip(keys, np.median(along.max(axis=2) - np.median(along, axis=2), axis=1).tolist()))
+    darkest, paper = along.max(axis=2), np.median(along, axis=2)
+    faint, over = np.median(darkest, axis=1), np.median(darkest - paper, axis=1)
+    if away is not None:
+        hit = cv2.remap(away.reshape(amount.shape).view(np.uint8), xs, ys, cv2.INTER_NEAREST, borderValue=0)
+        free = ~(hit.reshape(along.shape) > 0).any(axis=2)
+        for n in np.flatnonzero(free.sum(axis=1) >= FREE_RAYS * ANGLES):
+            faint[n] = np.median(darkest[n][free[n]])
+            over[n] = np.median((darkest - paper)[n][free[n]])
+    return dict(zip(keys, faint.tolist())), dict(zip(keys, over.tolist()))
 
 
 def _beyond_print(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> np.ndarray:
