@@ -29,6 +29,9 @@ PATH_MM = 0.8           # the traced path covers this much either side of where 
 JOIN_MM = 1.2           # ink this close to a circle's is the same pen stroke
 ON_MM = 2.0             # ink beyond the rays this close to the circle's fitted ellipse is the circle going on
 MIDDLE = 0.5            # radii: a circle round a neighbour seldom comes this close to a bubble's centre; its mark does
+FREE_RAYS = 0.25        # share of a bubble's rays clear of the circles round its neighbours enough to judge faint ink on
+DASH = 0.25             # a piece of ink whose narrow side is under this share of its long side: a line's, no mark
+OWN = 1.7               # radii: a bubble's own mark (a tick's or a cross's arm) lies this close round its centre
 
 
 @dataclass(frozen=True)
@@ -105,13 +108,26 @@ def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -
     return np.median(_beyond_print(amount, kind, levels, xs, ys, count).max(axis=2), axis=1).tolist()
 
 
-def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels) -> dict:
-    """As Circles.faint, each ray's darkest ink over that ray's own paper level (its median): a
-    pencil line stands out of the paper beside it, a shadow or uneven light darkens the whole ray."""
+def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.ndarray | None = None) -> tuple:
+    """(Circles.faint, the same over each ray's own paper level), judged on the rays that do not
+    cross away (flat bool: the circles drawn round other bubbles, Circles.path) where FREE_RAYS of a
+    bubble's rays or more do not (else on all its rays). Over the paper is each ray's darkest ink
+    less that ray's median: a pencil line stands out of the paper beside it, a shadow or uneven light
+    darkens the whole ray. Pen circles round neighbours closing in on a bubble from two sides or
+    more cross most of its rays: ink all round it, no pencil circle of its own, which would show on
+    the rays they leave free too."""
     xs, ys, _ = _rays(kind)
     keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
     along = _beyond_print(amount, kind, levels, xs, ys, len(keys))
-    return dict(zip(keys, np.median(along.max(axis=2) - np.median(along, axis=2), axis=1).tolist()))
+    darkest, paper = along.max(axis=2), np.median(along, axis=2)
+    faint, over = np.median(darkest, axis=1), np.median(darkest - paper, axis=1)
+    if away is not None:
+        hit = cv2.remap(away.reshape(amount.shape).view(np.uint8), xs, ys, cv2.INTER_NEAREST, borderValue=0)
+        free = ~(hit.reshape(along.shape) > 0).any(axis=2)
+        for n in np.flatnonzero(free.sum(axis=1) >= FREE_RAYS * ANGLES):
+            faint[n] = np.median(darkest[n][free[n]])
+            over[n] = np.median((darkest - paper)[n][free[n]])
+    return dict(zip(keys, faint.tolist())), dict(zip(keys, over.tolist()))
 
 
 def _beyond_print(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> np.ndarray:
@@ -133,7 +149,10 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     printed ring, the print model hides some of it) beyond the path and its soft edge: a circle wider
     than the rays look, or a mark touching it. Each such stroke is fitted with an ellipse: its ink
     off the ellipse is astray (not the circle), and another bubble's centre inside it is a circle
-    round two labels. Returns (reach, astray, ((circled key, other key), ...))."""
+    round two labels. A part of it beyond the path lying off the ellipse, all of it close round
+    another bubble and in its middle, is that bubble's own mark touching the circle (a tick, a cross,
+    a fill): not the circle's, left to that bubble (_own_marks). Returns (reach, astray,
+    ((circled key, other key), ...))."""
     inked = new >= CROSSED
     bridged = cv2.dilate(inked.view(np.uint8), np.ones((2 * round(JOIN_MM * PX / 2) + 1,) * 2, np.uint8))
     _, labels = cv2.connectedComponents(bridged, connectivity=8)
@@ -146,33 +165,90 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
         beyond = stroke[~near[stroke]]
         if not len(beyond):
             continue
-        reach.ravel()[beyond] = 1
-        off, inside = _off_ellipse(stroke[near[stroke]], beyond, kind, new.shape[1])
-        astray.ravel()[off] = 1
+        ellipse = _ellipse(stroke[near[stroke]], new.shape[1])
+        off, inside = _off_ellipse(ellipse, beyond, kind, new.shape[1])
+        own = _own_marks(ellipse, beyond, kind, new.shape, [*circled, *inside])
+        reach.ravel()[beyond[~own]] = 1
+        astray.ravel()[off[~np.isin(off, beyond[own])]] = 1
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
     return reach, astray, tuple(dict.fromkeys(round_others))
 
 
-def _off_ellipse(traced: np.ndarray, beyond: np.ndarray, kind: str, width: int) -> tuple[np.ndarray, list]:
+def _ellipse(traced: np.ndarray, width: int) -> tuple | None:
+    """The ellipse fitted to a circle's traced ink (flat indices on a card width pixels wide):
+    ((cx, cy), (w, h), angle) as cv2.fitEllipse gives it, or None (too few pixels, or flat)."""
+    ys, xs = np.divmod(traced, width)
+    if len(xs) < 5:
+        return None
+    fitted = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
+    return fitted if min(fitted[1]) >= 1 else None
+
+
+def _ratio(ellipse: tuple, x, y):
+    """1 on the ellipse, under 1 inside it."""
+    (cx, cy), (w, h), angle = ellipse
+    turn = np.radians(angle)
+    dx, dy = x - cx, y - cy
+    u, v = dx * np.cos(turn) + dy * np.sin(turn), -dx * np.sin(turn) + dy * np.cos(turn)
+    return np.hypot(u / (w / 2), v / (h / 2))
+
+
+def _off_ellipse(ellipse: tuple | None, beyond: np.ndarray, kind: str, width: int) -> tuple[np.ndarray, list]:
     """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than ON_MM): a
     mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse.
     Pixels as flat indices (in order) on a card width pixels wide."""
-    ys, xs = np.divmod(traced, width)
-    if len(xs) < 5:
+    if ellipse is None:
         return beyond, []
-    (cx, cy), (w, h), angle = cv2.fitEllipse(np.stack([xs, ys], 1).astype(np.float32))
-    if min(w, h) < 1:
-        return beyond, []
-    turn = np.radians(angle)
-
-    def ratio(x, y):            # 1 on the ellipse, under 1 inside it
-        dx, dy = x - cx, y - cy
-        u, v = dx * np.cos(turn) + dy * np.sin(turn), -dx * np.sin(turn) + dy * np.cos(turn)
-        return np.hypot(u / (w / 2), v / (h / 2))
     by, bx = np.divmod(beyond, width)
-    off = beyond[np.abs(ratio(bx, by) - 1) * min(w, h) / 2 > ON_MM * PX]
-    inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if ratio(b.x * PX, b.y * PX) < 1]
+    off = beyond[np.abs(_ratio(ellipse, bx, by) - 1) * min(ellipse[1]) / 2 > ON_MM * PX]
+    inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if _ratio(ellipse, b.x * PX, b.y * PX) < 1]
     return off, inside
+
+
+def _own_marks(ellipse: tuple | None, beyond: np.ndarray, kind: str, shape, taken: list) -> np.ndarray:
+    """Which pixels of beyond (flat, in order) are another bubble's own mark touching the circle:
+    the parts of beyond outside the ellipse (each in one piece across gaps up to JOIN_MM), most of
+    their ink off it (by more than ON_MM: not the circle going on) and that ink all within OWN radii
+    of a bubble's centre and some within MIDDLE of it, not one straight dash (a mark drawn on it: a
+    tick, a cross, a fill; a stray line or a crease runs on far beyond it, or is a dash where it
+    breaks; its end by the ellipse is where it joins the circle), that bubble neither circled nor
+    inside the ellipse (taken)."""
+    own = np.zeros(len(beyond), bool)
+    if ellipse is None:
+        return own
+    ys, xs = np.divmod(beyond, shape[1])
+    ratio = _ratio(ellipse, xs, ys)
+    out = np.flatnonzero(ratio >= 1)        # inside it: the circled bubble's own (a fill's middle)
+    if not len(out):
+        return own
+    ys, xs = ys[out], xs[out]
+    off = (ratio[out] - 1) * min(ellipse[1]) / 2 > ON_MM * PX
+    pad = round(JOIN_MM * PX / 2)
+    x0, y0 = xs.min() - pad, ys.min() - pad
+    mask = np.zeros((ys.max() - y0 + pad + 1, xs.max() - x0 + pad + 1), np.uint8)
+    mask[ys - y0, xs - x0] = 1
+    count, parts = cv2.connectedComponents(cv2.dilate(mask, np.ones((2 * pad + 1,) * 2, np.uint8)), connectivity=8)
+    part = parts[ys - y0, xs - x0]
+    for n in range(1, count):
+        here = part == n
+        far = here & off
+        if far.sum() < 0.5 * here.sum() or _flat(xs[here], ys[here]):
+            continue
+        px, py = xs[far] / PX, ys[far] / PX
+        for name, b in L.layout(kind).bubbles():
+            if (name, b.value) in taken:
+                continue
+            d = np.hypot(px - b.x, py - b.y)
+            if d.min() <= MIDDLE * b.r and d.max() <= OWN * b.r:
+                own[out[here]] = True
+                break
+    return own
+
+
+def _flat(xs: np.ndarray, ys: np.ndarray) -> bool:
+    """Pixels lying along one straight line: their narrow side under DASH of their long side."""
+    (_, _), (w, h), _ = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    return min(w, h) < DASH * max(w, h)
 
 
 def _cover(along: np.ndarray, hidden: np.ndarray) -> list[float]:

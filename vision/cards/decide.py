@@ -45,7 +45,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
     faint ink all round a bubble read blank, four times the others', also over the paper along its
-        rays (a light pencil circle, not a shade darkening the paper with it)
+        rays (a light pencil circle, not a shade darkening the paper with it), and both again on the
+        rays no circle drawn round a neighbour crosses (not circles closing in on it)
     a field read blank in a picture too noisy to see light pencil
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
@@ -343,7 +344,10 @@ def _part_circled(r: Reading, s: Settings) -> str | None:
 def _faint_circle(r: Reading, s: Settings) -> str | None:
     """Faint ink all round a bubble read blank, much more than round the others: a light pencil
     circle, fainter than the noise the scores leave out. It must stand out of the paper beside it
-    on its rays too: a shadow or uneven light darkens the paper with it (and its neighbours)."""
+    on its rays too: a shadow or uneven light darkens the paper with it (and its neighbours). Both
+    hold again on the rays the pen circles drawn round other bubbles leave free (their traced paths
+    cross none of it; circles.faint_over_paper): circles closing in on it from two sides or more
+    cross most of its rays, a pencil circle of its own shows on the rest too."""
     fields = r.marked(s)
     usual = float(np.median(list(r.circles.faint.values())))
     over_paper = None
@@ -352,9 +356,14 @@ def _faint_circle(r: Reading, s: Settings) -> str | None:
         if b.value in fields[name] or not _all_round(r.circles.faint[key], usual, s):
             continue
         if over_paper is None:      # measured once a card, when a bubble first has faint ink all round
-            over_paper = faint_over_paper(r.amount, r.layout.kind, r.levels)
+            over_paper = faint_over_paper(r.amount, r.layout.kind, r.levels)[1]
             usual_over = float(np.median(list(over_paper.values())))
-        if _all_round(over_paper[key], usual_over, s):
+            if r.circles.circled:
+                alone = faint_over_paper(r.amount, r.layout.kind, r.levels, r.circles.path)
+                usual_alone = [float(np.median(list(values.values()))) for values in alone]
+        if _all_round(over_paper[key], usual_over, s) and \
+                (not r.circles.circled or all(_all_round(values[key], typical, s)
+                                              for values, typical in zip(alone, usual_alone))):
             return f"faint ink all round {b.value} ({name}): a light pencil circle?"
     return None
 
