@@ -159,3 +159,22 @@ def test_a_thin_dash_from_the_circle_through_another_vote_is_no_mark_of_its_own(
     P.pen(picture, [(start, y.y), (start + length, y.y + slope * length)], 0.35, (100,) * 3)
     result = scanner.scan_image(P.photo(picture, blur=blur))
     assert result.decision == "review" or (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result
+
+
+
+@pytest.mark.parametrize("crossed", [("robber_tens",), ("robber_tens", "robber_units")])
+def test_a_short_line_on_through_a_crossed_bubble_and_the_next_is_still_a_doubt(scanner, crossed):
+    """A cross on robber tens 1 (and on units 1 too) and a pen line 18 mm long, too short for a stray
+    stroke, on through both bubbles: a line through a marked bubble, a doubt; with units 1 holding
+    only the line, never robber 11 counted from it. (Judging a mark's band beside its marked
+    neighbour's zone, tried for crosses one above the other in each other's band, did that.)"""
+    upper, lower = _bubble("robber_tens", "1"), _bubble("robber_units", "1")
+
+    def draw(picture):
+        for name in crossed:
+            b = _bubble(name, "1")
+            _cross(picture, b, b.r, 0)
+        middle = (upper.y + lower.y) / 2
+        P.pen(picture, [(upper.x + 0.8, middle - 9), (upper.x + 0.8, middle + 9)])
+    result = _robbery(scanner, draw, {"robber_tens": "1", "robber_units": "1"})
+    assert result.decision == "review", result
