@@ -89,3 +89,42 @@ def test_a_ghost_of_the_printed_ring_on_a_blank_card_is_no_mark(scanner, in_mm, 
     result = scanner.scan_image(P.photo(picture))
     assert low <= result.scores["mark"]["X"] < high, result.scores
     assert result.decision == "review", result
+
+
+def pencil_tick(canvas, b, grey: int, size: float = 0.8) -> None:
+    """A light pencil tick across the bubble's label, size x its ring's radius (as the bench draws one)."""
+    s = size * b.r
+    P.pen(canvas, [(b.x - 0.6 * s, b.y), (b.x - 0.15 * s, b.y + 0.55 * s), (b.x + 0.75 * s, b.y - 0.75 * s)], 0.4,
+          (grey,) * 3)
+
+
+@pytest.mark.parametrize("grey", [150, 170])
+def test_a_light_pencil_tick_across_a_small_bubbles_label_is_its_mark(scanner, grey):
+    """Seed 3 clean #57, 4 clean #35, 1 clean #266: a small bubble's label and ring leave little open
+    paper in its disc (a tenth of it on an In/Out ball), so a light tick across the label had under
+    open_paper of its ink there and read `faint ink` / `unclear mark`, though it was its field's only
+    ink: its share of open paper is judged against the disc's own (open_room)."""
+    picture = P.printed(P.card("inout", 2, 5))
+    ball = P.bubble("inout", "ball", "12")
+    P.pencilled(picture, lambda canvas: pencil_tick(canvas, ball, grey))
+    P.dot(picture, P.bubble("inout", "dir", "IN"))
+    result = scanner.scan_image(P.photo(picture))
+    assert S.faint_mark <= result.scores["ball"]["12"] < S.definite, result.scores
+    assert (result.decision, result.fields) == ("counted", {"dir": ["IN"], "ball": ["12"]}), result
+
+
+@pytest.mark.parametrize("kind,field,value", [("inout", "ball", "12"), ("exclusion", "ball", "13")])
+@pytest.mark.parametrize("in_mm", [0.3, 0.4])
+def test_a_ghost_of_the_printed_ring_in_a_small_bubble_is_no_mark(scanner, kind, field, value, in_mm):
+    """As on a vote card: a thin crescent right along a small bubble's ring (a curled card's misfit of the
+    print), the only ink in its field, has next to none of it on open paper, even against the little
+    open paper a small bubble has: not read as a mark."""
+    picture = P.printed(P.card(kind, 2, 5))
+    b = P.bubble(kind, field, value)
+    P.pencilled(picture, lambda canvas: P.ring(canvas, b, 1.0, gap_deg=240, shift_mm=(in_mm, 0), width_mm=0.3,
+                                               colour=(190,) * 3))
+    if kind == "inout":
+        P.dot(picture, P.bubble(kind, "dir", "IN"))
+    result = scanner.scan_image(P.photo(picture))
+    assert S.faint_mark <= result.scores[field][value] < S.definite, result.scores
+    assert result.decision == "review" and not result.fields[field], result

@@ -101,6 +101,8 @@ class Settings:
                                 # bubble there under blank_trace) is read too, in a picture clear enough
     open_paper: float = 0.1     # a light mark: share of its ink half a mm or more from any print (misfit of
                                 # the print, a curled card's, lies right along the ring or the label)
+    open_room: float = 0.3      # or, where the print leaves little open paper in the disc (a small bubble:
+                                # its label fills most of it), this share of the disc's own share of it
     coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
     span: float = 0.4           # that piece's length in radii (a speck is no mark)
     flat: float = 0.25          # the ink's narrow side under this share of its long side: a dash, no mark

@@ -466,7 +466,9 @@ def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> 
 def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
     s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
-    some of it on open paper (s.open_paper). A ring, tick, cross or dot is; noise, JPEG and uneven
+    some of it on open paper (s.open_paper, or s.open_room of the disc's own share of open paper where
+    the print leaves little: a small bubble's label fills most of it, and a tick across it shows
+    only where it leaves the label). A ring, tick, cross or dot is; noise, JPEG and uneven
     light scatter; the print's misfit on a curled card lies only right along the print. Print the
     stroke crosses (the ring, the letter) hides its ink there, so print right beside the ink joins
     it up (and is measured with it), and so does the whole of a printed label it touches (a cross
@@ -479,7 +481,11 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
     shown = (ink | (under & near)) & inside
     joined = shown | (_labels_touched(under, near, ring) & inside)
     count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
-    if count <= 1 or new[_open_paper(printed)].sum() < s.open_paper * new.sum():
+    open_paper = _open_paper(printed)
+    # a small bubble's label and ring leave little open paper in its disc: a stroke across it has
+    # that much less of its ink there (against the disc's share of it)
+    least = min(s.open_paper, s.open_room * float(open_paper[inside].mean()))
+    if count <= 1 or new[open_paper].sum() < least * new.sum():
         return False
     pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
     biggest = (labels == 1 + int(np.argmax(pieces))) & shown
