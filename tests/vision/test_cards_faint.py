@@ -128,3 +128,19 @@ def test_a_ghost_of_the_printed_ring_in_a_small_bubble_is_no_mark(scanner, kind,
     result = scanner.scan_image(P.photo(picture))
     assert S.faint_mark <= result.scores[field][value] < S.definite, result.scores
     assert result.decision == "review" and not result.fields[field], result
+
+
+@pytest.mark.parametrize("kind,field,value", [("inout", "ball", "12"), ("exclusion", "ball", "13")])
+def test_a_light_pencil_circle_drawn_on_the_ring_is_its_mark(scanner, kind, field, value):
+    """Seed 1 clean #284, 6 clean #2: a light pencil circle drawn right on the printed ring has all its
+    ink along the print, none on open paper, like a curled card's misfit, and read `unclear mark`. But
+    it inks the ring over along most of it, as no misfit does (that shifts the ring's ink, adding none):
+    the field's only ink, it is the mark."""
+    picture = P.printed(P.card(kind, 2, 5))
+    b = P.bubble(kind, field, value)
+    P.pencilled(picture, lambda canvas: P.ring(canvas, b, 1.0, width_mm=0.4, colour=(180,) * 3))
+    if kind == "inout":
+        P.dot(picture, P.bubble(kind, "dir", "IN"))
+    result = scanner.scan_image(P.photo(picture))
+    assert S.faint_mark <= result.scores[field][value] < S.definite, result.scores
+    assert result.decision == "counted" and result.fields[field] == [value], result

@@ -418,12 +418,16 @@ def ring_ink(amount: np.ndarray, kind: str) -> dict:
     line drawn along the ring lies on most). Summed across the ring (RING_BAND_MM either side), it
     keeps when blur spreads the thin line or the print sits a little off; against the paper beside
     it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
+    return dict(zip(_regions(kind).keys, np.median(ring_sectors(amount, kind), axis=1).tolist()))
+
+
+def ring_sectors(amount: np.ndarray, kind: str) -> np.ndarray:
+    """ring_ink's ink across each bubble's printed ring per sector (rows: bubbles, in the layout's order)."""
     ring, paper = _ring_bands(kind)
     flat = amount.ravel()
     beside = np.array(_quantiles(flat, paper, PAPER_QUANTILE))[:, None]
     over = np.where(ring >= 0, (flat[ring] - beside) / (1 - beside), 0.0)
-    sectors = (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
-    return dict(zip(_regions(kind).keys, np.median(sectors, axis=1).tolist()))
+    return (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
 
 
 @lru_cache(maxsize=None)
@@ -463,7 +467,8 @@ def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> 
     return (np.floor((angle + np.pi) / (2 * np.pi) * parts).astype(np.int64)) % parts
 
 
-def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
+def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings,
+                on_ring: bool = False) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
     s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
     some of it on open paper (s.open_paper, or s.open_room of the disc's own share of open paper where
@@ -472,7 +477,9 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
     light scatter; the print's misfit on a curled card lies only right along the print. Print the
     stroke crosses (the ring, the letter) hides its ink there, so print right beside the ink joins
     it up (and is measured with it), and so does the whole of a printed label it touches (a cross
-    over the label: its arms either side), though the label is no part of the mark's size or shape."""
+    over the label: its arms either side), though the label is no part of the mark's size or shape.
+    on_ring: its printed ring is inked over all round (a circle drawn on the ring, which the print's
+    misfit never is): its ink may all lie right along the print."""
     where, inside, ring, *_ = _geometry(kind)[key]
     printed = _regions(kind).print_ink.reshape(amount.shape)[where]
     new = _new_ink(amount[where], printed, levels) * inside
@@ -485,7 +492,7 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
     # a small bubble's label and ring leave little open paper in its disc: a stroke across it has
     # that much less of its ink there (against the disc's share of it)
     least = min(s.open_paper, s.open_room * float(open_paper[inside].mean()))
-    if count <= 1 or new[open_paper].sum() < least * new.sum():
+    if count <= 1 or not on_ring and new[open_paper].sum() < least * new.sum():
         return False
     pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
     biggest = (labels == 1 + int(np.argmax(pieces))) & shown
