@@ -5,6 +5,7 @@ the printed label left its arms in pieces (`unclear mark`), and a lone faint str
 glare, or fainter still) keeps the card with a person (R6: a vote lost or counted wrong), and so
 does ink only right along the print (its misfit on a curled card: a blank card counted)."""
 import cv2
+import numpy as np
 import pytest
 
 import printed_cards as P
@@ -144,3 +145,25 @@ def test_a_light_pencil_circle_drawn_on_the_ring_is_its_mark(scanner, kind, fiel
     result = scanner.scan_image(P.photo(picture))
     assert S.faint_mark <= result.scores[field][value] < S.definite, result.scores
     assert result.decision == "counted" and result.fields[field] == [value], result
+
+
+def grainy(canvas, seed: int) -> None:
+    """Pencil's grain over what is drawn on the canvas: its darkness kept by 0.5-1 in 2-pixel cells
+    (as the bench's pencil is)."""
+    rng = np.random.default_rng(seed)
+    h, w = canvas.shape[:2]
+    keep = cv2.resize(rng.uniform(0.5, 1.0, (h // 2 + 1, w // 2 + 1)).astype(np.float32), (w, h))
+    canvas[:] = np.clip(255 - (255 - canvas.astype(np.float32)) * keep[..., None], 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_grainy_light_pencil_cross_is_one_stroke(scanner, seed):
+    """Seed 4 clean #177, 1 clean #16: a light pencil cross's grain broke its lines into a dozen pieces
+    at 0.3 of a full stroke, none holding `coherent` of its ink (`unclear mark`); its pixels are
+    joined from 0.2 of a stroke, where the grain leaves its line whole."""
+    picture = P.printed(P.card("vote", 2, 5))
+    y = P.bubble("vote", "mark", "Y")
+    P.pencilled(picture, lambda canvas: (pencil_cross(canvas, y, 180), grainy(canvas, seed)))
+    result = scanner.scan_image(P.photo(picture))
+    assert S.marginal <= result.scores["mark"]["Y"] < S.definite, result.scores
+    assert (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result

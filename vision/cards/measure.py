@@ -21,6 +21,8 @@ OUTER = 1.8              # radii: a circle drawn round a bubble lies within this
 RING_MM = 0.6            # a printed ring's footprint: where the blank prints it, this close to the ring
 ARCS = 64                # a glare streak across a ring washes out an arc this fine (a 64th of it: 0.3-0.8 mm)
 STROKE = 0.5             # new ink this strong or more is a stroke's (pen, pencil), not a glare halo's soft shade
+TRACED = 0.2             # a light mark's pixels: new ink this strong or more (light pencil's grain breaks its
+                         # line into pieces at 0.3)
 RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (blur spreads it, a misfit shifts it)
 PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
 PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
@@ -483,7 +485,7 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
     where, inside, ring, *_ = _geometry(kind)[key]
     printed = _regions(kind).print_ink.reshape(amount.shape)[where]
     new = _new_ink(amount[where], printed, levels) * inside
-    ink = (new >= 0.3).astype(np.uint8)
+    ink = (new >= TRACED).astype(np.uint8)
     near, under = cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0, (printed >= 0.5) & inside
     shown = (ink | (under & near)) & inside
     joined = shown | (_labels_touched(under, near, ring) & inside)
