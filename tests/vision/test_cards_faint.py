@@ -49,13 +49,21 @@ def test_a_light_pencil_cross_over_the_label_is_its_mark(scanner, kind, value):
     assert (result.decision, result.fields) == ("counted", {field: [value]}), result
 
 
-@pytest.mark.parametrize("grey", [198, 203])
+@pytest.mark.parametrize("grey", [198, 203, 208, 210])
 def test_a_faint_pencil_cross_alone_in_its_field_is_its_mark(scanner, grey):
     """Seed 2 clean #10, 3 clean #204: a light pencil mark scoring under marginal, nothing else on its
-    field, read `faint ink`: one stroke's shape, alone, in a clean picture is the mark."""
+    field, read `faint ink`: one stroke's shape, alone, in a clean picture is the mark. So too from
+    faint_mark 0.1 (seed 2 clean #38, 3 clean #139, 8 clean #350: 0.10-0.14; 0.15 before)."""
     result, field = scan(scanner, "exclusion", {"13": grey})
     assert S.faint_mark <= result.scores[field]["13"] < S.marginal, result.scores
     assert (result.decision, result.fields) == ("counted", {field: ["13"]}), result
+
+
+def test_a_pencil_cross_fainter_than_faint_mark_goes_to_review(scanner):
+    """Fainter still, it is too close to the noise to be read: a person looks (never read blank)."""
+    result, field = scan(scanner, "exclusion", {"13": 215})
+    assert S.blank_trace <= result.scores[field]["13"] < S.faint_mark, result.scores
+    assert result.decision == "review", result
 
 
 def test_a_faint_mark_beside_fainter_ink_in_its_field_goes_to_review(scanner):

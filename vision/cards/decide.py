@@ -100,7 +100,7 @@ class Settings:
                                 # (their darkest tenth): light pencil drawn along it (the print hides it), review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
     # and nothing outside the bubble could have put it there; else review.
-    faint_mark: float = 0.15    # a light mark under marginal, down to this, alone in its field (every other
+    faint_mark: float = 0.1     # a light mark under marginal, down to this, alone in its field (every other
                                 # bubble there under blank_trace) is read too, in a picture clear enough
     open_paper: float = 0.1     # a light mark: share of its ink half a mm or more from any print (misfit of
                                 # the print, a curled card's, lies right along the ring or the label)
