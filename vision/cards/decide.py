@@ -12,7 +12,9 @@ Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius)
 
 A light mark's shape: most of its ink one stroke, joined up across the print it crosses (a cross
 over the label is hidden in its middle), a figure, not a lone dash, and with some ink on open
-paper (a curled card's misfit of the print lies right along it) (measure._one_stroke).
+paper (a curled card's misfit of the print lies right along it; a small bubble has little open
+paper) (measure._one_stroke), or else with its printed ring inked over all round (a light circle
+drawn on the ring: the misfit shifts the ring's ink, adding none; _drawn_on_ring).
 A field holding only a faint mark is still looked at as read blank by the doubts that look for a
 mark hidden elsewhere (glare, a label inked over, a noisy picture): one faint mark does not show
 that nothing else is there.
@@ -62,7 +64,7 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import _Levels, _restored, _typical_ring, ring_ink, ring_peaks, stroke_share, washed_arc
+from .measure import _Levels, _restored, _typical_ring, ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
@@ -75,6 +77,7 @@ OUTER_TRACE = 0.15        # restored ink at least this round it under glare: a c
 UNKNOWN = 0.3             # a bubble with this share of its disc under washed-out sectors cannot be read
 RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
 STROKED = 0.5             # a mark with under this share of its ink a stroke's (measure.stroke_share): a glare halo?
+ALL_ROUND = 0.25          # a ring inked all round: inked in its weakest sectors but this share of them (ring_sectors)
 
 
 @dataclass(frozen=True)
@@ -98,10 +101,12 @@ class Settings:
                                 # (their darkest tenth): light pencil drawn along it (the print hides it), review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
     # and nothing outside the bubble could have put it there; else review.
-    faint_mark: float = 0.15    # a light mark under marginal, down to this, alone in its field (every other
+    faint_mark: float = 0.1     # a light mark under marginal, down to this, alone in its field (every other
                                 # bubble there under blank_trace) is read too, in a picture clear enough
     open_paper: float = 0.1     # a light mark: share of its ink half a mm or more from any print (misfit of
                                 # the print, a curled card's, lies right along the ring or the label)
+    open_room: float = 0.3      # or, where the print leaves little open paper in the disc (a small bubble:
+                                # its label fills most of it), this share of the disc's own share of it
     coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
     span: float = 0.4           # that piece's length in radii (a speck is no mark)
     flat: float = 0.25          # the ink's narrow side under this share of its long side: a dash, no mark
@@ -179,11 +184,13 @@ def light_marks(amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: d
     """Light marks (under definite) read as marked: each its field's one inked bubble (_lone_ink), one
     mark's shape (one_stroke), nothing in the band around it. Beside another mark it stays a doubt
     (a correction? which one is meant?)."""
-    light = set()
+    light, ink = set(), {}
     for f in layout.fields:
         key = _lone_ink(f, scores, s)
         if key and scores[key] < s.definite and band[key] <= s.quiet \
-                and one_stroke(amount, layout.kind, levels, key, s):
+                and (one_stroke(amount, layout.kind, levels, key, s)
+                     or _drawn_on_ring(amount, layout.kind, scores, key, s, ink)
+                     and one_stroke(amount, layout.kind, levels, key, s, on_ring=True)):
             light.add(key)
     return frozenset(light)
 
@@ -197,6 +204,21 @@ def _lone_ink(f: L.Field, scores: dict, s: Settings) -> tuple | None:
         return inked[0] if len(inked) == 1 else None
     traced = [key for key in keys if scores[key] >= s.blank_trace]
     return traced[0] if len(traced) == 1 and scores[traced[0]] >= s.faint_mark else None
+
+
+def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: Settings, ink: dict) -> bool:
+    """Whether a bubble's printed ring holds ring_dark times the others' ink (measure.ring_ink:
+    summed across it, against the paper beside it) all round it: in all but ALL_ROUND of its sectors
+    (a circle drawn on or right by the ring). Not the print's misfit (a curled card's), which shifts
+    the ring's ink, adding none, or at most a crescent of it to one side; nor a shadow, which darkens
+    the paper beside it too, nor a line across it (a sector or two)."""
+    if not ink:        # measured once a card, when first asked
+        ink["sectors"] = ring_sectors(amount, kind)
+        ink["median"] = np.median(ink["sectors"], axis=1)
+    keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]      # ring_sectors' rows
+    others = [v for k, v in zip(keys, ink["median"]) if k != key and scores[k] < s.marginal]
+    weak = np.quantile(ink["sectors"][keys.index(key)], ALL_ROUND)
+    return bool(others) and weak > s.ring_dark * float(np.median(others))
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------

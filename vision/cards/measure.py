@@ -21,6 +21,8 @@ OUTER = 1.8              # radii: a circle drawn round a bubble lies within this
 RING_MM = 0.6            # a printed ring's footprint: where the blank prints it, this close to the ring
 ARCS = 64                # a glare streak across a ring washes out an arc this fine (a 64th of it: 0.3-0.8 mm)
 STROKE = 0.5             # new ink this strong or more is a stroke's (pen, pencil), not a glare halo's soft shade
+TRACED = 0.2             # a light mark's pixels: new ink this strong or more (light pencil's grain breaks its
+                         # line into pieces at 0.3)
 RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (blur spreads it, a misfit shifts it)
 PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
 PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
@@ -423,12 +425,16 @@ def ring_ink(amount: np.ndarray, kind: str) -> dict:
     line drawn along the ring lies on most). Summed across the ring (RING_BAND_MM either side), it
     keeps when blur spreads the thin line or the print sits a little off; against the paper beside
     it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
+    return dict(zip(_regions(kind).keys, np.median(ring_sectors(amount, kind), axis=1).tolist()))
+
+
+def ring_sectors(amount: np.ndarray, kind: str) -> np.ndarray:
+    """ring_ink's ink across each bubble's printed ring per sector (rows: bubbles, in the layout's order)."""
     ring, paper = _ring_bands(kind)
     flat = amount.ravel()
     beside = np.array(_quantiles(flat, paper, PAPER_QUANTILE))[:, None]
     over = np.where(ring >= 0, (flat[ring] - beside) / (1 - beside), 0.0)
-    sectors = (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
-    return dict(zip(_regions(kind).keys, np.median(sectors, axis=1).tolist()))
+    return (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
 
 
 @lru_cache(maxsize=None)
@@ -468,23 +474,32 @@ def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> 
     return (np.floor((angle + np.pi) / (2 * np.pi) * parts).astype(np.int64)) % parts
 
 
-def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings) -> bool:
+def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings,
+                on_ring: bool = False) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
     s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
-    some of it on open paper (s.open_paper). A ring, tick, cross or dot is; noise, JPEG and uneven
+    some of it on open paper (s.open_paper, or s.open_room of the disc's own share of open paper where
+    the print leaves little: a small bubble's label fills most of it, and a tick across it shows
+    only where it leaves the label). A ring, tick, cross or dot is; noise, JPEG and uneven
     light scatter; the print's misfit on a curled card lies only right along the print. Print the
     stroke crosses (the ring, the letter) hides its ink there, so print right beside the ink joins
     it up (and is measured with it), and so does the whole of a printed label it touches (a cross
-    over the label: its arms either side), though the label is no part of the mark's size or shape."""
+    over the label: its arms either side), though the label is no part of the mark's size or shape.
+    on_ring: its printed ring is inked over all round (a circle drawn on the ring, which the print's
+    misfit never is): its ink may all lie right along the print."""
     where, inside, ring, *_ = _geometry(kind)[key]
     printed = _regions(kind).print_ink.reshape(amount.shape)[where]
     new = _new_ink(amount[where], printed, levels) * inside
-    ink = (new >= 0.3).astype(np.uint8)
+    ink = (new >= TRACED).astype(np.uint8)
     near, under = cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0, (printed >= 0.5) & inside
     shown = (ink | (under & near)) & inside
     joined = shown | (_labels_touched(under, near, ring) & inside)
     count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
-    if count <= 1 or new[_open_paper(printed)].sum() < s.open_paper * new.sum():
+    open_paper = _open_paper(printed)
+    # a small bubble's label and ring leave little open paper in its disc: a stroke across it has
+    # that much less of its ink there (against the disc's share of it)
+    least = min(s.open_paper, s.open_room * float(open_paper[inside].mean()))
+    if count <= 1 or not on_ring and new[open_paper].sum() < least * new.sum():
         return False
     pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
     biggest = (labels == 1 + int(np.argmax(pieces))) & shown
