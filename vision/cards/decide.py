@@ -97,6 +97,8 @@ class Settings:
                                 # bubbles on hard bench photos score under 0.04)
     ring_dark: float = 1.2      # a printed ring this much darker than the card's others, holding this much more
                                 # ink across it (measure.ring_ink): inked over, review
+    blank_ring: float = 1.1     # in a field read blank, ring_dark for the ring's look (its ink across it still
+                                # ring_dark): a light circle hugging the ring loses the bet if missed
     label_dark: float = 1.06    # in a vote card's field read blank, a label this much darker than the others
                                 # (their darkest tenth): light pencil drawn along it (the print hides it), review
     # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
@@ -329,7 +331,7 @@ def _trace(r: Reading, s: Settings) -> str | None:
             continue
         if r.scores[key] >= (s.trace if fields[name] else s.blank_trace):
             return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
-        if rings[key] > s.ring_dark * typical and _ring_inked(r, s, key, ink):
+        if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * float(np.median([v for k, v in darkest.items() if k != key])):
