@@ -74,8 +74,9 @@ def read_image(path: str | Path, max_bytes: int = MAX_BYTES, max_pixels: int = M
 
 
 def decode(data: bytes, grey: bool = False):
-    """cv2.imdecode (BGR, or one channel of grey: a JPEG's own luma, not decoded in colour at all), or None, without libjpeg's and libpng's own lines on stderr ("Corrupt
-    JPEG data: ...", "libpng error: ..."): the answer about a damaged file is ours, in one line."""
+    """cv2.imdecode (BGR, or grey: a JPEG's own luma, not decoded in colour at all), or None, without
+    libjpeg's and libpng's own lines on stderr ("Corrupt JPEG data: ...", "libpng error: ..."): the
+    answer about a damaged file is ours, in one line."""
     import cv2
     import numpy as np
     with _stderr_silenced():

@@ -109,25 +109,26 @@ def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -
 
 
 def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.ndarray | None = None) -> tuple:
-    """(Circles.faint, the same over each ray's own paper level), judged on the rays that do not
-    cross away (flat bool: the circles drawn round other bubbles, Circles.path) where FREE_RAYS of a
-    bubble's rays or more do not (else on all its rays). Over the paper is each ray's darkest ink
-    less that ray's median: a pencil line stands out of the paper beside it, a shadow or uneven light
-    darkens the whole ray. Pen circles round neighbours closing in on a bubble from two sides or
-    more cross most of its rays: ink all round it, no pencil circle of its own, which would show on
-    the rays they leave free too."""
+    """Per bubble: (Circles.faint over each ray's own paper level; then Circles.faint and that again,
+    judged on the rays that do not cross away (flat bool: the circles drawn round other bubbles,
+    Circles.path) where FREE_RAYS of its rays or more do not, else on all). Over the paper is each
+    ray's darkest ink less that ray's median: a pencil line stands out of the paper beside it, a
+    shadow or uneven light darkens the whole ray. Pen circles round neighbours closing in on a bubble
+    from two sides or more cross most of its rays: ink all round it, no pencil circle of its own,
+    which would show on the rays they leave free too."""
     xs, ys, _ = _rays(kind)
     keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
     along = _beyond_print(amount, kind, levels, xs, ys, len(keys))
-    darkest, paper = along.max(axis=2), np.median(along, axis=2)
-    faint, over = np.median(darkest, axis=1), np.median(darkest - paper, axis=1)
+    darkest = along.max(axis=2)
+    above = darkest - np.median(along, axis=2)
+    over = np.median(above, axis=1)
+    faint_free, over_free = np.median(darkest, axis=1), over.copy()
     if away is not None:
         hit = cv2.remap(away.reshape(amount.shape).view(np.uint8), xs, ys, cv2.INTER_NEAREST, borderValue=0)
         free = ~(hit.reshape(along.shape) > 0).any(axis=2)
         for n in np.flatnonzero(free.sum(axis=1) >= FREE_RAYS * ANGLES):
-            faint[n] = np.median(darkest[n][free[n]])
-            over[n] = np.median((darkest - paper)[n][free[n]])
-    return dict(zip(keys, faint.tolist())), dict(zip(keys, over.tolist()))
+            faint_free[n], over_free[n] = np.median(darkest[n][free[n]]), np.median(above[n][free[n]])
+    return tuple(dict(zip(keys, values.tolist())) for values in (over, faint_free, over_free))
 
 
 def _beyond_print(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> np.ndarray:

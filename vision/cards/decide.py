@@ -215,12 +215,15 @@ def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: S
     the ring's ink, adding none, or at most a crescent of it to one side; nor a shadow, which darkens
     the paper beside it too, nor a line across it (a sector or two)."""
     if not ink:        # measured once a card, when first asked
-        ink["sectors"] = ring_sectors(amount, kind)
-        ink["median"] = np.median(ink["sectors"], axis=1)
-    keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]      # ring_sectors' rows
-    others = [v for k, v in zip(keys, ink["median"]) if k != key and scores[k] < s.marginal]
-    weak = np.quantile(ink["sectors"][keys.index(key)], ALL_ROUND)
-    return bool(others) and weak > s.ring_dark * float(np.median(others))
+        ink.update(ring_sectors(amount, kind))
+    others = _others_median({k: float(np.median(v)) for k, v in ink.items()}, key, scores, s)
+    return others is not None and np.quantile(ink[key], ALL_ROUND) > s.ring_dark * others
+
+
+def _others_median(values: dict, key: tuple, scores: dict, s: Settings) -> float | None:
+    """The median of values over the card's other bubbles read blank (None: there are none)."""
+    others = [v for k, v in values.items() if k != key and scores[k] < s.marginal]
+    return float(np.median(others)) if others else None
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
@@ -346,8 +349,8 @@ def _ring_inked(r: Reading, s: Settings, key: tuple, ink: dict) -> bool:
     print), or a shadow darkens the paper with it."""
     if not ink:        # measured once a card, when a ring first looks dark
         ink.update(ring_ink(r.amount, r.layout.kind))
-    others = [v for k, v in ink.items() if k != key and r.scores[k] < s.marginal]
-    return not others or ink[key] > s.ring_dark * float(np.median(others))
+    others = _others_median(ink, key, r.scores, s)
+    return others is None or ink[key] > s.ring_dark * others
 
 
 def _under_circle(r: Reading, s: Settings) -> str | None:
@@ -374,20 +377,15 @@ def _faint_circle(r: Reading, s: Settings) -> str | None:
     cross most of its rays, a pencil circle of its own shows on the rest too."""
     fields = r.marked(s)
     usual = float(np.median(list(r.circles.faint.values())))
-    over_paper = None
+    looks = None
     for name, b in r.layout.bubbles():
         key = name, b.value
         if b.value in fields[name] or not _all_round(r.circles.faint[key], usual, s):
             continue
-        if over_paper is None:      # measured once a card, when a bubble first has faint ink all round
-            over_paper = faint_over_paper(r.amount, r.layout.kind, r.levels)[1]
-            usual_over = float(np.median(list(over_paper.values())))
-            if r.circles.circled:
-                alone = faint_over_paper(r.amount, r.layout.kind, r.levels, r.circles.path)
-                usual_alone = [float(np.median(list(values.values()))) for values in alone]
-        if _all_round(over_paper[key], usual_over, s) and \
-                (not r.circles.circled or all(_all_round(values[key], typical, s)
-                                              for values, typical in zip(alone, usual_alone))):
+        if looks is None:      # measured once a card, when a bubble first has faint ink all round
+            looks = faint_over_paper(r.amount, r.layout.kind, r.levels, r.circles.path if r.circles.circled else None)
+            looks = [(values, float(np.median(list(values.values())))) for values in looks]
+        if all(_all_round(values[key], typical, s) for values, typical in looks):
             return f"faint ink all round {b.value} ({name}): a light pencil circle?"
     return None
 

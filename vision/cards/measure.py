@@ -425,16 +425,17 @@ def ring_ink(amount: np.ndarray, kind: str) -> dict:
     line drawn along the ring lies on most). Summed across the ring (RING_BAND_MM either side), it
     keeps when blur spreads the thin line or the print sits a little off; against the paper beside
     it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
-    return dict(zip(_regions(kind).keys, np.median(ring_sectors(amount, kind), axis=1).tolist()))
+    return {key: float(np.median(sectors)) for key, sectors in ring_sectors(amount, kind).items()}
 
 
-def ring_sectors(amount: np.ndarray, kind: str) -> np.ndarray:
-    """ring_ink's ink across each bubble's printed ring per sector (rows: bubbles, in the layout's order)."""
+def ring_sectors(amount: np.ndarray, kind: str) -> dict:
+    """Per bubble, ring_ink's ink across its printed ring in each of its SECTORS."""
     ring, paper = _ring_bands(kind)
     flat = amount.ravel()
     beside = np.array(_quantiles(flat, paper, PAPER_QUANTILE))[:, None]
     over = np.where(ring >= 0, (flat[ring] - beside) / (1 - beside), 0.0)
-    return (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
+    sectors = (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
+    return dict(zip(_regions(kind).keys, sectors))
 
 
 @lru_cache(maxsize=None)
