@@ -1,8 +1,9 @@
 """Work the card scanner spares (issue 11: CPU per card) changes nothing it finds."""
 import cv2
 import numpy as np
+import pytest
 
-from vision.cards import strokes as S
+from vision.cards import measure as M, strokes as S
 
 cv2.setNumThreads(1)
 
@@ -36,3 +37,24 @@ def test_a_stroke_search_spared_hough_finds_the_same_segments(monkeypatch):
 
 def _plain(segments):
     return [(tuple(p), tuple(u), t0, t1) for p, u, t0, t1 in segments]
+
+
+def test_the_noise_floor_shown_under_its_least_by_counting_is_the_medians_own():
+    """_noise_floor skips the two medians where counting shows the paper's median and 5 deviations stay
+    under NOISE_FLOOR: on quiet paper and noisy, odd and even counts, it is what the medians give."""
+    rng = np.random.default_rng(7)
+    kind = "vote"
+    paper = M._paper(kind)
+    skipped = 0
+    for n in range(200):
+        amount = np.zeros(M._blank(kind).shape, np.float32)
+        spread = rng.choice([0.002, 0.005, 0.01, 0.02, 0.05])
+        amount.ravel()[paper] = np.clip(rng.normal(rng.uniform(0, 0.09), spread, len(paper)), 0, 1)
+        if n % 2:
+            amount.ravel()[paper[rng.integers(len(paper))]] = 1.0      # one speck: a few samples off
+        values = amount.ravel()[paper]
+        median = float(np.median(values))
+        want = max(M.NOISE_FLOOR, median + 5 * float(np.median(np.abs(values - median))) * M.MAD_SIGMA)
+        assert M._noise_floor(amount, kind) == pytest.approx(want, abs=1e-12)
+        skipped += M._quiet_paper(values)
+    assert 40 <= skipped <= 160     # skipped often, not always

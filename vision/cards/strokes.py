@@ -145,9 +145,10 @@ def _segments(half: np.ndarray, length_mm: float) -> list[tuple]:
     found = found * 2 + 0.5
     groups, lines = [], []      # lines: the groups' points and directions as plain floats (faster one by one)
     for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
-        for n, (p, u) in enumerate(lines):
-            (da, ta), (db, tb) = _offset(p, u, x0, y0), _offset(p, u, x1, y1)
-            if da < 4 and db < 4:
+        for n, ((px, py), (ux, uy)) in enumerate(lines):      # _offset written out: called most here
+            ax, ay, bx, by = x0 - px, y0 - py, x1 - px, y1 - py
+            if abs(ux * ay - uy * ax) < 4 and abs(ux * by - uy * bx) < 4:
+                ta, tb = ux * ax + uy * ay, ux * bx + uy * by
                 q, v, t0, t1 = groups[n]
                 groups[n] = (q, v, min(t0, ta, tb), max(t1, ta, tb))
                 break
