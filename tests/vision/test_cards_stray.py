@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner
+from vision.cards import Scanner, decide as D
 from vision.cards.blank import PX, _print_everywhere
 from vision.cards.measure import Measured
 from vision.cards.strokes import _hidden, _Stroke, sits_on
@@ -146,3 +146,45 @@ def test_a_stroke_followed_across_a_cards_marker_is_seen_only_where_its_ink_show
         cv2.line(seen, tuple(np.rint(start * PX).astype(int)), tuple(np.rint(drawn_to * PX).astype(int)), 1.0, 3)
         m = Measured(seen, None, seen, seen)
         assert sits_on(stroke, b, m, kind) == sits, drawn_to
+
+
+def _passing(b, off_r: float, angle_deg: float) -> list:
+    """A 52 mm stray line passing off_r radii from a bubble's centre (most of it on one side)."""
+    u = np.array([np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))])
+    c = np.array([b.x, b.y]) + off_r * b.r * np.array([-u[1], u[0]])
+    return [tuple(c - 40 * u), tuple(c + 12 * u)]
+
+
+ROBBERY = {"robber_tens": "1", "robber_units": "4", "victim_tens": "1", "victim_units": "0", "ordinal": "6"}
+
+
+@pytest.mark.parametrize("off,angle", [(0.2, 100), (0.5, 65), (0.5, 80), (0.8, 115)])
+def test_a_stray_line_passing_a_blank_bubble_is_no_light_circle_round_it(scanner, off, angle, monkeypatch):
+    """Bench seed 5 clean #173, seed 4 clean #2 and 10 more (D19): a stray line passing a blank bubble
+    crosses nearly half its rays; with a neighbour's circle on some more it read as faint ink all round,
+    "a light pencil circle?". The line's rays are judged as those of a circle round another bubble:
+    left out where enough others are free, on which there is no ink. Every row circled once: counted."""
+    picture = P.printed(P.card("robbery", 1, 3))
+    for field, value in ROBBERY.items():
+        P.ring(picture, P.bubble("robbery", field, value), 1.25)
+    P.pen(picture, _passing(P.bubble("robbery", "ordinal", "5"), off, angle), 0.45)
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.fields) == ("counted", {f: [v] for f, v in ROBBERY.items()}), result
+    monkeypatch.setattr(D, "_drawn_round", lambda r: r.circles.path if r.circles.circled else None)
+    assert scanner.scan_image(P.photo(picture)).reason.startswith("faint ink all round 5")     # as it was
+
+
+@pytest.mark.parametrize("off", [0.5, 0.8])
+def test_a_light_pencil_circle_by_a_stray_line_is_still_seen(scanner, off, monkeypatch):
+    """R6: a light pencil circle round Y (fainter than the noise the scores leave out) with a stray line
+    passing it: its ink shows on the rays the line leaves free, so it is still a doubt, not a blank vote."""
+    picture = P.printed(P.card("vote", 2, 5))
+    y = P.bubble("vote", "mark", "Y")
+    P.pencilled(picture, lambda canvas: P.ring(canvas, y, 1.3, width_mm=0.4, colour=(215,) * 3))
+    P.pen(picture, _passing(y, off, 80), 0.45)
+    seen = []
+    drawn_round = D._drawn_round
+    monkeypatch.setattr(D, "_drawn_round", lambda r: seen.append(r.lines is not None) or drawn_round(r))
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" and result.reason.startswith("faint ink all round Y"), result
+    assert seen == [True]       # the line was found, and left out

@@ -111,7 +111,7 @@ def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -
 def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.ndarray | None = None) -> tuple:
     """Per bubble: (Circles.faint over each ray's own paper level; then Circles.faint and that again,
     judged on the rays that do not cross away (flat bool: the circles drawn round other bubbles,
-    Circles.path) where FREE_RAYS of its rays or more do not, else on all). Over the paper is each
+    Circles.path, and long stray lines) where FREE_RAYS of its rays or more do not, else on all). Over the paper is each
     ray's darkest ink less that ray's median: a pencil line stands out of the paper beside it, a
     shadow or uneven light darkens the whole ray. Pen circles round neighbours closing in on a bubble
     from two sides or more cross most of its rays: ink all round it, no pencil circle of its own,
@@ -156,7 +156,7 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     ((circled key, other key), ...))."""
     inked = new >= CROSSED
     bridged = cv2.dilate(inked.view(np.uint8), np.ones((2 * round(JOIN_MM * PX / 2) + 1,) * 2, np.uint8))
-    _, labels = cv2.connectedComponents(bridged, connectivity=8)
+    _, labels = cv2.connectedComponents(bridged, connectivity=8, ltype=cv2.CV_16U)    # (pieces 7 px or more apart: few)
     near = (cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0).ravel()
     reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
     inked = np.flatnonzero(inked)       # each piece's pixels (flat) picked from the ink's, not the whole card's

@@ -137,6 +137,7 @@ class Reading:
     stroke_doubt: str | None    # what a long stray line left in doubt
     circles: Circles            # circles drawn round bubbles, every bubble's cover
     circle_doubt: str | None    # a circle's path over ink of another bubble's own
+    lines: np.ndarray | None    # flat bool: the long stray strokes found (their ink no bubble's), or None
 
     def marked(self, s: Settings) -> dict:
         """Field -> the values read as marked."""
@@ -383,11 +384,20 @@ def _faint_circle(r: Reading, s: Settings) -> str | None:
         if b.value in fields[name] or not _all_round(r.circles.faint[key], usual, s):
             continue
         if looks is None:      # measured once a card, when a bubble first has faint ink all round
-            looks = faint_over_paper(r.amount, r.layout.kind, r.levels, r.circles.path if r.circles.circled else None)
+            looks = faint_over_paper(r.amount, r.layout.kind, r.levels, _drawn_round(r))
             looks = [(values, float(np.median(list(values.values())))) for values in looks]
         if all(_all_round(values[key], typical, s) for values, typical in looks):
             return f"faint ink all round {b.value} ({name}): a light pencil circle?"
     return None
+
+
+def _drawn_round(r: Reading) -> np.ndarray | None:
+    """Ink round bubbles that no light circle of theirs is: the circles drawn round other bubbles and the
+    long stray lines (one passing a bubble crosses nearly half its rays), flat bool; None if neither."""
+    away = [r.circles.path] if r.circles.circled else []
+    if r.lines is not None:
+        away.append(r.lines)
+    return np.logical_or.reduce(away) if away else None
 
 
 def _all_round(faint: float, usual: float, s: Settings) -> bool:

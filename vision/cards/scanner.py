@@ -130,7 +130,8 @@ class Scanner:
         scores = {**scores, **{key: own[key] for key in spilt}}
         light = D.light_marks(amount, layout, levels, scores, band, s, _one_stroke)
         return Reading(layout, amount, levels, scores, around, filled, light, blurred, stroke_doubt, circles,
-                       _under_circle(m, kind, circles, s.marginal) if circles.circled else None)
+                       _under_circle(m, kind, circles, s.marginal) if circles.circled else None,
+                       stroke_cuts[0][0] if stroke_cuts else None)
 
     def _numbers(self, m: Measured, kind: str, cuts: list, circles: Circles):
         """_score's numbers with the cuts made, a circled bubble scoring its circle's ink too."""
