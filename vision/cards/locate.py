@@ -14,6 +14,7 @@ from .result import Rejection
 
 ALIGNED = 0.75           # an outline fit refined on the print must match the blank this well (correlation)
 QR_PX = 10.0             # pixels per mm when reading the code
+QR_MARGINS_MM = (1.0, 3.0)  # paper round the code in its own warp: tight, then wide (a curled card's code off its fit)
 FLAT = 0.12              # marker corners this close to one homography (in marker sides): a flat card
 CURLED = 0.25            # this close: a curled one (1-2 mm off at a corner), its print refitted piece by piece
 
@@ -71,13 +72,17 @@ def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
 
 
 def _decode_warped(grey: np.ndarray, card: _Card) -> str | None:
-    """The code read on its own sharper warp (QR_PX per mm), prepared in turn."""
+    """The code read on its own sharper warp (QR_PX per mm), prepared in turn, by zxing then zbar (each
+    reads codes the other cannot: a soft, noisy or low-contrast one); then again with a wider margin
+    round it (a curled card's code lies off the fit by a millimetre or more: cut off at the edge)."""
     x, y, side = L.QR_BOX
-    patch = _warp(grey, card.homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))
-    for prepared in (_unchanged, _sharpen, _binary, _enlarged):      # each made only if the ones before fail
-        text = _decode(prepared(patch))
-        if text:
-            return text
+    for margin in QR_MARGINS_MM:
+        patch = _warp(grey, card.homography, QR_PX, (x - margin, y - margin, side + 2 * margin, side + 2 * margin))
+        for decode, prepared in READINGS:      # each made only if the ones before fail
+            text = decode(prepared(patch))
+            if text:
+                return text
+    return None
     return None
 
 
@@ -299,12 +304,25 @@ def _enlarged(image: np.ndarray) -> np.ndarray:
     return cv2.resize(image, None, fx=1.5, fy=1.5)
 
 
+def _zbar(image: np.ndarray) -> str | None:
+    try:
+        from pyzbar import pyzbar
+    except ImportError:         # no zbar library: zxing's reading stands alone
+        return None
+    for found in pyzbar.decode(image, symbols=[pyzbar.ZBarSymbol.QRCODE]):
+        return found.data.decode("ascii", "replace")
+    return None
+
+
 def _sharpen(image: np.ndarray) -> np.ndarray:
     return cv2.addWeighted(image, 2.0, cv2.GaussianBlur(image, (0, 0), 2.0), -1.0, 0)
 
 
 def _binary(image: np.ndarray) -> np.ndarray:
     return cv2.adaptiveThreshold(image, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY, 31, 8)
+
+
+READINGS = ((_decode, _unchanged), (_decode, _sharpen), (_decode, _binary), (_decode, _enlarged), (_zbar, _unchanged))
 
 
 # --- a curled card: the print fitted again piece by piece ---------------------------------------------
