@@ -6,7 +6,7 @@ import cv2
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner
+from vision.cards import Scanner, Settings, circles as C
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
@@ -62,6 +62,31 @@ def test_a_circle_open_by_a_third_round_a_letter_is_its_vote(scanner, value, gap
     assert (result.decision, result.fields) == ("counted", {"mark": [value]}), result
 
 
+@pytest.mark.parametrize("colour", [(60, 115, 35), (110, 110, 110)], ids=["green", "grey"])
+@pytest.mark.parametrize("width", [0.3, 0.4])
+def test_a_wide_circle_drawn_off_towards_a_neighbour_is_its_vote(scanner, colour, width):
+    """Bench seed 5 clean #376, 8 clean #365, 6 clean #143 (R6): a circle 1.68 x the ring drawn 6.4 mm
+    off towards X, crossing its disc, in a light pen: its far side lies beyond the rays (2.05 radii)
+    and its near side right on the printed ring (the print hides it there), covering 60% of the rays
+    or a little under, the least a circle needed; its arc in X's disc read as a mark there, and the
+    card went to review. From 55% (a circle open by nearly half) it is circled, its path out of X."""
+    card, picture = _vote([_ring("vote", "mark", "Y", 1.68, shift_mm=(-6.4, 0.0), width_mm=width, colour=colour)])
+    photo = P.photo(picture)
+    result = scanner.scan_image(photo)
+    assert (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result
+    was = Scanner(P.EVENT, P.SECRET, Settings(circled=0.6)).scan_image(photo)
+    assert (was.decision, was.fields) == ("review", {"mark": ["X", "Y"]})      # as it was
+
+
+@pytest.mark.parametrize("gap", [180, 200])
+def test_half_a_circle_round_a_letter_is_still_a_doubt(scanner, gap):
+    """Open by half or more it may be part of a circle (or a neighbour's): a person looks (R6: blank or
+    Y would each be a silent error if wrong)."""
+    card, picture = _vote([_ring("vote", "mark", "Y", 1.4, gap_deg=gap)])
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" and "part of a circle" in result.reason, result
+
+
 @pytest.mark.parametrize("kind,name,value,others", [
     ("robbery", "robber_units", "8", {"robber_tens": "0", "victim_tens": "1", "victim_units": "3", "ordinal": "5"}),
     ("robbery", "robber_tens", "1", {"robber_units": "0", "victim_tens": "0", "victim_units": "9", "ordinal": "5"}),
@@ -103,6 +128,25 @@ def test_a_dot_in_a_neighbour_a_wide_circle_crosses_is_a_second_mark(scanner):
         P.dot(picture, P.bubble("robbery", name, value))
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review", result
+
+
+@pytest.mark.parametrize("size", [0.9, 1.0])
+def test_a_tick_beside_a_light_circle_is_never_taken_into_its_path(scanner, size, monkeypatch):
+    """Seed 12 clean #388 (R6, D2): a thin green circle round the robber's tens 1 and a black tick on 2
+    touching it. On the rays from 1 that cross both, the tick is darker: the circle's path was traced
+    over the tick, the tick's ink taken out of 2, and the card counted with tens 1, one of two marks
+    (a silent error). The path follows the crossings the rays round it put the circle at."""
+    picture = P.printed(P.card("robbery", 1, 3))
+    two = P.bubble("robbery", "robber_tens", "2")
+    P.ring(picture, P.bubble("robbery", "robber_tens", "1"), 1.2, width_mm=0.3, colour=(60, 115, 35))
+    r, x = two.r * size, two.x - 0.7 * two.r
+    P.pen(picture, [(x - 0.6 * r, two.y), (x - 0.15 * r, two.y + 0.5 * r), (x + 0.7 * r, two.y - 0.6 * r)], 0.6)
+    for field, value in {"robber_units": "1", "victim_tens": "1", "victim_units": "8", "ordinal": "4"}.items():
+        P.dot(picture, P.bubble("robbery", field, value))
+    photo = P.photo(picture)
+    assert scanner.scan_image(photo).decision == "review"
+    monkeypatch.setattr(C, "_on_the_circle", lambda along, crossed: along.argmax(axis=1))     # the darkest: as it was
+    assert scanner.scan_image(photo).decision == "counted"
 
 
 # --- a circle that does not clearly enclose one label ---------------------------------------------

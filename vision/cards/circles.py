@@ -32,6 +32,7 @@ MIDDLE = 0.5            # radii: a circle round a neighbour seldom comes this cl
 FREE_RAYS = 0.25        # share of a bubble's rays clear of the circles round its neighbours enough to judge faint ink on
 DASH = 0.25             # a piece of ink whose narrow side is under this share of its long side: a line's, no mark
 OWN = 1.7               # radii: a bubble's own mark (a tick's or a cross's arm) lies this close round its centre
+SMOOTH = 10             # rays either side whose crossings tell where a circle runs (50 degrees)
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tu
     (the box's slices, the path there)."""
     angles = np.linspace(0, 2 * np.pi, ANGLES, endpoint=False)
     crossed = along.max(axis=1) >= CROSSED
-    rho = radii[along.argmax(axis=1)]
+    rho = radii[_on_the_circle(along, crossed)]
     points = np.rint(np.stack([b.x + rho * np.cos(angles), b.y + rho * np.sin(angles)], 1) * PX).astype(np.int32)
     start = int(np.argmin(crossed)) if not crossed.all() else 0     # runs split where a ray crosses nothing
     order = np.roll(np.arange(ANGLES), -start)
@@ -284,6 +285,28 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tu
     mask = np.zeros((box[0].stop - y0, box[1].stop - x0), np.uint8)
     cv2.polylines(mask, [(r - (x0, y0)).astype(np.int32).reshape(-1, 1, 2) for r in runs], False, 1, width)
     return box, mask
+
+
+def _on_the_circle(along: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+    """Per ray, the step where the circle crosses it: its darkest ink, but on a ray crossing ink twice
+    or more (the circle and a neighbour's mark beyond it: a tick, a fill) the crossing nearest where
+    the rays round it that cross ink once put the circle (their median within SMOOTH rays either side).
+    The darkest alone, a darker mark beside the circle pulls its path onto that mark, taking the mark's
+    ink out of its own bubble (seed 12 clean #388: a tick beside a circled 1 lost, two marks read one)."""
+    steps = along.argmax(axis=1)
+    ink = along >= CROSSED
+    runs = np.diff(ink.astype(np.int8), axis=1, prepend=0) == 1       # where each crossing starts
+    twice = np.flatnonzero(crossed & (runs.sum(axis=1) >= 2))
+    once = np.flatnonzero(crossed & (runs.sum(axis=1) == 1))
+    for ray in twice:
+        near = once[np.abs((once - ray + ANGLES // 2) % ANGLES - ANGLES // 2) <= SMOOTH]
+        if not len(near):
+            continue
+        expected = np.median(steps[near])
+        label = np.cumsum(runs[ray]) * ink[ray]               # crossing number per step (0: no ink)
+        peaks = [int(np.flatnonzero(label == k)[np.argmax(along[ray][label == k])]) for k in range(1, label.max() + 1)]
+        steps[ray] = min(peaks, key=lambda step: abs(step - expected))
+    return steps
 
 
 def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> str | None:

@@ -115,7 +115,8 @@ class Settings:
     quiet: float = 0.05         # ink in the band around it at most this (a finger, shadow or line reaching in)
     # A circle drawn round a bubble (vision/cards/circles.py): the share of the rays from its centre
     # that cross ink (its cover).
-    circled: float = 0.6        # at least this: circled, the circle's ink is its mark (a circle open by a third)
+    circled: float = 0.55       # at least this: circled, the circle's ink is its mark (a circle open by nearly half, or
+                                # one drawn off towards a neighbour: far side beyond the rays, near side on the ring)
     partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
     faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others',
                                 # so too over the paper along its rays (circles.faint_over_paper): review
