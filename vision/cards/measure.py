@@ -3,7 +3,7 @@ model's levels on this card, and per bubble the new ink in its disc, the band ar
 part of the disc, the halo just outside it, its printed ring; a light mark's shape."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -27,6 +27,7 @@ RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (bl
 PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
 PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
 FULL_STROKE = 0.25       # darkness beyond the print a full-strength stroke adds (new ink 1)
+NOISE_FLOOR = 0.10       # ink weaker than this is noise on any card (the print's misfit and blur, JPEG, grain)
 
 
 def ink(grey: np.ndarray) -> np.ndarray:
@@ -112,6 +113,7 @@ class _Levels:
     darkest: dict       # bubble -> how dark the darkest of its own print (its label) looks
     print_level: float  # how dark the bubbles' grey print looks
     floor: float        # ink weaker than this is noise
+    noise: float        # the noise the card's blank paper shows (floor is at least NOISE_FLOOR)
 
 
 def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarray:
@@ -152,7 +154,8 @@ def _levels(amount: np.ndarray, kind: str) -> _Levels:
     rings = dict(zip(regions.keys, _quantiles(flat, regions.ring, 0.5)))
     darkest = _quantiles(flat, regions.own_print, 0.9)
     print_level = min(max(_median(np.array(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
-    return _Levels(rings, dict(zip(regions.keys, darkest)), print_level, _noise_floor(amount, kind))
+    noise = _paper_noise(amount, kind)
+    return _Levels(rings, dict(zip(regions.keys, darkest)), print_level, max(NOISE_FLOOR, noise), noise)
 
 
 def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
@@ -262,12 +265,32 @@ def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
     return np.where(count > 0, a + (position - low) * (b - a), 0.0).tolist()
 
 
-def _noise_floor(amount: np.ndarray, kind: str) -> float:
-    """Ink weaker than this is noise: paper grain, sensor noise, JPEG; from the card's blank paper."""
+def _paper_noise(amount: np.ndarray, kind: str) -> float:
+    """Ink this weak shows on the card's blank paper: paper grain, sensor noise, JPEG."""
     paper = amount.ravel()[_paper(kind)]
     median = _median(paper)
     spread = _median(np.abs(paper - median)) * 1.4826
-    return max(0.10, median + 5 * spread)
+    return median + 5 * spread
+
+
+def closer_scores(amount: np.ndarray, kind: str, levels: _Levels, floor: float) -> dict:
+    """Per bubble, the new ink in its disc on open paper (_open_paper: off the print's misfit and
+    its soft edges), with the noise floor at `floor`, under NOISE_FLOOR where the paper is quiet:
+    a faint pencil stroke is not much darker than NOISE_FLOOR, and over the print its ink hardly
+    shows (the print was dark there already), so where it leaves the print is what there is to see.
+    Counted as _score counts it (mm² per mm of radius), no cuts."""
+    regions = _regions(kind)
+    index, label = regions.inside
+    new = _new_ink(amount.ravel()[index], regions.print_ink[index], replace(levels, floor=floor))
+    return dict(zip(regions.keys, (sums(label, new * _open_disc(kind), len(regions.keys))
+                                   / (PX * PX) / regions.radii).tolist()))
+
+
+@lru_cache(maxsize=None)
+def _open_disc(kind: str) -> np.ndarray:
+    """Per pixel of the bubbles' discs (_Regions.inside), whether it is open paper (_open_paper)."""
+    regions = _regions(kind)
+    return _open_paper(regions.print_ink.reshape(_blank(kind).shape)).ravel()[regions.inside[0]]
 
 
 def _median(values: np.ndarray) -> float:
