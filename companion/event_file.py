@@ -31,7 +31,8 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "label_dark": (float, None), "faint_mark": (float, None), "open_paper": (float, None),
               "open_room": (float, None), "blank_ring": (float, None), "coherent": (float, None), "span": (float, None),
               "flat": (float, None), "quiet": (float, None), "circled": (float, None), "partial": (float, None),
-              "faint": (float, None), "noisy": (float, None), "time_limit_ms": (float, None)},
+              "faint": (float, None), "noisy": (float, None), "closer_floor": (float, None),
+              "closer_trace": (float, None), "time_limit_ms": (float, None)},
     # The cage link (drivers/serial_link.py): a pyserial URL; "raw" for a plain barcode scanner.
     "serial": {"url": (str, None), "baud": (int, None), "mode": (str, ("framed", "raw")),
                "raw_pattern": (str, None), "raw_repeat_seconds": (float, None)},

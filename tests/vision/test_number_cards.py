@@ -150,6 +150,28 @@ def test_a_faint_pencil_mark_is_held_for_review(scanner, deck, seed):
 
 
 @needs_poppler
+@pytest.mark.parametrize("seed", [8, 12, 20, 24, 27, 29, 34, 55, 65])
+def test_a_faint_pencil_tick_over_the_printed_digit_is_not_read_blank_V7(scanner, deck, seed):
+    """A faint pencil tick across 3 scored 0.00-0.06 (under blank_trace): its ink lies mostly over the
+    digit's printed grey, where the print was dark already, and the rest is hardly darker than the noise
+    floor (at least 0.10). Read blank, the card was invalid (V7) and the bet lost. A number card's field
+    read blank is looked at closer: the ink on its bubbles' open paper with the floor down to the paper's
+    own noise (closer_floor), the tick's ends off the digit show."""
+    result = _scan(scanner, deck, "N0401", [("3", "tick")], seed=seed, pen=N.FAINT)
+    assert result.decision == "review" or (result.decision, result.fields) == ("counted", {"number": ["3"]}), result
+
+
+@needs_poppler
+@pytest.mark.parametrize("tier", ["clean", "hard"])
+def test_a_blank_number_card_looked_at_closer_is_still_invalid_V7(scanner, deck, tier):
+    """The closer look at a field read blank finds nothing on a blank card's paper in clean photos
+    (review costs the operator a look): blank is an invalid bet (V7)."""
+    seeds = (1, 2, 3, 4, 5, 6, 8, 9, 10, 12)
+    decisions = [scanner.scan_image(N.sample(deck, "N0401", "blank", seed, tier)[0]).decision for seed in seeds]
+    assert decisions == ["invalid"] * len(seeds), decisions
+
+
+@needs_poppler
 def test_a_faint_pencil_circle_plainly_one_mark_is_read(scanner, deck):
     """Seed 2's faint pencil circle (0.32, alone in its field) was held only for its grain, which broke it
     into pieces at 0.3 of a full stroke: one stroke from 0.2 (measure.TRACED), it is the number drawn."""

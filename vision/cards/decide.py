@@ -49,6 +49,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     faint ink all round a bubble read blank, four times the others', also over the paper along its
         rays (a light pencil circle, not a shade darkening the paper with it), and both again on the
         rays no circle drawn round a neighbour crosses (not circles closing in on it)
+    on a number card, a field read blank with ink on its bubbles' open paper, looked at closer (the noise
+        floor down to the paper's own noise: a faint pencil tick lies mostly over the printed digit)
     a field read blank in a picture too noisy to see light pencil
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
@@ -64,7 +66,8 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import _Levels, _restored, _typical_ring, ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
+from .measure import NOISE_FLOOR, _Levels, _restored, _typical_ring, closer_scores, paper_noise, ring_ink, ring_peaks, \
+    ring_sectors, stroke_share, washed_arc
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
@@ -78,6 +81,7 @@ UNKNOWN = 0.3             # a bubble with this share of its disc under washed-ou
 RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
 STROKED = 0.5             # a mark with under this share of its ink a stroke's (measure.stroke_share): a glare halo?
 ALL_ROUND = 0.25          # a ring inked all round: inked in its weakest sectors but this share of them (ring_sectors)
+LOOKED_CLOSER = ("number",)   # cards read blank are invalid (V7), the bet lost: a field read blank is looked at closer
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,10 @@ class Settings:
     faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others',
                                 # so too over the paper along its rays (circles.faint_over_paper): review
     noisy: float = 0.2          # a noise floor this high hides light pencil: a field read blank goes to review
+    # A number card's field read blank is looked at closer (_faint_in_blank): a faint pencil tick, its
+    # ink not much darker than the noise floor and mostly over the printed digit, scores under blank_trace.
+    closer_floor: float = 0.04  # the noise floor then, where the card's paper is that quiet (measure.closer_scores)
+    closer_trace: float = 0.015  # new ink at least this, so measured, on a bubble's open paper: a faint mark? review
     time_limit_ms: float = 2000.0   # a card whose scan runs longer is rejected (the next card is not kept waiting)
 
 
@@ -405,6 +413,24 @@ def _all_round(faint: float, usual: float, s: Settings) -> bool:
     return faint >= s.faint and faint >= 4 * usual
 
 
+def _faint_in_blank(r: Reading, s: Settings) -> str | None:
+    """A field read blank on a card whose blank is a lost bet, looked at with the noise floor as low
+    as its paper allows: a faint pencil tick over the printed digit, its ink under the usual floor
+    but for a little on the paper beside the digit, shows there (a blank bubble's print, spread so
+    a slight misfit is not ink, shows none)."""
+    if r.layout.kind not in LOOKED_CLOSER:
+        return None
+    blank = [name for name, values in r.marked(s).items() if not values]
+    noise = paper_noise(r.amount, r.layout.kind) if blank else NOISE_FLOOR
+    if noise >= NOISE_FLOOR:
+        return None
+    scores = closer_scores(r.amount, r.layout.kind, r.levels, max(s.closer_floor, noise))
+    for name, b in r.layout.bubbles():
+        if name in blank and scores[name, b.value] >= s.closer_trace:
+            return f"faint ink at {b.value} ({name}, {scores[name, b.value]:.2f} looked at closer): a light mark?"
+    return None
+
+
 def _noisy_blank(r: Reading, s: Settings) -> str | None:
     """A field read blank in a picture whose noise floor (JPEG, grain, a shadow's dapple) is so high
     that light pencil vanishes under it: blank or a light mark, a person tells."""
@@ -414,7 +440,8 @@ def _noisy_blank(r: Reading, s: Settings) -> str | None:
     return f"{blank[0]} read blank, but the picture is too noisy to see light pencil" if blank else None
 
 
-DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled, _faint_circle, _noisy_blank)
+DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled, _faint_circle, _faint_in_blank,
+          _noisy_blank)
 
 
 # --- ink a neighbour's mark put there ----------------------------------------------------------------

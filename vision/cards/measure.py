@@ -3,7 +3,7 @@ model's levels on this card, and per bubble the new ink in its disc, the band ar
 part of the disc, the halo just outside it, its printed ring; a light mark's shape."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -27,7 +27,7 @@ RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (bl
 PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
 PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
 FULL_STROKE = 0.25       # darkness beyond the print a full-strength stroke adds (new ink 1)
-NOISE_FLOOR = 0.10       # ink weaker than this is always noise (_noise_floor: more on a noisy picture)
+NOISE_FLOOR = 0.10       # ink weaker than this is noise on any card (the print's misfit and blur, JPEG, grain)
 MAD_SIGMA = 1.4826       # a median absolute deviation times this: the standard deviation of normal noise
 
 
@@ -265,21 +265,27 @@ def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
 
 
 def _noise_floor(amount: np.ndarray, kind: str) -> float:
-    """Ink weaker than this is noise: paper grain, sensor noise, JPEG; from the card's blank paper:
-    its median and 5 robust deviations (MAD), at least NOISE_FLOOR."""
+    """Ink weaker than this is noise: paper grain, sensor noise, JPEG; from the card's blank paper
+    (paper_noise), at least NOISE_FLOOR."""
     paper = amount.ravel()[_paper(kind)]
-    if _quiet_paper(paper):
-        return NOISE_FLOOR
+    return NOISE_FLOOR if _quiet_paper(paper) else max(NOISE_FLOOR, _noise(paper))
+
+
+def paper_noise(amount: np.ndarray, kind: str) -> float:
+    """Ink this weak shows on the card's blank paper: its median and 5 robust deviations (MAD)."""
+    return _noise(amount.ravel()[_paper(kind)])
+
+
+def _noise(paper: np.ndarray) -> float:
     median = _median(paper)
-    spread = _median(np.abs(paper - median)) * MAD_SIGMA
-    return max(NOISE_FLOOR, median + 5 * spread)
+    return median + 5 * _median(np.abs(paper - median)) * MAD_SIGMA
 
 
 def _quiet_paper(paper: np.ndarray) -> bool:
-    """Whether the paper's median and 5 deviations surely stay under NOISE_FLOOR (as on nearly every
-    card), shown by counting (a third of the two medians' time): the median lies in [low, high]
-    when more than half the values are at most high and fewer than half under low; then every value
-    in [high - b, low + b] is within b of it, and more than half of them there puts the MAD under b."""
+    """Whether the paper's noise (_noise) surely stays under NOISE_FLOOR (as on nearly every card),
+    shown by counting (a third of the two medians' time): the median lies in [low, high] when more
+    than half the values are at most high and fewer than half under low; then every value in
+    [high - b, low + b] is within b of it, and more than half of them there puts the MAD under b."""
     half = len(paper) // 2 + 1
     guess = paper[::8]
     median = _median(guess.copy())
@@ -288,6 +294,26 @@ def _quiet_paper(paper: np.ndarray) -> bool:
     b = (NOISE_FLOOR * 0.999 - high) / (5 * MAD_SIGMA)
     return b > slack and np.count_nonzero(paper <= high) >= half and np.count_nonzero(paper < low) < half - 1 \
         and np.count_nonzero((paper >= high - b) & (paper <= low + b)) >= half
+
+
+def closer_scores(amount: np.ndarray, kind: str, levels: _Levels, floor: float) -> dict:
+    """Per bubble, the new ink in its disc on open paper (_open_paper: off the print's misfit and
+    its soft edges), with the noise floor at `floor`, under NOISE_FLOOR where the paper is quiet:
+    a faint pencil stroke is not much darker than NOISE_FLOOR, and over the print its ink hardly
+    shows (the print was dark there already), so where it leaves the print is what there is to see.
+    Counted as _score counts it (mm² per mm of radius), no cuts."""
+    regions = _regions(kind)
+    index, label = regions.inside
+    new = _new_ink(amount.ravel()[index], regions.print_ink[index], replace(levels, floor=floor))
+    return dict(zip(regions.keys, (sums(label, new * _open_disc(kind), len(regions.keys))
+                                   / (PX * PX) / regions.radii).tolist()))
+
+
+@lru_cache(maxsize=None)
+def _open_disc(kind: str) -> np.ndarray:
+    """Per pixel of the bubbles' discs (_Regions.inside), whether it is open paper (_open_paper)."""
+    regions = _regions(kind)
+    return _open_paper(regions.print_ink.reshape(_blank(kind).shape)).ravel()[regions.inside[0]]
 
 
 def _median(values: np.ndarray) -> float:
