@@ -188,3 +188,29 @@ def test_a_light_pencil_circle_by_a_stray_line_is_still_seen(scanner, off, monke
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review" and result.reason.startswith("faint ink all round Y"), result
     assert seen == [True]       # the line was found, and left out
+
+
+@pytest.mark.parametrize("angle,shift", [(-35, 4.5), (20, -5.0), (110, 5.5)])
+def test_a_lone_line_leaving_a_bubble_farther_than_a_marks_arm_is_no_mark(scanner, angle, shift):
+    """Bench seed 1 clean #378, seed 5 clean #164 (D19, R6): a 26 mm stray line starting inside X's
+    disc and going on 5-7 mm beyond it on one side, X holding no other ink, a tick on Z: "a line touches
+    X" sent it to review. No mark's arm leaves a bubble that far (a cross's reaches a third of a
+    radius), and no other arm is there: a straight line that long is no mark, Z counts."""
+    picture = P.printed(P.card("vote", 2, 5))
+    P.pen(picture, _across(P.bubble("vote", "mark", "X"), 26, angle, shift), 0.6)
+    P.tick(picture, P.bubble("vote", "mark", "Z"), 0.6)
+    result = scanner.scan_image(P.photo(picture))
+    assert (result.decision, result.fields) == ("counted", {"mark": ["Z"]}), result
+
+
+@pytest.mark.parametrize("arm", [5.0, 7.0])
+def test_a_line_leaving_a_bubble_beside_a_short_stroke_is_still_a_doubt(scanner, arm):
+    """D19 with R6: the same line leaving X, and a short stroke in X beside it (a tick's short arm
+    under a long one? light ink of a mark?): X blank or marked is for a person, never read."""
+    picture = P.printed(P.card("vote", 2, 5))
+    x = P.bubble("vote", "mark", "X")
+    P.pen(picture, _across(x, 26, -35, 4.5), 0.6)
+    P.pen(picture, [(x.x - 3, x.y + 1), (x.x - 3 + 0.6 * arm, x.y + 1 + 0.8 * arm)], 0.4)
+    P.tick(picture, P.bubble("vote", "mark", "Z"), 0.6)
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review", result

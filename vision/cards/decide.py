@@ -32,7 +32,9 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         and a sector's peak too), or the printed bubbles cannot be seen; a bubble read marked with an
         arc of its ring washed out, its ink mostly fainter than a stroke's (a glare streak's halo?)
     a long straight stroke sits on a bubble (its ink seen well beyond it on neither side: a tick's long
-        arm, a short line across it, maybe the mark) with less than definite ink beside it; a stray line
+        arm, a short line across it, maybe the mark) with less than definite ink beside it (one leaving
+        it half a radius, 4 mm at least, beyond its disc on one side, with no ink above trace beside it,
+        is no mark's arm: taken out as a stray line, D19); a stray line
         running into a bubble's disc leaves a little ink beside it, or covers more ink than its own
         (a stroke's pieces in line by a bubble are one line; one passing outside the disc takes none of its
         ink); a line in pieces (glare, print over its middle) through a marked bubble, unless it sits on

@@ -119,8 +119,8 @@ class Scanner:
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
-            numbers, stroke_doubt = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
-            stroke_cuts = [stroke_cut[:2]]
+            numbers, stroke_doubt, crossed = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
+            stroke_cuts = [(stroke_cut[0], crossed)]
         scores, around, filled, own, band = numbers
         if inked and not stroke_doubt:
             stroke_doubt = self._broken_line(m, layout, strokes, scores, circles, [*cuts, *stroke_cuts])
@@ -142,9 +142,19 @@ class Scanner:
     def _unstroked(self, m: Measured, layout: L.Layout, numbers, cuts: list, circles: Circles, stroke_cut):
         """The numbers again without the ink of long straight strokes running right through a bubble
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
-        drawn along it?). Only run where some bubble is not clearly blank."""
-        covered, crossed, touched, expected = stroke_cut
+        drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
+        bubble is not clearly blank."""
+        covered, crossed, touched, expected, leaving = stroke_cut
         s = self.settings
+        keys = [(name, b.value) for name, b in layout.bubbles()]
+        bare = None
+        if touched.any():
+            bare = self._numbers(m, layout.kind, [*cuts, (covered, crossed | touched)], circles)
+            # the only ink in it a line leaving it farther than a mark's arm on one side: no cross's
+            # other arm, no tick's short one beside it; a straight line that long is no mark (D19):
+            # taken out as a line running through
+            lone = touched & leaving & np.array([bare[0][key] < s.trace for key in keys])
+            crossed, touched = crossed | lone, touched & ~lone
         again = self._numbers(m, layout.kind, [*cuts, (covered, crossed)], circles) \
             if crossed.any() else numbers
         # a stroke sitting on a bubble (a tick's long arm, a short line across it) may be its mark or not:
@@ -152,21 +162,19 @@ class Scanner:
         # none) the bubble is marked either way, and judged by that ink
         plain = []
         if touched.any():
-            bare = self._numbers(m, layout.kind, [*cuts, (covered, crossed | touched)], circles)
-            plain = [(name, b.value) for n, (name, b) in enumerate(layout.bubbles())
-                     if touched[n] and bare[0][name, b.value] >= s.definite]
+            plain = [key for n, key in enumerate(keys) if touched[n] and bare[0][key] >= s.definite]
             again = tuple({**now, **{key: alone[key] for key in plain}} for now, alone in zip(again, bare))
         for n, (name, b) in enumerate(layout.bubbles()):
             key = name, b.value
             if touched[n] and again[0][key] >= s.marginal and key not in plain:
-                return again, f"a line touches {b.value} ({name}): mark or stray stroke?"
+                return again, f"a line touches {b.value} ({name}): mark or stray stroke?", crossed
             if crossed[n] and expected[n] > 0 and key not in circles.circled \
                     and s.marginal <= again[0][key] < 2 * s.definite:
-                return again, f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?"
+                return again, f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?", crossed
             removed = numbers[0][key] - again[0][key]
             if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
-                return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
-        return again, None
+                return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?", crossed
+        return again, None, crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
                      circles: Circles, cuts: list) -> str | None:

@@ -26,6 +26,9 @@ FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a s
 FOLLOW_STEPS = 64       # a stroke is followed this many pixels at a time
 ONE_LINE_DEG, ONE_LINE_MM = 10.0, 1.0   # strokes this close in direction and place by a bubble: one bowed line
 BOW_PX = round(1.5 * PX)    # a bowed line's ink strays this far from the straight line fitted to it
+LEAVES, LEAVES_MM = 0.5, 4.0   # a stroke's ink going on this many radii, and mm, beyond a bubble's disc on one side
+                        # leaves it farther than a mark's arm does (a cross's, the widest, reaches 0.35 radii;
+                        # on a small bubble a mark's curve, an ellipse's flat side, reaches 3 mm)
 
 
 @dataclass(frozen=True)
@@ -291,23 +294,26 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
     """Which pixels the strokes cover (flat); which bubbles a stroke enters from well outside
     (it runs through, or ends inside: either way a long straight line is no mark, and its ink is
     taken out; a piece of such a line too); which a stroke only sits on, not coming from well outside
-    (they keep their ink: maybe a mark's stroke); and the ink the strokes bring into each bubble's score."""
+    (they keep their ink: maybe a mark's stroke); the ink the strokes bring into each bubble's score; and
+    which bubbles every stroke near them leaves by LEAVES radii (LEAVES_MM at least) on one side (no mark's arm)."""
     cut = np.zeros(m.new.shape, np.uint8)
     for s in strokes:
         a, b = s.p + s.t0 * s.u, s.p + s.t1 * s.u
         cv2.line(cut, tuple(np.rint(a).astype(int)), tuple(np.rint(b).astype(int)), 1, 2 * round(s.width / 2 + 2) + 1)
-    crossed, touched, expected = [], [], []
+    crossed, touched, expected, leaving = [], [], [], []
     for _, b in layout.bubbles():
         cx, cy, r = b.x * PX, b.y * PX, DISC * b.r * PX
         near = [s for s in strokes if s.offset(cx, cy)[0] < BAND[1] * b.r * PX + s.width / 2 + 2]   # in its band
-        far = [not sits_on(s, b, m, layout.kind) for s in near]
+        reach = [_reach(s, b, m, layout.kind) for s in near]
+        far = [out >= max(b.r, 3.0) * PX for out in reach]
         # a bowed line is found in pieces: a piece sitting on the bubble is still the line's
         verdicts = [far[n] or any(far[k] and _one_line(s, o, cx, cy) for k, o in enumerate(near))
                     for n, s in enumerate(near)]
         crossed.append(bool(verdicts) and all(verdicts))
         touched.append(not all(verdicts))
+        leaving.append(bool(near) and min(reach) >= max(LEAVES * b.r, LEAVES_MM) * PX)
         expected.append(sum(_in_disc(s, cx, cy, r) * s.width for s in near) / (PX * PX) / b.r)
-    return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected)
+    return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected), np.array(leaving)
 
 
 def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
@@ -315,8 +321,15 @@ def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
     it may be one of a mark's strokes (a cross's or tick's long arm on a big bubble). One passing
     outside its disc is none of them. Only ink seen counts: a mark's stroke followed on across print
     (a card's marker) and blank paper beyond it shows none there."""
-    return line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX and \
-        _inked_beyond(line, b, _inked(m, FAINT)[0], _hidden(kind)) < max(b.r, 3.0) * PX
+    return _reach(line, b, m, kind) < max(b.r, 3.0) * PX
+
+
+def _reach(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> float:
+    """How far (pixels) the line's ink goes on beyond the bubble's disc (_inked_beyond); infinite for
+    a line passing outside the disc."""
+    if line.offset(b.x * PX, b.y * PX)[0] >= DISC * b.r * PX:
+        return np.inf
+    return _inked_beyond(line, b, _inked(m, FAINT)[0], _hidden(kind))
 
 
 def _inked_beyond(line: _Stroke, b: L.Bubble, binary: np.ndarray, hidden: np.ndarray) -> float:
