@@ -63,6 +63,7 @@ counts with one mark in every field; a field with none or several goes to review
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import median
 
 import numpy as np
 
@@ -235,7 +236,7 @@ def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: S
 def _others_median(values: dict, key: tuple, scores: dict, s: Settings) -> float | None:
     """The median of values over the card's other bubbles read blank (None: there are none)."""
     others = [v for k, v in values.items() if k != key and scores[k] < s.marginal]
-    return float(np.median(others)) if others else None
+    return median(others) if others else None
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
@@ -349,7 +350,7 @@ def _trace(r: Reading, s: Settings) -> str | None:
         if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
-                darkest[key] > s.label_dark * float(np.median([v for k, v in darkest.items() if k != key])):
+                darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
             return f"the printed label {b.value} ({name}) looks inked over: a light mark drawn along it?"
     return None
 
@@ -388,7 +389,7 @@ def _faint_circle(r: Reading, s: Settings) -> str | None:
     cross none of it; circles.faint_over_paper): circles closing in on it from two sides or more
     cross most of its rays, a pencil circle of its own shows on the rest too."""
     fields = r.marked(s)
-    usual = float(np.median(list(r.circles.faint.values())))
+    usual = median(r.circles.faint.values())
     looks = None
     for name, b in r.layout.bubbles():
         key = name, b.value
@@ -396,7 +397,7 @@ def _faint_circle(r: Reading, s: Settings) -> str | None:
             continue
         if looks is None:      # measured once a card, when a bubble first has faint ink all round
             looks = faint_over_paper(r.amount, r.layout.kind, r.levels, _drawn_round(r))
-            looks = [(values, float(np.median(list(values.values())))) for values in looks]
+            looks = [(values, median(values.values())) for values in looks]
         if all(_all_round(values[key], typical, s) for values, typical in looks):
             return f"faint ink all round {b.value} ({name}): a light pencil circle?"
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from statistics import median
 
 import cv2
 import numpy as np
@@ -583,7 +584,7 @@ def _extent(mask: np.ndarray) -> tuple[float, float]:
 def _typical_ring(rings: dict, scores: dict, marginal: float) -> float:
     """How dark the printed rings of the blank bubbles look on this card."""
     unmarked = [v for k, v in rings.items() if scores[k] < marginal]
-    return float(np.median(unmarked)) if unmarked else float(np.median(list(rings.values())))
+    return median(unmarked or rings.values())       # (statistics': a tenth of numpy's time on a short list)
 
 
 def pixels(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

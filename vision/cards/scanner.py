@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from statistics import median
 
 import cv2
 import numpy as np
@@ -245,7 +246,7 @@ def _misfit(m: Measured, kind: str) -> bool:
     than the others with their ink mostly beside where the blank prints them: a ring's median
     well under its own darkest close by (ring_peaks), which a misfit lowers and glare does not."""
     rings = m.levels.rings
-    typical = float(np.median(list(rings.values())))
+    typical = median(rings.values())
     if typical < D.WASHED:
         return True
     if min(rings.values()) >= D.FADING * typical:
