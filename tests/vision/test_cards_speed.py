@@ -58,3 +58,24 @@ def test_the_noise_floor_shown_under_its_least_by_counting_is_the_medians_own():
         assert M._noise_floor(amount, kind) == pytest.approx(want, abs=1e-12)
         skipped += M._quiet_paper(values)
     assert 40 <= skipped <= 160     # skipped often, not always
+
+
+def test_pieces_of_ink_found_in_its_padded_box_are_the_whole_cards():
+    """circles._joined joins ink across gaps and numbers the pieces in the box round the ink only: the
+    same pieces, in the same order, as on the whole card (ink at the card's edges too)."""
+    from vision.cards import circles as Ci
+    rng = np.random.default_rng(3)
+    join = round(Ci.JOIN_MM * Ci.PX / 2)
+    kernel = np.ones((2 * join + 1,) * 2, np.uint8)
+    for _ in range(200):
+        ink = (_ink(rng) > 0) | (rng.random((270, 288)) < 0.0003)
+        whole = cv2.connectedComponents(cv2.dilate(ink.view(np.uint8), kernel), connectivity=8)[1]
+        box = Ci._padded_box(ink, join)
+        part = cv2.connectedComponents(cv2.dilate(ink[box].view(np.uint8), kernel), connectivity=8)[1]
+        assert np.array_equal(whole[box][ink[box]], part[ink[box]]) and not ink[~_inside(ink.shape, box)].any()
+
+
+def _inside(shape, box) -> np.ndarray:
+    mask = np.zeros(shape, bool)
+    mask[box] = True
+    return mask

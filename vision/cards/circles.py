@@ -156,24 +156,36 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     a fill): not the circle's, left to that bubble (_own_marks). Returns (reach, astray,
     ((circled key, other key), ...))."""
     inked = new >= CROSSED
-    bridged = cv2.dilate(inked.view(np.uint8), np.ones((2 * round(JOIN_MM * PX / 2) + 1,) * 2, np.uint8))
+    join = round(JOIN_MM * PX / 2)
+    box = _padded_box(inked, join)      # the ink and all its bridging: the pieces found there are the card's
+    bridged = cv2.dilate(inked[box].view(np.uint8), np.ones((2 * join + 1,) * 2, np.uint8))
     _, labels = cv2.connectedComponents(bridged, connectivity=8, ltype=cv2.CV_16U)    # (pieces 7 px or more apart: few)
-    near = (cv2.dilate(traced, np.ones((5, 5), np.uint8)) > 0).ravel()
+    near = cv2.dilate(traced[box], np.ones((5, 5), np.uint8)) > 0
     reach, astray, round_others = np.zeros_like(traced), np.zeros_like(traced), []
     inked = np.flatnonzero(inked)       # each piece's pixels (flat) picked from the ink's, not the whole card's
-    piece_of = labels.ravel()[inked]
+    at = np.divmod(inked, new.shape[1]) - np.array([[box[0].start], [box[1].start]])     # in the box
+    piece_of, near = labels[at[0], at[1]], near[at[0], at[1]]
     for piece in np.unique(piece_of[traced.ravel()[inked] > 0]):
-        stroke = inked[piece_of == piece]
-        beyond = stroke[~near[stroke]]
+        mine = piece_of == piece
+        stroke = inked[mine]
+        beyond = stroke[~near[mine]]
         if not len(beyond):
             continue
-        ellipse = _ellipse(stroke[near[stroke]], new.shape[1])
+        ellipse = _ellipse(stroke[near[mine]], new.shape[1])
         off, inside = _off_ellipse(ellipse, beyond, kind, new.shape[1])
         own = _own_marks(ellipse, beyond, kind, new.shape, [*circled, *inside])
         reach.ravel()[beyond[~own]] = 1
         astray.ravel()[off[~np.isin(off, beyond[own])]] = 1
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
     return reach, astray, tuple(dict.fromkeys(round_others))
+
+
+def _padded_box(mask: np.ndarray, pad: int) -> tuple[slice, slice]:
+    """The box round a mask's pixels, pad pixels wider (within the image) and from even rows and columns
+    (connectedComponents numbers pieces by 2x2 blocks): a dilation by up to pad and the pieces it joins
+    come out there as on the whole image, numbered in the same order."""
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
+    return slice(max(0, y - pad) & ~1, y + h + pad), slice(max(0, x - pad) & ~1, x + w + pad)
 
 
 def _ellipse(traced: np.ndarray, width: int) -> tuple | None:
