@@ -168,8 +168,10 @@ def _long_piece(binary: np.ndarray, least: int, gap: int) -> bool:
     pixels along x or y. If none does, HoughLinesP (maxLineGap gap) finds no segment that long: its
     segments' ends are ink of one such piece. Much cheaper than Hough on a card without long ink."""
     reach = (gap + 2) // 2          # squares this far out join pixels up to gap + 1 apart
-    joined = cv2.dilate(binary, np.ones((2 * reach + 1,) * 2, np.uint8))
-    contours, _ = cv2.findContours(joined, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    bx, by, bw, bh = cv2.boundingRect(binary)
+    x0, y0 = max(0, bx - reach), max(0, by - reach)      # the ink and all its joining: the same pieces there
+    joined = cv2.dilate(binary[y0:by + bh + reach, x0:bx + bw + reach], np.ones((2 * reach + 1,) * 2, np.uint8))
+    contours, _ = cv2.findContours(joined, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))
     h, w = binary.shape
     for x, y, dx, dy in map(cv2.boundingRect, contours):
         # the ink's own span: the joined box's, less reach at each side the card's edge does not cut
