@@ -303,8 +303,8 @@ def _on_the_circle(along: np.ndarray, crossed: np.ndarray) -> np.ndarray:
     """Per ray, the step where the circle crosses it: its darkest ink, but on a ray crossing ink twice
     or more (the circle and a neighbour's mark beyond it: a tick, a fill) the crossing nearest where
     the rays round it that cross ink once put the circle (their median within SMOOTH rays either side).
-    The darkest alone, a darker mark beside the circle pulls its path onto that mark, taking the mark's
-    ink out of its own bubble (seed 12 clean #388: a tick beside a circled 1 lost, two marks read one)."""
+    By the darkest alone, a darker mark beside a light circle pulled its path onto the mark, and the
+    mark's ink out of its own bubble (seed 12 clean #388: a tick beside a circled 1 lost, two marks read one)."""
     steps = along.argmax(axis=1)
     ink = along >= CROSSED
     runs = np.diff(ink.astype(np.int8), axis=1, prepend=0) == 1       # where each crossing starts

@@ -50,7 +50,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
     faint ink all round a bubble read blank, four times the others', also over the paper along its
         rays (a light pencil circle, not a shade darkening the paper with it), and both again on the
-        rays no circle drawn round a neighbour crosses (not circles closing in on it)
+        rays no circle drawn round a neighbour nor long stray line crosses (not circles closing in on
+        it, not a line passing it)
     on a number card, a field read blank with ink on its bubbles' open paper, looked at closer (the noise
         floor down to the paper's own noise: a faint pencil tick lies mostly over the printed digit)
     a field read blank in a picture too noisy to see light pencil
@@ -424,8 +425,10 @@ def _faint_in_blank(r: Reading, s: Settings) -> str | None:
     if r.layout.kind not in LOOKED_CLOSER:
         return None
     blank = [name for name, values in r.marked(s).items() if not values]
-    noise = paper_noise(r.amount, r.layout.kind) if blank else NOISE_FLOOR
-    if noise >= NOISE_FLOOR:
+    if not blank:
+        return None
+    noise = paper_noise(r.amount, r.layout.kind)
+    if noise >= NOISE_FLOOR:        # too noisy to see more by looking closer
         return None
     scores = closer_scores(r.amount, r.layout.kind, r.levels, max(s.closer_floor, noise))
     for name, b in r.layout.bubbles():

@@ -83,7 +83,6 @@ def _decode_warped(grey: np.ndarray, card: _Card) -> str | None:
             if text:
                 return text
     return None
-    return None
 
 
 def _detector():
