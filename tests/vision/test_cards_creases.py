@@ -5,7 +5,7 @@ import cv2
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner
+from vision.cards import Scanner, scanner as S
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
@@ -47,3 +47,33 @@ def test_a_crease_line_across_a_blank_bubble_is_no_mark(scanner, kind, name, mar
     P.crease(picture, (b.x + 0.2 * b.r, b.y), angle, dark=0.7, width_mm=0.3)
     result = scanner.scan_image(P.photo(picture))
     assert (result.decision, result.fields) == ("counted", {name: [marked]}), result
+
+
+def _ticked_and_creased(dy: float, angle: float):
+    """A light blue tick on X and a crease passing dy mm below X's centre."""
+    picture = P.printed(P.card("vote", 2, 5))
+    x = P.bubble("vote", "mark", "X")
+    r = 0.7 * x.r
+    P.pen(picture, [(x.x - 0.6 * r, x.y), (x.x - 0.15 * r, x.y + 0.5 * r), (x.x + 0.7 * r, x.y - 0.6 * r)], 0.35,
+          (150, 60, 25))
+    P.crease(picture, (x.x, x.y + dy), angle, dark=0.7)
+    return P.photo(picture)
+
+
+@pytest.mark.parametrize("dy,angle", [(3.0, 160), (4.5, 170), (4.5, 15)])
+def test_a_tick_apart_from_a_crease_through_its_bubble_is_the_vote(scanner, dy, angle, monkeypatch):
+    """Bench seed 2 clean #132, 3 clean #110 (R6): a crease through X's disc below its tick, taken out as
+    a line, left the tick "a little ink beside it: the line's or a mark?". Nearly all of that ink lies a
+    millimetre and more from the line: a mark of its own, not the line's edge; X counts."""
+    photo = _ticked_and_creased(dy, angle)
+    result = scanner.scan_image(photo)
+    assert (result.decision, result.fields) == ("counted", {"mark": ["X"]}), result
+    monkeypatch.setattr(S, "_apart", lambda *_: False)
+    assert scanner.scan_image(photo).decision == "review"        # as it was
+
+
+@pytest.mark.parametrize("angle", [15, 170])
+def test_a_tick_the_crease_runs_through_is_still_a_doubt(scanner, angle):
+    """The crease over the tick itself: the ink beside it lies along the line, the line's or the mark's."""
+    result = scanner.scan_image(_ticked_and_creased(1.0, angle))
+    assert result.decision == "review" and "a little ink beside it" in result.reason, result

@@ -35,7 +35,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         arm, a short line across it, maybe the mark) with less than definite ink beside it (one leaving
         it half a radius, 4 mm at least, beyond its disc on one side, with no ink above trace beside it,
         is no mark's arm: taken out as a stray line, D19); a stray line
-        running into a bubble's disc leaves a little ink beside it, or covers more ink than its own
+        running into a bubble's disc leaves a little ink beside it (not a definite mark nearly all a
+        millimetre or more from the line: a tick the line passes), or covers more ink than its own
         (a stroke's pieces in line by a bubble are one line; one passing outside the disc takes none of its
         ink); a line in pieces (glare, print over its middle) through a marked bubble, unless it sits on
         the bubble beside a definite mark

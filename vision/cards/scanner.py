@@ -19,9 +19,11 @@ from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
 from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code, refitted
-from .measure import Measured, _one_stroke, _score, ink, measured, ring_peaks, sharpness
+from .measure import Measured, _geometry, _one_stroke, _score, ink, measured, ring_peaks, sharpness
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes, broken_lines, runs_through, sits_on
+
+APART_MM, APART = 1.0, 0.8     # a mark beside a line: this share of its ink this far from the line or more
 
 
 class Scanner:
@@ -170,7 +172,7 @@ class Scanner:
             if touched[n] and again[0][key] >= s.marginal and key not in plain:
                 return again, f"a line touches {b.value} ({name}): mark or stray stroke?", crossed
             if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                    and s.marginal <= again[0][key] < 2 * s.definite:
+                    and s.marginal <= again[0][key] < 2 * s.definite and not _apart(m, layout, key, covered, again[0], s):
                 return again, f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?", crossed
             removed = numbers[0][key] - again[0][key]
             if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
@@ -239,6 +241,18 @@ def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
     except OSError:
         return image
     return colour if colour is not None and colour.shape[:2] == image.shape else image
+
+
+def _apart(m: Measured, layout: L.Layout, key: tuple, covered: np.ndarray, scores: dict, s: Settings) -> bool:
+    """A definite mark's ink left beside a line taken out of a bubble, nearly all of it well away from
+    the line (APART_MM): a mark of its own (a tick the line crosses), not the line's soft edge or wobble."""
+    if scores[key] < s.definite:
+        return False
+    where, inside, *_ = _geometry(layout.kind)[key]
+    line = covered.reshape(m.new.shape)[where]
+    away = cv2.distanceTransform((~line).view(np.uint8), cv2.DIST_L2, 3) >= APART_MM * PX
+    ink = m.new[where] * inside * ~line
+    return float(ink[away].sum()) >= APART * float(ink.sum())
 
 
 def _misfit(m: Measured, kind: str) -> bool:
