@@ -145,7 +145,7 @@ def test_a_tick_beside_a_light_circle_is_never_taken_into_its_path(scanner, size
         P.dot(picture, P.bubble("robbery", field, value))
     photo = P.photo(picture)
     assert scanner.scan_image(photo).decision == "review"
-    monkeypatch.setattr(C, "_on_the_circle", lambda along, crossed: along.argmax(axis=1))     # the darkest: as it was
+    monkeypatch.setattr(C, "_on_the_circle", lambda along: along.argmax(axis=1))     # the darkest: as it was
     assert scanner.scan_image(photo).decision == "counted"
 
 

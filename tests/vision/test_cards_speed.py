@@ -70,7 +70,7 @@ def test_pieces_of_ink_found_in_its_padded_box_are_the_whole_cards():
     for _ in range(200):
         ink = (_ink(rng) > 0) | (rng.random((270, 288)) < 0.0003)
         whole = cv2.connectedComponents(cv2.dilate(ink.view(np.uint8), kernel), connectivity=8)[1]
-        box = Ci._padded_box(ink, join)
+        box = M.padded_box(ink, join)
         part = cv2.connectedComponents(cv2.dilate(ink[box].view(np.uint8), kernel), connectivity=8)[1]
         assert np.array_equal(whole[box][ink[box]], part[ink[box]]) and not ink[~_inside(ink.shape, box)].any()
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions, sums
+from .measure import Measured, _Levels, _regions, padded_box, sums
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -157,7 +157,7 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     ((circled key, other key), ...))."""
     inked = new >= CROSSED
     join = round(JOIN_MM * PX / 2)
-    box = _padded_box(inked, join)      # the ink and all its bridging: the pieces found there are the card's
+    box = padded_box(inked, join)      # the ink and all its bridging: the pieces found there are the card's
     bridged = cv2.dilate(inked[box].view(np.uint8), np.ones((2 * join + 1,) * 2, np.uint8))
     _, labels = cv2.connectedComponents(bridged, connectivity=8, ltype=cv2.CV_16U)    # (pieces 7 px or more apart: few)
     near = cv2.dilate(traced[box], np.ones((5, 5), np.uint8)) > 0
@@ -178,14 +178,6 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
         astray.ravel()[off[~np.isin(off, beyond[own])]] = 1
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
     return reach, astray, tuple(dict.fromkeys(round_others))
-
-
-def _padded_box(mask: np.ndarray, pad: int) -> tuple[slice, slice]:
-    """The box round a mask's pixels, pad pixels wider (within the image) and from even rows and columns
-    (connectedComponents numbers pieces by 2x2 blocks): a dilation by up to pad and the pieces it joins
-    come out there as on the whole image, numbered in the same order."""
-    x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
-    return slice(max(0, y - pad) & ~1, y + h + pad), slice(max(0, x - pad) & ~1, x + w + pad)
 
 
 def _ellipse(traced: np.ndarray, width: int) -> tuple | None:
@@ -278,7 +270,7 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tu
     (the box's slices, the path there)."""
     angles = np.linspace(0, 2 * np.pi, ANGLES, endpoint=False)
     crossed = along.max(axis=1) >= CROSSED
-    rho = radii[_on_the_circle(along, crossed)]
+    rho = radii[_on_the_circle(along)]
     points = np.rint(np.stack([b.x + rho * np.cos(angles), b.y + rho * np.sin(angles)], 1) * PX).astype(np.int32)
     start = int(np.argmin(crossed)) if not crossed.all() else 0     # runs split where a ray crosses nothing
     order = np.roll(np.arange(ANGLES), -start)
@@ -299,7 +291,7 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tu
     return box, mask
 
 
-def _on_the_circle(along: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+def _on_the_circle(along: np.ndarray) -> np.ndarray:
     """Per ray, the step where the circle crosses it: its darkest ink, but on a ray crossing ink twice
     or more (the circle and a neighbour's mark beyond it: a tick, a fill) the crossing nearest where
     the rays round it that cross ink once put the circle (their median within SMOOTH rays either side).
@@ -308,8 +300,8 @@ def _on_the_circle(along: np.ndarray, crossed: np.ndarray) -> np.ndarray:
     steps = along.argmax(axis=1)
     ink = along >= CROSSED
     runs = np.diff(ink.astype(np.int8), axis=1, prepend=0) == 1       # where each crossing starts
-    twice = np.flatnonzero(crossed & (runs.sum(axis=1) >= 2))
-    once = np.flatnonzero(crossed & (runs.sum(axis=1) == 1))
+    crossings = runs.sum(axis=1)
+    twice, once = np.flatnonzero(crossings >= 2), np.flatnonzero(crossings == 1)
     for ray in twice:
         near = once[np.abs((once - ray + ANGLES // 2) % ANGLES - ANGLES // 2) <= SMOOTH]
         if not len(near):

@@ -71,8 +71,8 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import NOISE_FLOOR, _Levels, _restored, _typical_ring, closer_scores, paper_noise, ring_ink, ring_peaks, \
-    ring_sectors, stroke_share, washed_arc
+from .measure import NOISE_FLOOR, _Levels, _restored, _typical_ring, along_most, closer_scores, paper_noise, ring_ink, \
+    ring_peaks, ring_sectors, stroke_share, washed_arc
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
@@ -231,7 +231,7 @@ def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: S
     the paper beside it too, nor a line across it (a sector or two)."""
     if not ink:        # measured once a card, when first asked
         ink.update(ring_sectors(amount, kind))
-    others = _others_median({k: float(np.median(v)) for k, v in ink.items()}, key, scores, s)
+    others = _others_median(along_most(ink), key, scores, s)
     return others is not None and np.quantile(ink[key], ALL_ROUND) > s.ring_dark * others
 
 

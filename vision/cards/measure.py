@@ -472,7 +472,12 @@ def ring_ink(amount: np.ndarray, kind: str) -> dict:
     line drawn along the ring lies on most). Summed across the ring (RING_BAND_MM either side), it
     keeps when blur spreads the thin line or the print sits a little off; against the paper beside
     it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
-    return {key: float(np.median(sectors)) for key, sectors in ring_sectors(amount, kind).items()}
+    return along_most(ring_sectors(amount, kind))
+
+
+def along_most(sectors: dict) -> dict:
+    """Per bubble, the median of its ring's sectors (ring_sectors): what lies along most of the ring."""
+    return {key: float(np.median(values)) for key, values in sectors.items()}
 
 
 def ring_sectors(amount: np.ndarray, kind: str) -> dict:
@@ -585,6 +590,14 @@ def _typical_ring(rings: dict, scores: dict, marginal: float) -> float:
     """How dark the printed rings of the blank bubbles look on this card."""
     unmarked = [v for k, v in rings.items() if scores[k] < marginal]
     return median(unmarked or rings.values())       # (statistics': a tenth of numpy's time on a short list)
+
+
+def padded_box(mask: np.ndarray, pad: int) -> tuple[slice, slice]:
+    """The box round a mask's pixels, pad pixels wider (within the image) and from even rows and columns
+    (connectedComponents numbers pieces by 2x2 blocks): a dilation by up to pad, and the pieces it joins,
+    come out there as on the whole image, numbered in the same order."""
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
+    return slice(max(0, y - pad) & ~1, y + h + pad), slice(max(0, x - pad) & ~1, x + w + pad)
 
 
 def pixels(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -147,7 +147,7 @@ class Scanner:
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
         bubble is not clearly blank."""
-        covered, crossed, touched, expected, leaving = stroke_cut
+        covered, crossed, touched, _, leaving = stroke_cut
         s = self.settings
         keys = [(name, b.value) for name, b in layout.bubbles()]
         bare = None
@@ -167,17 +167,8 @@ class Scanner:
         if touched.any():
             plain = [key for n, key in enumerate(keys) if touched[n] and bare[0][key] >= s.definite]
             again = tuple({**now, **{key: alone[key] for key in plain}} for now, alone in zip(again, bare))
-        for n, (name, b) in enumerate(layout.bubbles()):
-            key = name, b.value
-            if touched[n] and again[0][key] >= s.marginal and key not in plain:
-                return again, f"a line touches {b.value} ({name}): mark or stray stroke?", crossed
-            if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                    and s.marginal <= again[0][key] < 2 * s.definite and not _apart(m, layout, key, covered, again[0], s):
-                return again, f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?", crossed
-            removed = numbers[0][key] - again[0][key]
-            if crossed[n] and again[0][key] < s.definite and removed > 1.5 * expected[n] + 0.3:
-                return again, f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?", crossed
-        return again, None, crossed
+        doubt = _line_doubt(m, layout, numbers[0], again[0], stroke_cut, crossed, touched, plain, circles, s)
+        return again, doubt, crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
                      circles: Circles, cuts: list) -> str | None:
@@ -241,6 +232,24 @@ def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
     except OSError:
         return image
     return colour if colour is not None and colour.shape[:2] == image.shape else image
+
+
+def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke_cut, crossed: np.ndarray,
+                touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> str | None:
+    """What the strokes leave in doubt, scores before and again after their ink is taken out: a line
+    only touching a bubble with ink there; one running into it with a little ink beside it (the line's
+    or a mark?), or over more ink than a line carries (a mark under it?)."""
+    covered, _, _, expected, _ = stroke_cut
+    for n, (name, b) in enumerate(layout.bubbles()):
+        key = name, b.value
+        if touched[n] and again[key] >= s.marginal and key not in plain:
+            return f"a line touches {b.value} ({name}): mark or stray stroke?"
+        if crossed[n] and expected[n] > 0 and key not in circles.circled \
+                and s.marginal <= again[key] < 2 * s.definite and not _apart(m, layout, key, covered, again, s):
+            return f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?"
+        if crossed[n] and again[key] < s.definite and scores[key] - again[key] > 1.5 * expected[n] + 0.3:
+            return f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
+    return None
 
 
 def _apart(m: Measured, layout: L.Layout, key: tuple, covered: np.ndarray, scores: dict, s: Settings) -> bool:

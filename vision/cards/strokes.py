@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, DISC, Measured, _median
+from .measure import BAND, DISC, Measured, _median, padded_box
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -168,10 +168,10 @@ def _long_piece(binary: np.ndarray, least: int, gap: int) -> bool:
     pixels along x or y. If none does, HoughLinesP (maxLineGap gap) finds no segment that long: its
     segments' ends are ink of one such piece. Much cheaper than Hough on a card without long ink."""
     reach = (gap + 2) // 2          # squares this far out join pixels up to gap + 1 apart
-    bx, by, bw, bh = cv2.boundingRect(binary)
-    x0, y0 = max(0, bx - reach), max(0, by - reach)      # the ink and all its joining: the same pieces there
-    joined = cv2.dilate(binary[y0:by + bh + reach, x0:bx + bw + reach], np.ones((2 * reach + 1,) * 2, np.uint8))
-    contours, _ = cv2.findContours(joined, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))
+    box = padded_box(binary, reach)         # the ink and all its joining: the same pieces there
+    joined = cv2.dilate(binary[box], np.ones((2 * reach + 1,) * 2, np.uint8))
+    contours, _ = cv2.findContours(joined, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE,
+                                   offset=(box[1].start, box[0].start))
     h, w = binary.shape
     for x, y, dx, dy in map(cv2.boundingRect, contours):
         # the ink's own span: the joined box's, less reach at each side the card's edge does not cut
@@ -307,7 +307,7 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
         cx, cy, r = b.x * PX, b.y * PX, DISC * b.r * PX
         near = [s for s in strokes if s.offset(cx, cy)[0] < BAND[1] * b.r * PX + s.width / 2 + 2]   # in its band
         reach = [_reach(s, b, m, layout.kind) for s in near]
-        far = [out >= max(b.r, 3.0) * PX for out in reach]
+        far = [out >= _arm(b) for out in reach]
         # a bowed line is found in pieces: a piece sitting on the bubble is still the line's
         verdicts = [far[n] or any(far[k] and _one_line(s, o, cx, cy) for k, o in enumerate(near))
                     for n, s in enumerate(near)]
@@ -323,7 +323,12 @@ def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
     it may be one of a mark's strokes (a cross's or tick's long arm on a big bubble). One passing
     outside its disc is none of them. Only ink seen counts: a mark's stroke followed on across print
     (a card's marker) and blank paper beyond it shows none there."""
-    return _reach(line, b, m, kind) < max(b.r, 3.0) * PX
+    return _reach(line, b, m, kind) < _arm(b)
+
+
+def _arm(b: L.Bubble) -> float:
+    """How far (pixels) beyond a bubble's disc a mark's stroke may reach: a radius, 3 mm at least."""
+    return max(b.r, 3.0) * PX
 
 
 def _reach(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> float:
