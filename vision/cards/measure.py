@@ -190,10 +190,14 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
     band_ink = new_ink(regions.band)
     band_sum = sums(regions.band[1], band_ink, n)
     band_all = band_sum * per_r
-    # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands
-    spilling = np.append((inside * per_r >= definite) & (band_all < stray), False)     # zone -1 (none): last
-    band = sums(regions.band[1], band_ink * ~spilling[regions.band_zone], n) \
-        if spilling.any() else band_sum     # (none spilling: the same sums)
+    # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands;
+    # so may two marked in stacked rows (other fields: a cross in each reaches into the other's band)
+    marked = np.append(inside * per_r >= definite, False)       # zone -1 (none): last
+    spilling = marked & np.append(band_all < stray, False)
+    left_out = spilling[regions.band_zone]
+    if np.count_nonzero(marked) >= 2:
+        left_out = left_out | regions.band_across & marked[regions.band_zone] & marked[regions.band[1]]
+    band = sums(regions.band[1], band_ink * ~left_out, n) if left_out.any() else band_sum  # (none: the same sums)
     count = regions.inside_count if not cuts else np.maximum(
         1, regions.inside_count - np.bincount(regions.inside[1][inside_out], minlength=n))
     scores = dict(zip(keys, (inside * per_r).tolist()))
@@ -230,10 +234,13 @@ def _regions(kind: str) -> _Regions:
     def labelled(parts):
         return np.concatenate(parts), np.concatenate([np.full(len(p), n) for n, p in enumerate(parts)])
 
+    band, zone = labelled(rows["band"]), np.concatenate(band_zone)
+    names = [f.name for f in L.layout(kind).fields]
+    fields = np.array([names.index(name) for name, _ in geometry])
     return _Regions(tuple(geometry), np.array([r for _, r in _radii(kind)]), print_ink,
                     labelled(rows["inside"]), np.array([max(1, len(p)) for p in rows["inside"]], np.float64),
-                    labelled(rows["band"]), np.concatenate(band_zone), _padded(rows["ring"]), _padded(rows["own_print"]),
-                    np.concatenate(own_disc))
+                    band, zone, (zone >= 0) & (fields[zone] != fields[band[1]]), _padded(rows["ring"]),
+                    _padded(rows["own_print"]), np.concatenate(own_disc))
 
 
 @dataclass(frozen=True)
@@ -247,6 +254,7 @@ class _Regions:
     inside_count: np.ndarray
     band: tuple
     band_zone: np.ndarray       # per band pixel, the bubble whose spill zone it is in (-1: none)
+    band_across: np.ndarray     # per band pixel, whether that bubble is another field's (a row above or below)
     ring: np.ndarray
     own_print: np.ndarray
     own_disc: np.ndarray        # per inside pixel, whether it is in its bubble's own disc (off the spill zones)

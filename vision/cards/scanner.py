@@ -21,7 +21,7 @@ from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code, refitted
 from .measure import Measured, _geometry, _one_stroke, _score, ink, measured, ring_peaks, sharpness
 from .result import Rejection, Result
-from .strokes import _stroke_cut, _strokes, broken_lines, runs_through, sits_on
+from .strokes import _stroke_cut, _strokes, across, broken_lines, runs_through, sits_on, through_disc
 
 APART_MM, APART = 1.0, 0.8     # a mark beside a line: this share of its ink this far from the line or more
 
@@ -122,7 +122,7 @@ class Scanner:
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
-            numbers, stroke_doubt, crossed = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
+            numbers, stroke_doubt, crossed = self._unstroked(m, layout, numbers, cuts, circles, strokes, stroke_cut)
             stroke_cuts = [(stroke_cut[0], crossed)]
         scores, around, filled, own, band = numbers
         if inked and not stroke_doubt:
@@ -142,7 +142,8 @@ class Scanner:
         scores = {k: v + circles.ink.get(k, 0.0) for k, v in numbers[0].items()}
         return (scores, *numbers[1:])
 
-    def _unstroked(self, m: Measured, layout: L.Layout, numbers, cuts: list, circles: Circles, stroke_cut):
+    def _unstroked(self, m: Measured, layout: L.Layout, numbers, cuts: list, circles: Circles, strokes: list,
+                   stroke_cut):
         """The numbers again without the ink of long straight strokes running right through a bubble
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
@@ -167,7 +168,12 @@ class Scanner:
         if touched.any():
             plain = [key for n, key in enumerate(keys) if touched[n] and bare[0][key] >= s.definite]
             again = tuple({**now, **{key: alone[key] for key in plain}} for now, alone in zip(again, bare))
-        doubt = _line_doubt(m, layout, numbers[0], again[0], stroke_cut, crossed, touched, plain, circles, s)
+            # with ink left that runs across the stroke (a light cross's other arm) the two are one mark, scored whole
+            bubbles = layout.bubbles()
+            plain += [key for n, key in enumerate(keys) if touched[n] and key not in plain and bare[0][key] >= s.marginal
+                      and across([line for line in strokes if sits_on(line, bubbles[n][1], m, layout.kind)], key, m,
+                                 layout.kind, covered)]
+        doubt = _line_doubt(m, layout, numbers[0], again[0], strokes, stroke_cut, crossed, touched, plain, circles, s)
         return again, doubt, crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
@@ -185,14 +191,17 @@ class Scanner:
     def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
                        cuts: list) -> bool:
         """Lines that all sit on a bubble (a cross's long arm: maybe its mark) leave it marked either way
-        when a definite mark's ink is left with them taken out."""
+        when a definite mark's ink is left with them taken out, or ink running across one of them (the
+        cross's other arm)."""
         bubbles = layout.bubbles()
         b = next(b for name, b in bubbles if (name, b.value) == key)
         if not all(sits_on(line, b, m, layout.kind) for line in lines):
             return False
         covered = _stroke_cut(lines, layout, m)[0]
         alone = np.array([(name, o.value) == key for name, o in bubbles])
-        return self._numbers(m, layout.kind, [*cuts, (covered, alone)], circles)[0][key] >= self.settings.definite
+        left = self._numbers(m, layout.kind, [*cuts, (covered, alone)], circles)[0][key]
+        return left >= self.settings.definite or \
+            left >= self.settings.marginal and across(lines, key, m, layout.kind, covered)
 
     def _on_time(self) -> None:
         """A card that takes too long (a huge or hostile image, a starved machine) is not waited for."""
@@ -234,7 +243,7 @@ def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
     return colour if colour is not None and colour.shape[:2] == image.shape else image
 
 
-def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke_cut, crossed: np.ndarray,
+def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, strokes: list, stroke_cut, crossed: np.ndarray,
                 touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> str | None:
     """What the strokes leave in doubt, scores before and again after their ink is taken out: a line
     only touching a bubble with ink there; one running into it with a little ink beside it (the line's
@@ -245,7 +254,8 @@ def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke
         if touched[n] and again[key] >= s.marginal and key not in plain:
             return f"a line touches {b.value} ({name}): mark or stray stroke?"
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                and s.marginal <= again[key] < 2 * s.definite and not _apart(m, layout, key, covered, again, s):
+                and s.marginal <= again[key] < 2 * s.definite and not _apart(m, layout, key, covered, again, s) \
+                and not across(through_disc(strokes, b), key, m, layout.kind, covered):
             return f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?"
         if crossed[n] and again[key] < s.definite and scores[key] - again[key] > 1.5 * expected[n] + 0.3:
             return f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"

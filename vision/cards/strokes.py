@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, _print_everywhere
-from .measure import BAND, DISC, Measured, _median, padded_box
+from .measure import BAND, DISC, Measured, _geometry, _median, padded_box
 
 STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
 
@@ -26,6 +26,8 @@ FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a s
 FOLLOW_STEPS = 64       # a stroke is followed this many pixels at a time
 ONE_LINE_DEG, ONE_LINE_MM = 10.0, 1.0   # strokes this close in direction and place by a bubble: one bowed line
 BOW_PX = round(1.5 * PX)    # a bowed line's ink strays this far from the straight line fitted to it
+ACROSS, ACROSS_MM = 0.25, 1.0   # a cross's other arm: this share of the ink left, this far from the arm found, on
+                        # each side of it
 LEAVES, LEAVES_MM = 0.5, 4.0   # a stroke's ink going on this many radii, and mm, beyond a bubble's disc on one side
                         # leaves it farther than a mark's arm does (a cross's, the widest, reaches 0.35 radii;
                         # on a small bubble a mark's curve, an ellipse's flat side, reaches 3 mm)
@@ -324,6 +326,29 @@ def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
     outside its disc is none of them. Only ink seen counts: a mark's stroke followed on across print
     (a card's marker) and blank paper beyond it shows none there."""
     return _reach(line, b, m, kind) < _arm(b)
+
+
+def across(lines: list[_Stroke], key: tuple, m: Measured, kind: str, covered: np.ndarray) -> bool:
+    """The ink left in a bubble with the strokes taken out runs right across one of these lines, a good
+    share of it well out on each side: a cross's other arm, too light or short to be found as a stroke
+    itself (a pencil cross, crosses in line down stacked rows). The line's wobble and soft edge lie
+    along it, a tick's short arm meets its long one on one side only."""
+    where, inside, *_ = _geometry(kind)[key]
+    ys, xs = np.nonzero(inside & ~covered.reshape(m.new.shape)[where])
+    ink = m.new[where][ys, xs]
+    total = float(ink.sum())
+    xs, ys = xs + where[1].start, ys + where[0].start
+    for line in lines:
+        side = line.u[0] * (ys - line.p[1]) - line.u[1] * (xs - line.p[0])
+        if total > 0 and min(float(ink[side >= ACROSS_MM * PX].sum()),
+                             float(ink[side <= -ACROSS_MM * PX].sum())) >= ACROSS * total:
+            return True
+    return False
+
+
+def through_disc(lines: list[_Stroke], b: L.Bubble) -> list[_Stroke]:
+    """The lines crossing a bubble's scored disc."""
+    return [line for line in lines if line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX]
 
 
 def _arm(b: L.Bubble) -> float:
