@@ -72,8 +72,20 @@ def test_a_tick_apart_from_a_crease_through_its_bubble_is_the_vote(scanner, dy, 
     assert scanner.scan_image(photo).decision == "review"        # as it was
 
 
-@pytest.mark.parametrize("angle", [15, 170])
-def test_a_tick_the_crease_runs_through_is_still_a_doubt(scanner, angle):
-    """The crease over the tick itself: the ink beside it lies along the line, the line's or the mark's."""
-    result = scanner.scan_image(_ticked_and_creased(1.0, angle))
+@pytest.mark.parametrize("dy,angle", [(1.0, 15), (0.0, 170)])
+def test_a_tick_whose_arms_a_crease_crosses_is_the_vote(scanner, dy, angle, monkeypatch):
+    """The crease across the tick's arms: the ink left beside the line runs across it, well out on both
+    sides (strokes.across): the tick, X counts (was "a little ink beside it")."""
+    photo = _ticked_and_creased(dy, angle)
+    result = scanner.scan_image(photo)
+    assert (result.decision, result.fields) == ("counted", {"mark": ["X"]}), result
+    monkeypatch.setattr(S, "across", lambda *_: False)
+    assert "a little ink beside it" in (scanner.scan_image(photo).reason or "")       # as it was
+
+
+@pytest.mark.parametrize("dy", [0.0, 0.5])
+def test_a_crease_along_a_ticks_long_arm_is_still_a_doubt(scanner, dy):
+    """The crease right along the tick's long arm: the ink left beside it (the short arm) lies on one side
+    of the line, the line's edge or a mark's."""
+    result = scanner.scan_image(_ticked_and_creased(dy, 128))
     assert result.decision == "review" and "a little ink beside it" in result.reason, result

@@ -167,7 +167,8 @@ def test_a_short_line_on_through_a_crossed_bubble_and_the_next_is_still_a_doubt(
     """A cross on robber tens 1 (and on units 1 too) and a pen line 18 mm long, too short for a stray
     stroke, on through both bubbles: a line through a marked bubble, a doubt; with units 1 holding
     only the line, never robber 11 counted from it. (Judging a mark's band beside its marked
-    neighbour's zone, tried for crosses one above the other in each other's band, did that.)"""
+    neighbour's zone, tried for crosses one above the other in each other's band, did that: only a
+    figure's band leaves its marked neighbour's reach out, never a lone line's.)"""
     upper, lower = _bubble("robber_tens", "1"), _bubble("robber_units", "1")
 
     def draw(picture):
@@ -177,4 +178,7 @@ def test_a_short_line_on_through_a_crossed_bubble_and_the_next_is_still_a_doubt(
         middle = (upper.y + lower.y) / 2
         P.pen(picture, [(upper.x + 0.8, middle - 9), (upper.x + 0.8, middle + 9)])
     result = _robbery(scanner, draw, {"robber_tens": "1", "robber_units": "1"})
-    assert result.decision == "review", result
+    if crossed == ("robber_tens",):
+        assert result.decision == "review", result
+    else:       # both crossed: marked either way, the line or not (their bands leave each other's cross out)
+        assert result.decision == "review" or result.command["robber"] == 11, result

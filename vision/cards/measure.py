@@ -29,6 +29,7 @@ PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any ot
 PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
 FULL_STROKE = 0.25       # darkness beyond the print a full-strength stroke adds (new ink 1)
 NOISE_FLOOR = 0.10       # ink weaker than this is noise on any card (the print's misfit and blur, JPEG, grain)
+FIGURE = 0.3              # a mark's ink spread at least this wide across as along (a cross, tick, ring): no line
 MAD_SIGMA = 1.4826       # a median absolute deviation times this: the standard deviation of normal noise
 
 
@@ -196,7 +197,12 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
     spilling = marked & np.append(band_all < stray, False)
     left_out = spilling[regions.band_zone]
     if np.count_nonzero(marked) >= 2:
-        left_out = left_out | regions.band_across & marked[regions.band_zone] & marked[regions.band[1]]
+        across = regions.band_across & marked[regions.band_zone] & marked[regions.band[1]]
+        if across.any():        # a figure's (a lone line's ink left in its band may be all that shows of it)
+            figures = np.zeros(n, bool)
+            for k in np.unique(regions.band[1][across]):
+                figures[k] = _a_figure(regions, inside_ink, k, flat.size // m.new.shape[0])
+            left_out = left_out | across & figures[regions.band[1]]
     band = sums(regions.band[1], band_ink * ~left_out, n) if left_out.any() else band_sum  # (none: the same sums)
     count = regions.inside_count if not cuts else np.maximum(
         1, regions.inside_count - np.bincount(regions.inside[1][inside_out], minlength=n))
@@ -205,6 +211,21 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
     filled = dict(zip(keys, (inside / count).tolist()))
     own = dict(zip(keys, (own_disc * per_r).tolist()))
     return scores, around, filled, own, dict(zip(keys, band_all.tolist()))
+
+
+def _a_figure(regions: _Regions, inside_ink: np.ndarray, k: int, width: int) -> bool:
+    """Whether bubble k's ink in its own disc (off its neighbours' reach) is a figure, not one straight
+    line: the narrow side of its spread (weighted second moments) FIGURE of its long side or more."""
+    index, label = regions.inside
+    start, end = np.searchsorted(label, [k, k + 1])
+    own = regions.own_disc[start:end]
+    weights = inside_ink[start:end][own]
+    if weights.sum() <= 0:
+        return False
+    at = index[start:end][own]
+    spread = np.cov(np.stack([at % width, at // width]), aweights=weights)
+    low, high = np.linalg.eigvalsh(spread)
+    return low >= FIGURE * FIGURE * high
 
 
 def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
