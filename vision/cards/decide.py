@@ -67,12 +67,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
+import cv2
 import numpy as np
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import NOISE_FLOOR, _Levels, _restored, _typical_ring, along_most, closer_scores, paper_noise, ring_ink, \
-    ring_peaks, ring_sectors, stroke_share, washed_arc
+from .measure import NOISE_FLOOR, _Levels, _restored, _typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
+    ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
@@ -322,7 +323,7 @@ def _unclear(r: Reading, s: Settings) -> str | None:
     for f in r.layout.fields:
         for b in f.bubbles:
             key = f.name, b.value
-            if s.marginal <= scores[key] < s.definite and key not in light:
+            if s.marginal <= scores[key] < s.definite and key not in light and not _edge(r, s, key):
                 return f"unclear mark at {b.value} ({f.name}, score {scores[key]:.2f})"
             # a circled bubble's mark is its circle, which no line through it makes (ink on most rays round it)
             if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray \
@@ -347,7 +348,7 @@ def _trace(r: Reading, s: Settings) -> str | None:
         key = name, b.value
         if r.scores[key] >= s.definite or key in r.light:
             continue
-        if r.scores[key] >= (s.trace if fields[name] else s.blank_trace):
+        if r.scores[key] >= (s.trace if fields[name] else s.blank_trace) and not _edge(r, s, key):
             return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
         if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
             return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
@@ -355,6 +356,19 @@ def _trace(r: Reading, s: Settings) -> str | None:
                 darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
             return f"the printed label {b.value} ({name}) looks inked over: a light mark drawn along it?"
     return None
+
+
+def _edge(r: Reading, s: Settings, key: tuple) -> bool:
+    """Ink in a bubble, its field marked elsewhere, lying right along a circle drawn round another bubble
+    or a long stray line, both taken out of it: their soft edge (measure.beside_drawn; a felt tip's is
+    wider than the path taken out), not a mark of its own. In a field read blank it is still a doubt."""
+    drawn = _drawn_round(r)
+    if drawn is None or not r.firmly_marked(s)[key[0]]:
+        return False
+    if r.circles.circled:       # not the ink joined to a circle beyond its path: maybe a mark touching it
+        drawn = drawn & ~cv2.dilate(r.circles.reach.reshape(r.amount.shape).view(np.uint8), np.ones((5, 5), np.uint8)
+                                    ).ravel().view(bool)
+    return beside_drawn(r.amount, r.layout.kind, r.levels, key, drawn)
 
 
 def _ring_inked(r: Reading, s: Settings, key: tuple, ink: dict) -> bool:

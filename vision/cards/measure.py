@@ -30,6 +30,7 @@ PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a penc
 FULL_STROKE = 0.25       # darkness beyond the print a full-strength stroke adds (new ink 1)
 NOISE_FLOOR = 0.10       # ink weaker than this is noise on any card (the print's misfit and blur, JPEG, grain)
 FIGURE = 0.3              # a mark's ink spread at least this wide across as along (a cross, tick, ring): no line
+BESIDE, BESIDE_MM = 0.9, 0.5   # a bubble's faint ink this share of it this close to a circle or line taken out: its edge
 MAD_SIGMA = 1.4826       # a median absolute deviation times this: the standard deviation of normal noise
 
 
@@ -589,6 +590,19 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
         return False
     long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= 0.1 * pieces.sum())[0]) & shown)
     return short >= s.flat * long
+
+
+def beside_drawn(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, drawn: np.ndarray) -> bool:
+    """Whether nearly all (BESIDE) of a bubble's new ink left lies within BESIDE_MM of ink taken out of it
+    (drawn, flat bool: a circle's path round a neighbour, a long stray line): that ink's soft edge (a
+    felt tip wider than the path), no mark of the bubble's own, which would lie off it."""
+    where, inside, *_ = _geometry(kind)[key]
+    new = _new_ink(amount[where], _regions(kind).print_ink.reshape(amount.shape)[where], levels) * inside
+    taken = drawn.reshape(amount.shape)[where]
+    near = cv2.distanceTransform((~taken).view(np.uint8), cv2.DIST_L2, 3) <= BESIDE_MM * PX
+    left = new * ~taken
+    total = float(left.sum())
+    return total > 0 and float(left[near].sum()) >= BESIDE * total
 
 
 def _open_paper(printed: np.ndarray) -> np.ndarray:
