@@ -39,11 +39,14 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         millimetre or more from the line: a tick the line passes), or covers more ink than its own
         (a stroke's pieces in line by a bubble are one line; one passing outside the disc takes none of its
         ink); a line in pieces (glare, print over its middle) through a marked bubble, unless it sits on
-        the bubble beside a definite mark
+        the bubble beside a definite mark. Ink left that runs right across a line, well out on both sides
+        (a cross's other arm: a pencil cross's lighter one, crosses in line down stacked rows), is a mark
+        with it, no doubt
     a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
         in another bubble's middle (a mark there, touching the circle?)
     an unclear mark; a line through a marked bubble (ink in the band round it; not a circled one: no
-        line makes a circle's cover); two marks in a field, one filled in
+        line makes a circle's cover; a figure's band leaves out the reach of a mark in the row above or
+        below); two marks in a field, one filled in
     faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over
         (darker than the others' and holding more ink across it, against the paper beside it: not
         just sharper or better fitted on a curled card); on a vote card read blank, a printed label
@@ -56,6 +59,9 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
     on a number card, a field read blank with ink on its bubbles' open paper, looked at closer (the noise
         floor down to the paper's own noise: a faint pencil tick lies mostly over the printed digit)
     a field read blank in a picture too noisy to see light pencil
+
+Faint ink or an unclear mark in a field marked elsewhere, lying right along a circle's path round a
+neighbour or a long stray line taken out of the bubble, is their soft edge (a felt tip's): no doubt.
 
 With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
 a scribbled-out bubble beside a mark is two marks); so is a Voters number card (V7). An Auction Bluff

@@ -30,7 +30,7 @@ PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a penc
 FULL_STROKE = 0.25       # darkness beyond the print a full-strength stroke adds (new ink 1)
 NOISE_FLOOR = 0.10       # ink weaker than this is noise on any card (the print's misfit and blur, JPEG, grain)
 FIGURE = 0.3              # a mark's ink spread at least this wide across as along (a cross, tick, ring): no line
-BESIDE, BESIDE_MM = 0.9, 0.5   # a bubble's faint ink this share of it this close to a circle or line taken out: its edge
+BESIDE, BESIDE_MM = 0.9, 0.5   # a bubble's ink left this share of it this close to a circle or line taken out: its edge
 MAD_SIGMA = 1.4826       # a median absolute deviation times this: the standard deviation of normal noise
 
 
@@ -202,7 +202,7 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
         if across.any():        # a figure's (a lone line's ink left in its band may be all that shows of it)
             figures = np.zeros(n, bool)
             for k in np.unique(regions.band[1][across]):
-                figures[k] = _a_figure(regions, inside_ink, k, flat.size // m.new.shape[0])
+                figures[k] = _a_figure(regions, inside_ink, k, m.new.shape[1])
             left_out = left_out | across & figures[regions.band[1]]
     band = sums(regions.band[1], band_ink * ~left_out, n) if left_out.any() else band_sum  # (none: the same sums)
     count = regions.inside_count if not cuts else np.maximum(

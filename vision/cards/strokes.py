@@ -337,11 +337,12 @@ def across(lines: list[_Stroke], key: tuple, m: Measured, kind: str, covered: np
     ys, xs = np.nonzero(inside & ~covered.reshape(m.new.shape)[where])
     ink = m.new[where][ys, xs]
     total = float(ink.sum())
+    if total <= 0:
+        return False
     xs, ys = xs + where[1].start, ys + where[0].start
     for line in lines:
         side = line.u[0] * (ys - line.p[1]) - line.u[1] * (xs - line.p[0])
-        if total > 0 and min(float(ink[side >= ACROSS_MM * PX].sum()),
-                             float(ink[side <= -ACROSS_MM * PX].sum())) >= ACROSS * total:
+        if min(float(ink[side >= ACROSS_MM * PX].sum()), float(ink[side <= -ACROSS_MM * PX].sum())) >= ACROSS * total:
             return True
     return False
 
