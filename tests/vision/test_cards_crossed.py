@@ -95,3 +95,19 @@ def test_a_stray_line_through_a_blank_bubble_below_a_mark_is_still_a_doubt(scann
     P.pen(picture, [(three.x - 1, three.y - 8), (three.x + 1, three.y + 8)], 0.5)
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review", result
+
+
+@pytest.mark.parametrize("k,turn", [(1.0, 6), (1.05, 7), (1.1, 7), (1.1, 8)])
+def test_a_crosss_arm_pointing_at_the_code_is_no_line_in_pieces(scanner, k, turn, monkeypatch):
+    """Bench seed 9 clean #79: a cross on OUT, one arm pointing up at the card's code, was followed on
+    across the code's print as "a line in pieces runs through OUT". With that line taken out, the ink
+    left runs across it (the other arm): OUT is marked either way, and the card counts."""
+    picture = P.printed(P.card("inout", 3, 1))
+    _cross(picture, P.bubble("inout", "dir", "OUT"), k, turn)
+    _cross(picture, P.bubble("inout", "ball", "27"), 0.9, 0)
+    photo = P.photo(picture)
+    result = scanner.scan_image(photo)
+    assert (result.decision, result.fields) == ("counted", {"dir": ["OUT"], "ball": ["27"]}), result
+    monkeypatch.setattr(S, "across", lambda *_: False)
+    monkeypatch.setattr(S, "_apart", lambda *_: False)
+    assert "a line in pieces runs through OUT" in (scanner.scan_image(photo).reason or "")     # as it was

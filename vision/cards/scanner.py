@@ -190,18 +190,21 @@ class Scanner:
 
     def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
                        cuts: list) -> bool:
-        """Lines that all sit on a bubble (a cross's long arm: maybe its mark) leave it marked either way
-        when a definite mark's ink is left with them taken out, or ink running across one of them (the
-        cross's other arm)."""
+        """The lines leave a bubble marked either way when, with them taken out, ink running across one
+        of them is left (a cross's other arm), or a definite mark: beside lines that all sit on the
+        bubble (a cross's long arm: maybe its mark), or nearly all of it apart from lines running through
+        (_apart: not their soft edge or wobble)."""
         bubbles = layout.bubbles()
         b = next(b for name, b in bubbles if (name, b.value) == key)
-        if not all(sits_on(line, b, m, layout.kind) for line in lines):
-            return False
         covered = _stroke_cut(lines, layout, m)[0]
         alone = np.array([(name, o.value) == key for name, o in bubbles])
-        left = self._numbers(m, layout.kind, [*cuts, (covered, alone)], circles)[0][key]
-        return left >= self.settings.definite or \
-            left >= self.settings.marginal and across(lines, key, m, layout.kind, covered)
+        left = self._numbers(m, layout.kind, [*cuts, (covered, alone)], circles)[0]
+        s = self.settings
+        if left[key] >= s.marginal and across(lines, key, m, layout.kind, covered):
+            return True
+        if all(sits_on(line, b, m, layout.kind) for line in lines):
+            return left[key] >= s.definite
+        return _apart(m, layout, key, covered, left, s)
 
     def _on_time(self) -> None:
         """A card that takes too long (a huge or hostile image, a starved machine) is not waited for."""
