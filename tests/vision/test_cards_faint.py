@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner, Settings
+from vision.cards import Scanner, Settings, decide as D
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
@@ -175,3 +175,34 @@ def test_a_grainy_light_pencil_cross_is_one_stroke(scanner, seed):
     result = scanner.scan_image(P.photo(picture))
     assert S.marginal <= result.scores["mark"]["Y"] < S.definite, result.scores
     assert (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result
+
+
+def _dim_and_noisy(grey: int, gain: float, noise: float, seed: int) -> np.ndarray:
+    """A vote card far off in dim light (700 px across, its paper at gain of full), with sensor noise
+    noise grey levels strong; a light pencil circle 1.7 x Z's ring round Z when grey is given."""
+    picture = P.printed(P.card("vote", 6, 14))
+    if grey:
+        P.pencilled(picture, lambda c: P.ring(c, P.bubble("vote", "mark", "Z"), 1.7, width_mm=0.4,
+                                              colour=(grey,) * 3))
+    P.light(picture, gain, 0.9 * gain)
+    photo = P.photo(picture, blur=1.2, width_px=700)
+    noisy = photo + np.random.default_rng(seed).normal(0, noise, photo.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("grey,gain,noise,seed", [(205, 0.55, 9, 1), (205, 0.55, 9, 2), (210, 0.55, 12, 1),
+                                                  (200, 0.5, 10, 1)])
+def test_a_light_pencil_circle_on_a_dim_noisy_photo_goes_to_review(scanner, grey, gain, noise, seed, monkeypatch):
+    """Fresh bench seed 18 hard #267 (R6): a light pencil circle round Z on a dim, noisy photo read
+    `invalid: blank`, a vote lost. Its faint ink all round (0.17) was 2.4 times the others', under the 4
+    times asked: their darkest on each ray is the noise's, raised with it. So much above them is asked too."""
+    photo = _dim_and_noisy(grey, gain, noise, seed)
+    result = scanner.scan_image(photo)
+    assert result.decision == "review" and "faint ink all round Z" in result.reason, result
+    monkeypatch.setattr(D, "FAINT_ABOVE", 9.0)
+    assert scanner.scan_image(photo).decision == "invalid"      # as it was: a vote lost
+
+
+@pytest.mark.parametrize("gain,noise,seed", [(0.55, 9, 1), (0.55, 12, 1), (0.5, 10, 2)])
+def test_a_blank_vote_on_a_dim_noisy_photo_is_still_blank(scanner, gain, noise, seed):
+    assert scanner.scan_image(_dim_and_noisy(0, gain, noise, seed)).decision == "invalid"

@@ -52,7 +52,8 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         just sharper or better fitted on a curled card); on a vote card read blank, a printed label
         inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
-    faint ink all round a bubble read blank, four times the others', also over the paper along its
+    faint ink all round a bubble read blank, four times the others' (or FAINT_ABOVE over them: noise
+        raises them all), also over the paper along its
         rays (a light pencil circle, not a shade darkening the paper with it), and both again on the
         rays no circle drawn round a neighbour nor long stray line crosses (not circles closing in on
         it, not a line passing it)
@@ -93,6 +94,7 @@ UNKNOWN = 0.3             # a bubble with this share of its disc under washed-ou
 RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
 STROKED = 0.5             # a mark with under this share of its ink a stroke's (measure.stroke_share): a glare halo?
 ALL_ROUND = 0.25          # a ring inked all round: inked in its weakest sectors but this share of them (ring_sectors)
+FAINT_ABOVE = 0.08        # faint ink all round: this much over the others' too (a noisy picture's raise them all)
 LOOKED_CLOSER = ("number",)   # cards read blank are invalid (V7), the bet lost: a field read blank is looked at closer
 
 
@@ -435,7 +437,7 @@ def _drawn_round(r: Reading) -> np.ndarray | None:
 
 
 def _all_round(faint: float, usual: float, s: Settings) -> bool:
-    return faint >= s.faint and faint >= 4 * usual
+    return faint >= s.faint and (faint >= 4 * usual or faint >= usual + FAINT_ABOVE)
 
 
 def _faint_in_blank(r: Reading, s: Settings) -> str | None:
