@@ -14,8 +14,8 @@ import numpy as np
 
 from . import card_deck, cards as C
 
-TUNING_SEED, REPORTING_SEED = 1, 89     # 1-6, 8, 9 and 12 were looked at while fixing the scanner (13-15 run for
-# silent errors); 7, 11, 41, 53, 71, 83 and 97 reported once each
+TUNING_SEED, REPORTING_SEED = 1, 89     # 1-6, 8, 9 and 12 were looked at while fixing the scanner (13-19 run for
+# silent errors, 18's one looked at); 7, 11, 41, 53, 71, 83 and 97 reported
 WATCH_SEED = 1000            # the watched-folder run uses cards of its own
 TARGETS = {"clean": {"review": 0.02, "circled": 0.97}, "hard": {"review": 0.15}}
 MEDIAN_MS = 15.0
