@@ -12,11 +12,6 @@ cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
 
 
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
-
-
 def _vote(marks) -> tuple:
     card = P.card("vote", 2, 5)
     picture = P.printed(card)

@@ -5,15 +5,10 @@ import cv2
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner, scanner as S
+from vision.cards import scanner as S
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 def _filled_with(kind: str, name: str, marked: str):

@@ -9,15 +9,10 @@ import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner, measure as M, scanner as S
+from vision.cards import measure as M, scanner as S
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 def _arm(b, k: float, turn_deg: float, start, end) -> list:

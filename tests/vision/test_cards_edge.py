@@ -7,15 +7,10 @@ import cv2
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner, decide as D
+from vision.cards import decide as D
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 def _circled_three(k: float, width_mm: float) -> tuple:

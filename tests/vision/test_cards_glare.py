@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
@@ -15,11 +14,6 @@ pytestmark = P.needs_poppler
 MARKS = {"robber_tens": "0", "robber_units": "2", "victim_tens": "1", "victim_units": "1", "ordinal": "4"}
 GLARED = P.bubble("robbery", "robber_units", "5")
 PATCHES = [(0.0, 1.1), (0.0, 0.6), (0.8, 0.6), (0.0, -1.1)]     # the glare's centre from the bubble's, in radii
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 def _scan(scanner, patch, draw, marks=MARKS):

@@ -21,11 +21,6 @@ PLAYERS = [{"no": n, "name": f"Player {n}", "account": "ABCD"[n - 1], "card": li
            for n in range(1, 5)]
 
 
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
-
-
 def _robbery(marks: dict):
     card = P.card("robbery", 1, 4)
     picture = P.printed(card)

@@ -12,16 +12,10 @@ import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
 OTHERS = {"robber_tens": "1", "robber_units": "3", "victim_tens": "2", "victim_units": "4", "ordinal": "6"}
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 def _bubble(name, value):

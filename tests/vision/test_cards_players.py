@@ -9,14 +9,9 @@ from companion.cli import main
 from companion.journal import Journal
 from companion.session import Session
 from vision import layouts as L
-from vision.cards import Scanner, referee
+from vision.cards import referee
 
 cv2.setNumThreads(1)
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 def test_an_event_of_26_players_prints_every_card(tmp_path, capsys):

@@ -9,15 +9,9 @@ import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 @pytest.mark.parametrize("spot,halo", [((4, 11, 3), (-12, 12, 70)), ((4, 11, 3), (-15, 10, 90)),

@@ -10,18 +10,13 @@ import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner, decide as D
+from vision.cards import decide as D
 from vision.cards.blank import PX, _print_everywhere
 from vision.cards.measure import Measured
 from vision.cards.strokes import _hidden, _Stroke, sits_on
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
-
-
-@pytest.fixture(scope="module")
-def scanner():
-    return Scanner(P.EVENT, P.SECRET)
 
 
 def _across(b, length_mm: float, angle_deg: float, shift_mm: float = 0.0) -> list:

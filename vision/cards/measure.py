@@ -598,11 +598,16 @@ def beside_drawn(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, dra
     felt tip wider than the path), no mark of the bubble's own, which would lie off it."""
     where, inside, *_ = _geometry(kind)[key]
     new = _new_ink(amount[where], _regions(kind).print_ink.reshape(amount.shape)[where], levels) * inside
-    taken = drawn.reshape(amount.shape)[where]
-    near = cv2.distanceTransform((~taken).view(np.uint8), cv2.DIST_L2, 3) <= BESIDE_MM * PX
-    left = new * ~taken
+    return left_near(new, drawn.reshape(amount.shape)[where], BESIDE_MM) >= BESIDE
+
+
+def left_near(ink: np.ndarray, taken: np.ndarray, mm: float) -> float:
+    """The share of the ink left off the taken pixels (both one bubble's window) that lies under mm
+    from them (0 with none left)."""
+    left = ink * ~taken
     total = float(left.sum())
-    return total > 0 and float(left[near].sum()) >= BESIDE * total
+    near = cv2.distanceTransform((~taken).view(np.uint8), cv2.DIST_L2, 3) < mm * PX
+    return float(left[near].sum()) / total if total > 0 else 0.0
 
 
 def _open_paper(printed: np.ndarray) -> np.ndarray:

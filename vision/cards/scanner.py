@@ -19,9 +19,9 @@ from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
 from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code, refitted
-from .measure import Measured, _geometry, _one_stroke, _score, ink, measured, ring_peaks, sharpness
+from .measure import Measured, _geometry, _one_stroke, _score, ink, left_near, measured, ring_peaks, sharpness
 from .result import Rejection, Result
-from .strokes import _stroke_cut, _strokes, across, broken_lines, runs_through, sits_on, through_disc
+from .strokes import _stroke_cut, _strokes, across, broken_lines, crosses_disc, runs_through, sits_on
 
 APART_MM, APART = 1.0, 0.8     # a mark beside a line: this share of its ink this far from the line or more
 
@@ -258,7 +258,7 @@ def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke
             return f"a line touches {b.value} ({name}): mark or stray stroke?"
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
                 and s.marginal <= again[key] < 2 * s.definite and not _apart(m, layout, key, covered, again, s) \
-                and not across(through_disc(strokes, b), key, m, layout.kind, covered):
+                and not across([line for line in strokes if crosses_disc(line, b)], key, m, layout.kind, covered):
             return f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?"
         if crossed[n] and again[key] < s.definite and scores[key] - again[key] > 1.5 * expected[n] + 0.3:
             return f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
@@ -271,10 +271,7 @@ def _apart(m: Measured, layout: L.Layout, key: tuple, covered: np.ndarray, score
     if scores[key] < s.definite:
         return False
     where, inside, *_ = _geometry(layout.kind)[key]
-    line = covered.reshape(m.new.shape)[where]
-    away = cv2.distanceTransform((~line).view(np.uint8), cv2.DIST_L2, 3) >= APART_MM * PX
-    ink = m.new[where] * inside * ~line
-    return float(ink[away].sum()) >= APART * float(ink.sum())
+    return 1.0 - left_near(m.new[where] * inside, covered.reshape(m.new.shape)[where], APART_MM) >= APART
 
 
 def _misfit(m: Measured, kind: str) -> bool:

@@ -75,7 +75,7 @@ def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bub
     out = []
     for group in _segments(half, PIECE_MM):
         line = _Stroke(*group, 0)
-        if not any(line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX for b in marks):
+        if not any(crosses_disc(line, b) for b in marks):
             continue
         stroke = _refit(group, binary, new, faint, hidden, STROKE_MM * PX)
         if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX \
@@ -347,9 +347,9 @@ def across(lines: list[_Stroke], key: tuple, m: Measured, kind: str, covered: np
     return False
 
 
-def through_disc(lines: list[_Stroke], b: L.Bubble) -> list[_Stroke]:
-    """The lines crossing a bubble's scored disc."""
-    return [line for line in lines if line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX]
+def crosses_disc(line: _Stroke, b: L.Bubble) -> bool:
+    """Whether the line crosses a bubble's scored disc."""
+    return line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX
 
 
 def _arm(b: L.Bubble) -> float:
@@ -360,7 +360,7 @@ def _arm(b: L.Bubble) -> float:
 def _reach(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> float:
     """How far (pixels) the line's ink goes on beyond the bubble's disc (_inked_beyond); infinite for
     a line passing outside the disc."""
-    if line.offset(b.x * PX, b.y * PX)[0] >= DISC * b.r * PX:
+    if not crosses_disc(line, b):
         return np.inf
     return _inked_beyond(line, b, _inked(m, FAINT)[0], _hidden(kind))
 
