@@ -195,8 +195,16 @@ def numerals(ball: int, design: Design) -> list[Numeral]:
 
 # --- printing ---
 
-PAGE_MARGIN = 10.0     # mm
+PAGE_MARGIN = 10.0     # mm; more than a printer leaves blank at its edges (5 mm)
 GAP = 2.0              # mm between stickers
+ACROSS = COPIES // 2   # a ball's stickers print in two rows
+PAGE_MM = (210.0, 297.0)     # A4
+# The largest ball whose stickers fit across the page between the margins.
+MAX_DIAMETER = math.floor(((PAGE_MM[0] - 2 * PAGE_MARGIN) / ACROSS - GAP) / STICKER_FRACTION)
+# Fonts embedded in the sheets (a printer's own Helvetica differs, or is missing): Bitstream Vera,
+# which ReportLab ships, so printing labels needs no system font.
+FONT, BOLD = "Vera", "VeraBd"
+HEADER_SIZE, HEADER_LEADING = 2.6, 3.6     # mm: the instructions, wrapped to the page's width
 
 
 @dataclass(frozen=True)
@@ -214,7 +222,7 @@ def sheet_places(design: Design = Design(), balls=BALLS) -> list[Place]:
     """Each sticker's place on the sheets: for each ball a block of its 12 stickers (6 x 2)."""
     page_w, page_h = PAGE_MM
     pitch = design.sticker + GAP
-    block_w, block_h = 6 * pitch, 2 * pitch + 6.0
+    block_w, block_h = ACROSS * pitch, 2 * pitch + 6.0
     per_row = max(1, int((page_w - 2 * PAGE_MARGIN + GAP) // block_w))
     rows = max(1, int((page_h - 2 * PAGE_MARGIN - 22.0) // block_h))
     places = []
@@ -222,12 +230,9 @@ def sheet_places(design: Design = Design(), balls=BALLS) -> list[Place]:
         page, slot = divmod(i, per_row * rows)
         x = PAGE_MARGIN + (slot % per_row) * block_w
         y = PAGE_MARGIN + 22.0 + (slot // per_row) * block_h
-        places += [Place(ball, k, page, x + (k % 6) * pitch + pitch / 2, y + 6.0 + (k // 6) * pitch + pitch / 2)
+        places += [Place(ball, k, page, x + (k % ACROSS) * pitch + pitch / 2, y + 6.0 + (k // ACROSS) * pitch + pitch / 2)
                    for k in range(COPIES)]
     return places
-
-
-PAGE_MM = (210.0, 297.0)     # A4
 
 
 def write_pdf(path, design: Design = Design(), balls=BALLS, inverted: bool = False,
@@ -238,8 +243,9 @@ def write_pdf(path, design: Design = Design(), balls=BALLS, inverted: bool = Fal
     from reportlab.lib.units import mm
     from reportlab.pdfgen import canvas as pdf
 
+    _register_fonts()
     places = sheet_places(design, list(balls))
-    doc = pdf.Canvas(str(path), pagesize=(PAGE_MM[0] * mm, PAGE_MM[1] * mm), invariant=1)
+    doc = pdf.Canvas(str(path), pagesize=(PAGE_MM[0] * mm, PAGE_MM[1] * mm), invariant=1, initialFontName=FONT)
     doc.setTitle(f"Plunder Bingo ball labels, {design.diameter:g} mm balls")
     pages = places[-1].page + 1 if places else 0
     for page in range(pages):
@@ -261,6 +267,14 @@ def write_pdf(path, design: Design = Design(), balls=BALLS, inverted: bool = Fal
     return pages
 
 
+def _register_fonts() -> None:
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    for name in (FONT, BOLD):
+        if name not in pdfmetrics.getRegisteredFontNames():
+            pdfmetrics.registerFont(TTFont(name, f"{name}.ttf"))     # found in ReportLab's own fonts folder
+
+
 def _text(doc, x: float, y: float, size: float, text: str, bold: bool = False, anchor: str = "start",
           flipped: bool = False) -> None:
     """Text on a y-down canvas: un-flip locally so letters are upright (or upside down when flipped)."""
@@ -269,7 +283,7 @@ def _text(doc, x: float, y: float, size: float, text: str, bold: bool = False, a
     doc.scale(1, -1)
     if flipped:
         doc.rotate(180)
-    doc.setFont("Helvetica-Bold" if bold else "Helvetica", size)
+    doc.setFont(BOLD if bold else FONT, size)
     {"start": doc.drawString, "middle": doc.drawCentredString}[anchor](0, 0, text)
     doc.restoreState()
 
@@ -278,15 +292,15 @@ def _header(doc, design: Design, page: int) -> None:
     d = design
     _text(doc, PAGE_MARGIN, PAGE_MARGIN + 4, 4.2, f"Plunder Bingo ball labels - {d.diameter:g} mm balls - page {page}",
           bold=True)
-    lines = [f"Per ball: {COPIES} stickers ({d.sticker:g} mm round, QR {d.qr:g} mm, module {d.module:.2f} mm, "
-             f"error correction H). Print at 100% (no 'fit to page'); check: the QR is {d.qr:g} mm wide.",
-             "Stick one on top, one on the bottom, five in a ring a little above the equator (evenly spaced), "
-             "and five a little below it,",
-             f"each below the gap between two upper ones (rings at latitude +/-26.6 deg, "
-             f"{math.radians(26.57) * d.radius:.1f} mm from the equator along the surface). "
-             "Press flat; keep them clean of tape."]
-    for i, line in enumerate(lines):
-        _text(doc, PAGE_MARGIN, PAGE_MARGIN + 9.5 + 4.2 * i, 2.9, line)
+    from reportlab.lib.utils import simpleSplit
+    text = (f"Per ball: {COPIES} stickers ({d.sticker:g} mm round, QR {d.qr:g} mm, module {d.module:.2f} mm, "
+            f"error correction H). Print at 100% (no 'fit to page'); check: the QR is {d.qr:g} mm wide. "
+            "Stick one on top, one on the bottom, five in a ring a little above the equator (evenly spaced), "
+            "and five a little below it, each below the gap between two upper ones (rings at latitude "
+            f"+/-26.6 deg, {math.radians(26.57) * d.radius:.1f} mm from the equator along the surface). "
+            "Press flat; keep them clean of tape.")
+    for i, line in enumerate(simpleSplit(text, FONT, HEADER_SIZE, PAGE_MM[0] - 2 * PAGE_MARGIN)):
+        _text(doc, PAGE_MARGIN, PAGE_MARGIN + 9.5 + HEADER_LEADING * i, HEADER_SIZE, line)
 
 
 def _sticker(doc, ball: int, mods: np.ndarray, design: Design, cx: float, cy: float, inverted: bool) -> None:
@@ -308,14 +322,14 @@ def _sticker(doc, ball: int, mods: np.ndarray, design: Design, cx: float, cy: fl
         _numeral(doc, n, cx, cy, ink)
 
 
-CAP = 0.716         # Helvetica-Bold digits stand this many em tall
+CAP = 1493 / 2048   # Vera Bold's digits stand this many em tall
 
 
 def _numeral(doc, n: Numeral, cx: float, cy: float, ink: float) -> None:
     """The numeral centred in its box; underlined (6, 9) it sits higher with the line below."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
     cap = n.height * (0.75 if n.underline else 1.0)
-    size = min(cap / CAP, n.width / max(stringWidth(n.text, "Helvetica-Bold", 1.0), 1e-6))
+    size = min(cap / CAP, n.width / max(stringWidth(n.text, BOLD, 1.0), 1e-6))
     cap = size * CAP
     doc.saveState()
     doc.translate(cx, cy + n.y)
@@ -324,10 +338,10 @@ def _numeral(doc, n: Numeral, cx: float, cy: float, ink: float) -> None:
         doc.rotate(180)
     base = n.height / 2 - cap if n.underline else -cap / 2
     doc.setFillGray(ink)
-    doc.setFont("Helvetica-Bold", size)
+    doc.setFont(BOLD, size)
     doc.drawCentredString(0, base, n.text)
     if n.underline:
-        width = stringWidth(n.text, "Helvetica-Bold", size)
+        width = stringWidth(n.text, BOLD, size)
         doc.setStrokeGray(ink)
         doc.setLineWidth(0.1 * n.height)
         doc.line(-width / 2, -n.height / 2 + 0.06 * n.height, width / 2, -n.height / 2 + 0.06 * n.height)

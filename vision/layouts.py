@@ -14,6 +14,7 @@ MARKER_SIZE, MARKER_INSET = 8.0, 3.0
 MARKER_IDS = (0, 1, 2, 3)
 QR_BOX = (63.0, 3.0, 19.0)            # x, y, side (the code's quiet zone included)
 FRAME_INSET, FRAME_LINE = 1.2, 0.5    # the printed outline: the scanner's fallback when a marker is hidden
+BETWEEN_MARKERS = CARD_W - 2 * (MARKER_INSET + MARKER_SIZE + 1.0)   # the footers' room, clear of the markers
 INK, PRINT_GREY = 0.0, 0.55           # grey levels (0 black, 1 white); bubbles print grey so pen shows
 # Robbery cards carry player numbers as two digit rows, tens 0-2 and units 0-9: every number up to
 # MAX_PLAYERS (an event has 2-26 players); a number that is no player is the referee's to refuse.
@@ -51,6 +52,7 @@ class Text:
     text: str
     anchor: str = "start"   # start | middle | end
     grey: float = INK
+    room: float = 0.0       # widest it may print (mm): a longer text (a name, an event) prints smaller; 0: no limit
 
 
 @dataclass(frozen=True)
@@ -165,8 +167,8 @@ def _common(title_ja: str, title_en: str, footer: str) -> list:
              *markers(), QR(x, y, side),
              Text(13.5, 8.0, 4.2, title_ja), Text(13.5, 13.5, 3.4, title_en),
              Text(x + side / 2, y + side + 3.2, 2.8, "{serial}", "middle"),
-             Text(48.0, CARD_H - 5.5, 2.6, footer, "middle"),
-             Text(48.0, CARD_H - 2.6, 2.0, "{event} · No.{owner}", "middle", PRINT_GREY)]
+             Text(48.0, CARD_H - 5.5, 2.6, footer, "middle", room=BETWEEN_MARKERS),
+             Text(48.0, CARD_H - 2.6, 2.0, "{event} · No.{owner}", "middle", PRINT_GREY, BETWEEN_MARKERS)]
     return items
 
 
@@ -301,7 +303,7 @@ def layout(kind: str) -> Layout:
 def items(card: Card) -> list:
     """The card's drawing items with its own data filled into the texts."""
     values = card.values()
-    return [Text(i.x, i.y, i.size, i.text.format(**values), i.anchor, i.grey) if isinstance(i, Text) and "{" in i.text
+    return [Text(i.x, i.y, i.size, i.text.format(**values), i.anchor, i.grey, i.room) if isinstance(i, Text) and "{" in i.text
             else i for i in layout(card.kind).items]
 
 

@@ -14,7 +14,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
 from . import layouts as L
-from .render import font_path, qr_geometry, qr_modules, marker_bits
+from .render import fitted, font_path, qr_geometry, qr_modules, marker_bits
 
 FONT = "IPAexGothic"
 PAGE_W, PAGE_H = 210.0, 297.0
@@ -22,6 +22,10 @@ COLS, ROWS, GAP = 2, 3, 6.0
 LEFT = (PAGE_W - COLS * L.CARD_W - (COLS - 1) * GAP) / 2
 TOP = (PAGE_H - ROWS * L.CARD_H - (ROWS - 1) * GAP) / 2
 CUT_MARK, CUT_CLEAR = 3.5, 1.5     # mark length; gap between a mark and the card
+PRINTER_EDGE = 5.0                 # mm a printer may leave blank at each edge: no text there
+# The page's title sits in the strip between that edge and the top row of cards, left of the middle cut mark.
+TITLE_X, TITLE_SIZE = 20.0, 1.9
+TITLE_BASELINE = TOP - 0.5
 
 
 def card_origin(slot: int) -> tuple[float, float]:
@@ -45,9 +49,8 @@ def print_cards(cards: list[L.Card], secret: str, out: str | Path, title: str = 
     pages = [cards[i:i + per_page] for i in range(0, len(cards), per_page)] or [[]]
     for number, page in enumerate(pages, 1):
         _cut_marks(pdf)
-        pdf.setFont(FONT, 7)
-        pdf.setFillGray(0.4)
-        pdf.drawString(20 * mm, (PAGE_H - 4.5) * mm, f"{title}  {number}/{len(pages)}")
+        draw_text(pdf, L.Text(TITLE_X, TITLE_BASELINE, TITLE_SIZE, f"{title}  {number}/{len(pages)}", grey=0.4,
+                          room=LEFT + L.CARD_W - CUT_CLEAR - TITLE_X), lambda x, y: (x * mm, (PAGE_H - y) * mm))
         for slot, card in enumerate(page):
             _card(pdf, card, secret, *card_origin(slot))
         pdf.showPage()
@@ -84,16 +87,22 @@ def _card(pdf: canvas.Canvas, card: L.Card, secret: str, left: float, top: float
             pdf.setLineWidth(item.line * mm)
             pdf.circle(*at(item.x, item.y), item.r * mm, stroke=1, fill=0)
         elif isinstance(item, L.Text):
-            pdf.setFillGray(item.grey)
-            pdf.setFont(FONT, item.size * mm)
-            draw = {"start": pdf.drawString, "middle": pdf.drawCentredString, "end": pdf.drawRightString}[item.anchor]
-            draw(*at(item.x, item.y), item.text)
+            draw_text(pdf, item, at)
         elif isinstance(item, L.Marker):
             _cells(pdf, marker_bits(item.id), item.x, item.y, item.size / 6, at)
         elif isinstance(item, L.QR):
             modules = qr_modules(L.payload(card, secret))
             x, y, module = qr_geometry(len(modules), item)
             _cells(pdf, modules, x, y, module, at)
+
+
+def draw_text(pdf: canvas.Canvas, item: L.Text, at) -> None:
+    """A text item, smaller when it would be wider than its room; `at` maps its mm to PDF points."""
+    item = fitted(item)
+    pdf.setFillGray(item.grey)
+    pdf.setFont(FONT, item.size * mm)
+    draw = {"start": pdf.drawString, "middle": pdf.drawCentredString, "end": pdf.drawRightString}[item.anchor]
+    draw(*at(item.x, item.y), item.text)
 
 
 def _cells(pdf: canvas.Canvas, bits, x: float, y: float, cell: float, at) -> None:

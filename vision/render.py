@@ -5,6 +5,7 @@ matrices, so the blank the scanner compares against is the card that was printed
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -57,6 +58,14 @@ def _font(size_px: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(font_path()), size_px)
 
 
+def fitted(item: L.Text) -> L.Text:
+    """The text at its size, or smaller when it would print wider than its room (printer and renderer alike)."""
+    if not item.room or not item.text:
+        return item
+    width = _font(1000).getlength(item.text) / 1000 * item.size
+    return item if width <= item.room else replace(item, size=item.size * item.room / width)
+
+
 def render(card: L.Card, secret: str = "", px_per_mm: float = 6.0, supersample: int = 3) -> np.ndarray:
     """The blank card as an 8-bit grey image, px_per_mm pixels per millimetre."""
     s = px_per_mm * supersample
@@ -84,6 +93,7 @@ def _draw(draw: ImageDraw.ImageDraw, item, s: float, card: L.Card, secret: str) 
         draw.ellipse([(item.x - r) * s, (item.y - r) * s, (item.x + r) * s, (item.y + r) * s],
                      outline=_grey(item.grey), width=max(1, round(item.line * s)))
     elif isinstance(item, L.Text):
+        item = fitted(item)
         anchor = {"start": "ls", "middle": "ms", "end": "rs"}[item.anchor]
         draw.text((item.x * s, item.y * s), item.text, fill=_grey(item.grey), font=_font(max(1, round(item.size * s))),
                   anchor=anchor)

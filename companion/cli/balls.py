@@ -65,8 +65,9 @@ def register(sub, groups) -> None:
 
 def print_balls(args) -> int:
     from vision import ball_labels
-    if not 10 <= args.diameter <= 200:
-        raise CommandError(f"--diameter {args.diameter:g}: give the ball's diameter in mm (10-200)", 2)
+    if not 10 <= args.diameter <= ball_labels.MAX_DIAMETER:
+        raise CommandError(f"--diameter {args.diameter:g}: give the ball's diameter in mm, 10-{ball_labels.MAX_DIAMETER} "
+                           f"(a larger ball's stickers do not fit {ball_labels.ACROSS} across an A4 page)", 2)
     balls = _ball_list(args.balls) if args.balls else list(ball_labels.BALLS)
     design = ball_labels.Design(args.diameter)
     try:
@@ -424,7 +425,7 @@ def _band(blur: float) -> str:
     return f">{ball_scenes.BLUR_BANDS[-1][1]}"
 
 
-BAND_TARGETS = {"0-1": 95.0, "2-7": 95.0, "8-15": 60.0}     # frames read, % (issue 11)
+BAND_TARGETS = {"0-1": 95.0, "2-7": 95.0, "8-15": 60.0}     # frames read, %, per band
 
 
 def _kind_order(kind: str) -> int:

@@ -232,6 +232,7 @@ def print_sheets(args) -> int:
 
 
 SHEET_QR_MM = 70.0
+SHEET_MARGIN = 15.0     # mm each side: a long name or address prints smaller, never into the printer's edge
 
 
 def _write_sheets(event, players: list[dict], urls: dict[int, str], out: str) -> None:
@@ -240,6 +241,7 @@ def _write_sheets(event, players: list[dict], urls: dict[int, str], out: str) ->
     from reportlab.lib.units import mm
     from reportlab.pdfgen import canvas
     from vision import printing
+    from vision.layouts import Text
     from vision.render import FontMissing, qr_modules
     try:
         printing.register_font()
@@ -249,10 +251,10 @@ def _write_sheets(event, players: list[dict], urls: dict[int, str], out: str) ->
     pdf.setTitle(f"{event.name} ({event.id}): phone sheets")
     pdf.setCreator("companion print sheets")
     rules, width, height = event.rules, printing.PAGE_W, printing.PAGE_H
+    at = lambda x, y: (x * mm, (height - y) * mm)              # noqa: E731  (mm from the top-left -> points)
 
     def line(y: float, size: float, text: str) -> None:          # y: mm from the top, centred
-        pdf.setFont(printing.FONT, size * mm)
-        pdf.drawCentredString(width / 2 * mm, (height - y) * mm, text)
+        printing.draw_text(pdf, Text(width / 2, y, size, text, "middle", room=width - 2 * SHEET_MARGIN), at)
     for p in players:
         line(30, 7, "オークションブラフ · Auction Bluff")
         line(40, 4.5, event.name)
@@ -263,8 +265,7 @@ def _write_sheets(event, players: list[dict], urls: dict[int, str], out: str) ->
         modules = qr_modules(urls[p["no"]])
         cell = SHEET_QR_MM / len(modules)
         top = 102.0
-        printing._cells(pdf, modules, (width - SHEET_QR_MM) / 2, top, cell,
-                        lambda x, y: (x * mm, (height - y) * mm))
+        printing._cells(pdf, modules, (width - SHEET_QR_MM) / 2, top, cell, at)
         line(top + SHEET_QR_MM + 10, 3.2, urls[p["no"]])
         line(top + SHEET_QR_MM + 22, 4.2, "このコードはあなた専用のページです。だれにも見せないでください。")
         line(top + SHEET_QR_MM + 29, 3.6, "This code opens your private page: show it to nobody.")
