@@ -1,4 +1,4 @@
-"""A deployment that works as written (issue 13, item 6): `./dev` on a Pi and in a folder it
+"""A deployment that works as written: `./dev` on a Pi and in a folder it
 cannot write, the systemd units (checked by systemd itself, their commands by the CLI's own
 parser), the kiosk browser, the udev rule, and the docs that describe them."""
 from __future__ import annotations

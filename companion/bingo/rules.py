@@ -1,4 +1,4 @@
-"""Fixed numbers of the rulebook and the configurable decisions (D4, D7, D8, D11)."""
+"""Fixed numbers of the rulebook and the configurable decisions (D4, D7, D8, D11; docs/rules/plunder-bingo.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields

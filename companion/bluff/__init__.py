@@ -1,4 +1,4 @@
-"""Auction Bluff (オークションブラフ, seed 004): one game of the companion's protocol (companion.core.games)."""
+"""Auction Bluff (オークションブラフ, docs/rules/auction-bluff.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
 from . import commands, events, report, views
 from .event import EVENT

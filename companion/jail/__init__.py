@@ -1,4 +1,4 @@
-"""The jail card game (ならず者の脱獄, seed 002): one game of the companion's protocol (companion.core.games)."""
+"""The jail card game (ならず者の脱獄, docs/rules/jailbreak.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
 from . import commands, events, report, views
 from .decide import decide

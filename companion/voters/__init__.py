@@ -1,4 +1,4 @@
-"""Voters (ボーター, seed 001): one game of the companion's protocol (companion.core.games)."""
+"""Voters (ボーター, docs/rules/voters.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
 from . import commands, events, report, views
 from .event import EVENT

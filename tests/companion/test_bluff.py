@@ -1,5 +1,5 @@
-"""One test (or more) per rule id of shared/rules/auction-bluff.md (AB1-AB7, D1-D6), the worked
-example game, and the contract of issue 16: script commands, replay JSON, the public view, the event file."""
+"""One test (or more) per rule id of docs/rules/auction-bluff.md (AB1-AB7, D1-D6), the worked
+example game, and the README's contract: script commands, replay JSON, the public view, the event file."""
 import json
 from pathlib import Path
 

@@ -1,5 +1,5 @@
-"""One test (or more) per rule id of shared/rules/jailbreak.md (J1-J6, D1-D8), the worked example
-round (examples/jail-round.jsonl), the replay JSON contract of issue 17 and bad scripts."""
+"""One test (or more) per rule id of docs/rules/jailbreak.md (J1-J6, D1-D8), the worked example
+round (examples/jail-round.jsonl), the README's replay JSON contract and bad scripts."""
 import json
 from pathlib import Path
 

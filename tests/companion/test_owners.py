@@ -51,7 +51,7 @@ def test_R6_D12_a_vote_card_printed_for_another_turn_than_entered_is_refused():
     s = play(s, vote("V0102", 2))                                              # ...counts once
     assert [b.serial for b in s.ballots] == ["V0102"]
     assert "duplicate" in invalid(s, vote("V0102", 2))                         # D3: one card, once
-    # a card of another turn entered as printed is an invalid vote, as the rules page says (R6, D12)
+    # a card of another turn entered as printed is an invalid vote, as docs/rules/plunder-bingo.md says (R6, D12)
     assert "card of turn 3 dropped in turn 2 (R6)" in invalid(s, vote("V0203", 3))
 
 

@@ -1,4 +1,4 @@
-"""One test (or more) per rule id of shared/rules/plunder-bingo.md, and its worked examples."""
+"""One test (or more) per rule id of docs/rules/plunder-bingo.md, and its worked examples."""
 from companion.bingo.decide import winners
 from companion.bingo.rules import START_ACCOUNT
 from companion.bingo.state import Line

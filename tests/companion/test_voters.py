@@ -1,5 +1,5 @@
-"""One test (or more) per rule id of shared/rules/voters.md, the seed's worked examples, and the
-Voters contract (/work/briefs/voters/contract.md): script commands, replay JSON, views, event file."""
+"""One test (or more) per rule id of docs/rules/voters.md, its worked examples, and the Voters
+contract in the README: script commands, replay JSON, views, event file."""
 import json
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Auction Bluff's private phone pages (issue 16 item 3) in a real browser (headless Chromium over
+"""Auction Bluff's private phone pages in a real browser (headless Chromium over
 DevTools): the display server runs in this process with the test's clock, the game's one writer is
 a session behind a real console door (companion.session.Door on the journal's .sock). A player's
 page sets their dice faces and declares (AB2) through that door; a token cannot read or act for

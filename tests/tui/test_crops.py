@@ -1,5 +1,4 @@
-"""Review crops: readable whatever folder the console runs in, and gone once the card is ruled
-(issue 13, item 6)."""
+"""Review crops: readable whatever folder the console runs in, and gone once the card is ruled."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The whole night on simulated hardware (issue 13, items 1 and 5; ARCHITECTURE.md testing ladder 5):
+"""The whole night on simulated hardware (ARCHITECTURE.md testing ladder 5):
 `companion demo --headless` plays through the cage link, the card scanner and the session, prints
 the same lines for the same seed, and a demo killed with SIGKILL during voting, during a robbery's
 resolution and during the cash count resumes from its journal to the same end as a run straight through."""

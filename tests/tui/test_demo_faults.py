@@ -1,4 +1,4 @@
-"""The rest of issue 13's fault drills (item 5), each on the demo's real paths (tui.demo.Night: the
+"""The demo's other fault drills, each on the demo's real paths (tui.demo.Night: the
 simulated cage on a pseudo-terminal behind the cage link, the card scanner on its watched folder,
 the session on the event's journal) with test_demo's seed, each ending as the clean run ends:
 the cage unplugged mid-draw, garbage dropped in the scan folder, the journal's disk filling up.

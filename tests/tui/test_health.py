@@ -1,6 +1,6 @@
 """Health is the truth: a device that is not delivering is red in the hardware pane and on the
 staff panel's LEDs, and what the hardware sends or says is an alert there, never in the
-operator's message bar (issue 13, item 3)."""
+operator's message bar."""
 from __future__ import annotations
 
 import threading

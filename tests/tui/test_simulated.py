@@ -1,4 +1,4 @@
-"""One switch for simulated hardware (issue 13, item 2 of the issue; the demo brief's item 3):
+"""One switch for simulated hardware:
 `companion init --simulated` writes an event file whose camera, cage and panel are the simulators,
 the console starts them (the cage on a pseudo-terminal, drawing in the draw phase through the
 real cage link), and the calibration check of balls 1-27 passes with the simulated camera,

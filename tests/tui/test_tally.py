@@ -1,4 +1,4 @@
-"""Typed tallies (issue 13, item 4): with the scanner down, a turn's votes in one line, `1x 2y 3z 4-`,
+"""Typed tallies: with the scanner down, a turn's votes in one line, `1x 2y 3z 4-`,
 each checked like the player's scanned card (serial V<player><turn>, R6, D3); a bad token is one line
 naming it, and nothing of that line is sent."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tui.forms import FormError, tally
 from screens_helpers import drive, settle, text_of
 
 PLAYERS = 12
-KEY_TARGET = 30             # keys for a whole turn's tally of 12 players (issue 13 targets)
+KEY_TARGET = 30             # keys for a whole turn's tally of 12 players (the target)
 
 
 def voting_session(tmp_path) -> Session:

@@ -1,4 +1,4 @@
-"""What must name no ball (issue 11), each drawn from the printed PDF's raster: a sticker sheet in
+"""What must name no ball, each drawn from the printed PDF's raster: a sticker sheet in
 view, a hand or a page, a label whose QR holds another text, a lone sticker, and two balls at
 once (an alert, never a draw)."""
 import cv2
@@ -104,7 +104,7 @@ def ball_cut_off_by_a_corner(seed: int, corner: int) -> np.ndarray:
 
 @pytest.mark.parametrize("seed, corner", [(0, 0), (0, 1), (1, 2), (2, 3)])
 def test_a_second_ball_cut_off_by_the_frames_corner_is_still_a_ball(decoder, seed, corner):
-    """Issue 11: with a second ball half out of frame, one ball was named silently. Its short
+    """With a second ball half out of frame, one ball was once named silently. Its short
     arc, broken by dark stickers on a dim ball, fits no circle: it is still a ball, an alert."""
     result = decoder.read(ball_cut_off_by_a_corner(seed, corner))
     assert result.ball is None and result.alert, result

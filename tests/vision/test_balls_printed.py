@@ -1,5 +1,5 @@
 """Ball labels as printed: the PDF of `companion print balls`, rasterised by poppler, is what the
-renderer wraps and what an unrolled label must look like, the right way round (issue 11)."""
+renderer wraps and what an unrolled label must look like, the right way round."""
 import math
 
 import cv2

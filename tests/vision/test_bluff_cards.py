@@ -1,4 +1,4 @@
-"""Auction Bluff's printed, signed cards (AB7, issue 16 item 3): `companion print cards --periods N`
+"""Auction Bluff's printed, signed cards (AB7): `companion print cards --periods N`
 prints each player's dice-vote card (one row of 6 bubbles 1-5 ★ per die, five rows, for one gem's
 dice: the gem is in its signed serial) and declaration card (face 1-5, count as two digit rows);
 the scanner reads photos of that PDF rasterised and cut (vision.sim.bluff_cards) into the game's

@@ -1,4 +1,4 @@
-"""Work the card scanner spares (issue 11: CPU per card) changes nothing it finds."""
+"""Work the card scanner spares (CPU per card) changes nothing it finds."""
 import cv2
 import numpy as np
 import pytest

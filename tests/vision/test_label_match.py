@@ -1,5 +1,5 @@
 """Naming a ball label blurred past decoding, by matching it against the 27 printed labels;
-and never naming a label we did not print (issue 4: zero misreads)."""
+and never naming a label we did not print (zero misreads)."""
 import math
 
 import cv2
@@ -103,7 +103,7 @@ def test_a_falling_ball_no_decoder_reads_is_read_by_matching(monkeypatch):
 def test_a_look_alike_code_blurred_past_decoding_is_not_named(ball):
     """The bench's forged stickers (as printed, from the PDF): PB8817 shares most of ball 17's
     modules, PB0122 of 27's... Blurred so no decoder can tell the text, none may be matched to
-    the ball it resembles (issue 11: these were named with the old 0.5 threshold)."""
+    the ball it resembles (these were named with the old 0.5 threshold)."""
     from vision.sim import balls as sim
     forged = ball_sheet.printed(DESIGN, False, tuple(sorted(sim.FORGED.items())))["stickers"][ball]
     sticker = cv2.resize(forged, None, fx=PPM / ball_sheet.PX_PER_MM, fy=PPM / ball_sheet.PX_PER_MM,

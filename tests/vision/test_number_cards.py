@@ -1,4 +1,4 @@
-"""Voters' printed, signed number card (issue 15 item 4): `companion print cards --games N` for a Voters
+"""Voters' printed, signed number card (V1, V7): `companion print cards --games N` for a Voters
 event, and the scanner on photos of that PDF rasterised and cut (vision.sim.number_cards): one number
 circled, filled or ticked is a bet; blank or two numbers is an invalid card (V7); a faint mark is held
 for review; a forged card or another event's is rejected."""

@@ -1,4 +1,4 @@
-"""Frames made to test the ball reader where it can go wrong (issue 11): a label blurred by a
+"""Frames made to test the ball reader where it can go wrong: a label blurred by a
 chosen amount, and scenes that must name no wrong ball: a printed sticker sheet in view (alone,
 and beside a ball), a hand or a page, two balls in the tray, balls whose stickers carry a QR
 that is not a ball label, and balls with mirrored stickers. The sheet is the rasterised PDF of
