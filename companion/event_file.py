@@ -89,7 +89,7 @@ def _not_yours(path: Path) -> str:
     except OSError:
         return f"{path}: cannot read: {me} may not open its folder"
     return (f"{path}: cannot read: it is {_user_name(info.st_uid)}'s (mode {info.st_mode & 0o777:04o}) and this "
-            f"runs as {me}; give it to {me}: sudo chown {me}: {path}")
+            f"runs as {me}; give it to {me}: sudo chown {me}: {path.absolute()}")
 
 
 def _user_name(uid: int) -> str:

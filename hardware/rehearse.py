@@ -176,12 +176,9 @@ def furnish(root: Path) -> None:
         copy_in(root, next(k for k in keyring if k))
     for path, to in pip_config_files():
         copy_in(root, path, to)
-    environment = {**passed_on_env(), "SYSTEMD_OFFLINE": "1"}
-    with open(root / "etc/environment", "a", encoding="utf-8") as out:
-        out.writelines(f"{k}={shlex.quote(v)}\n" for k, v in environment.items())
     # sudo keeps the registries' settings, and systemctl acts as in any chroot (no systemd runs here)
-    (root / "etc/sudoers.d/rehearse").write_text(
-        f'Defaults env_keep += "{" ".join(sorted(environment))}"\n', encoding="utf-8")
+    kept = sorted([*passed_on_env(), "SYSTEMD_OFFLINE"])
+    (root / "etc/sudoers.d/rehearse").write_text(f'Defaults env_keep += "{" ".join(kept)}"\n', encoding="utf-8")
     (root / "etc/sudoers.d/rehearse").chmod(0o440)
     run(["chroot", str(root), "groupadd", "--system", "gpio"])     # Pi OS: the GPIO pins' group
 
@@ -227,23 +224,26 @@ def chroot(root: Path, script: str, timeout: float = 600, show_all: bool = False
                "bash", "--noprofile", "--norc", "-c",
                # from a pipe, which bash reads a line at a time: a shell a step opens reads the next steps
                f"cd /root && cat /tmp/{Path(file.name).name} | bash --noprofile --norc -s"]
-    shown = []
+    step_said = []
     bound = {"BIND": " ".join(local_paths_in_pip_config()), "PIP_CACHE": str(CACHE / "pip")}
     with subprocess.Popen(command, env={**os.environ, **bound}, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, errors="replace") as running, \
             LOG.open("a", encoding="utf-8") as log:
         deadline = time.monotonic() + timeout
-        for line in running.stdout:
+        for line in running.stdout:              # each step and its verdict; what a step said, if it failed
             log.write(line)
-            shown.append(line)
+            if line.startswith("rehearse:"):
+                print("".join(step_said[-40:]), end="")
             if show_all or line.startswith(("$ ", "# not here", "rehearse:")):
                 print(line, end="", flush=True)
-                shown.clear()
+                step_said.clear()
+            else:
+                step_said.append(line)
             if time.monotonic() > deadline:
                 running.kill()
                 raise RehearsalFailed(f"the steps took longer than {timeout / 60:.0f} minutes (all they said: {LOG})")
     if running.returncode:
-        print("".join(shown[-40:]), end="")
+        print("".join(step_said[-40:]), end="")
         raise RehearsalFailed(f"a step failed (exit {running.returncode}): its last lines are above, all of them in {LOG}")
 
 
