@@ -8,6 +8,7 @@ Writes are atomic (a temporary file renamed over the old one).
 from __future__ import annotations
 
 import os
+import pwd
 import re
 import tempfile
 import tomllib
@@ -80,10 +81,30 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "event"
 
 
+def _not_yours(path: Path) -> str:
+    """The event file is another user's (copied with sudo cp, say): whose, and how to hand it over."""
+    me = _user_name(os.geteuid())
+    try:
+        info = path.stat()
+    except OSError:
+        return f"{path}: cannot read: {me} may not open its folder"
+    return (f"{path}: cannot read: it is {_user_name(info.st_uid)}'s (mode {info.st_mode & 0o777:04o}) and this "
+            f"runs as {me}; give it to {me}: sudo chown {me}: {path.absolute()}")
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"user {uid}"
+
+
 def load(path: str | Path) -> EventFile:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
+    except PermissionError:
+        raise EventFileError(_not_yours(path)) from None
     except OSError as error:
         raise EventFileError(f"{path}: cannot read ({error.strerror})") from None
     try:

@@ -163,6 +163,9 @@ def test_each_unit_passes_systemd_analyze_verify(path, tmp_path):
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         pytest.skip("systemd-analyze is not installed (apt package systemd; .ci/run installs it)")
+    missing = sorted(p for p in programs_run_by(path) if not p.startswith(INSTALLED + "/") and not os.access(p, os.X_OK))
+    if missing:        # verify would only say so: the set-up installs them (test_the_set_up_installs_…)
+        pytest.skip(f"{', '.join(missing)} is not installed here (apt-get install {' '.join(Path(m).name for m in missing)})")
     opt = tmp_path / "opt"
     companion = opt / ".venv" / "bin" / "companion"
     companion.parent.mkdir(parents=True)
@@ -402,3 +405,119 @@ def test_the_tmux_console_units_commands_start_the_console_and_check_first(tmp_p
     finally:
         run("ExecStop")
         subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True, timeout=10)
+
+
+# ---- the venue's steps as written, rehearsed on a fresh Debian (hardware/rehearse.py, ./dev rehearse)
+
+def rehearsal():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rehearse", HARDWARE / "rehearse.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_venue_puts_the_event_file_in_place_for_the_services_user():
+    """`sudo cp event.toml /srv/plunder/` left it root's 0600: everything run as plunder was
+    refused. The documented step hands it to plunder before anything runs as plunder."""
+    steps = rehearsal().steps()
+    placed = [i for i, line in enumerate(steps) if re.search(r"\bevent\.toml\s+/srv/plunder/?(\s|$)", line)]
+    assert placed, "no marked step puts event.toml into /srv/plunder"
+    words = shlex.split(steps[placed[0]], comments=True)
+    assert words[:2] == ["sudo", "install"] and {"-o", "-g"} <= set(words), steps[placed[0]]
+    assert words[words.index("-o") + 1] == words[words.index("-g") + 1] == "plunder"
+    as_plunder = next(i for i, line in enumerate(steps) if line.startswith("sudo -u plunder"))
+    assert placed[0] < as_plunder
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv (root without the right to read others' files)")
+def test_the_consoles_pre_start_check_names_the_event_files_owner_and_the_fix(tmp_path):
+    """The tmux unit's ExecStartPre as written, run by a user who is not the event file's owner
+    (root without CAP_DAC_OVERRIDE: the kernel refuses it as it refused plunder root's file)."""
+    import pwd
+    import sys
+    companion = tmp_path / "opt" / ".venv" / "bin" / "companion"
+    companion.parent.mkdir(parents=True)
+    companion.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m companion "$@"\n')
+    companion.chmod(0o755)
+    event = tmp_path / "event.toml"
+    subprocess.run([str(companion), "init", "--out", str(event), "--players", "3", "--seed", "1"],
+                   check=True, capture_output=True, timeout=60)
+    os.chown(event, 65534, 65534)                           # another user's, 0600 as init writes it
+    owner = pwd.getpwuid(65534).pw_name
+    check = unit(HARDWARE / "systemd" / "plunder-companion-tmux.service")["Service"]["ExecStartPre"]
+    words = shlex.split(check.replace(INSTALLED, str(tmp_path / "opt")).replace("/srv/plunder/event.toml", str(event)))
+    run = subprocess.run(["setpriv", "--bounding-set=-dac_override,-dac_read_search", *words], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode != 0 and len(lines) == 1, run.stderr
+    assert str(event) in lines[0] and f"it is {owner}'s (mode 0600)" in lines[0], lines[0]
+    assert "runs as root" in lines[0] and f"sudo chown root: {event}" in lines[0], lines[0]
+
+
+def programs_run_by(path: Path) -> set[str]:
+    """The programs a unit's Exec lines start (systemd's -@:+! prefixes dropped)."""
+    service = unit(path)["Service"]
+    return {shlex.split(line)[0].lstrip("-@:+!") for key, line in service.items() if key.startswith("Exec")}
+
+
+def test_the_set_up_installs_every_program_the_units_run():
+    """tmux was never installed: the tmux console's unit failed `systemd-analyze verify` on a
+    fresh Pi. Each program a unit runs comes with the system, the virtualenv, or the set-up."""
+    installs = [shlex.split(line, comments=True) for line in rehearsal().steps() if "apt-get install" in line]
+    packages = {word for words in installs for word in words[words.index("install") + 1:] if not word.startswith("-")}
+    for path in UNITS:
+        for program in programs_run_by(path):
+            if program.startswith(INSTALLED + "/") or program in ("/bin/sh", "/usr/bin/sh"):
+                continue
+            assert Path(program).name in packages, f"{path.name} runs {program}: the set-up does not install it"
+
+
+def run_session(tmp_path: Path, lines: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "--noprofile", "--norc", "-s"], input=rehearsal().session(lines), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_rehearsal_runs_the_steps_as_one_session_and_stops_at_the_first_failure(tmp_path):
+    """A shell opened by a step (`sudo -u plunder -i`) reads the steps after it, as it does for a
+    person; a failure inside it stops the whole rehearsal, naming the step."""
+    run = run_session(tmp_path, ["cd / && echo one", "bash   # a shell of its own, like sudo -u plunder -i",
+                                 "echo inside $(pwd)", "false   # this fails", "echo never", "exit",
+                                 "echo after"])
+    assert run.returncode == 1
+    assert "one" in run.stdout and "inside /" in run.stdout and "never" not in run.stdout
+    assert "after" not in run.stdout
+    assert run.stderr.strip().splitlines()[0] == "rehearse: this step failed: false   # this fails"
+    run = run_session(tmp_path, ["bash", "cd /tmp", "exit", "echo after in $(pwd)",
+                                 "reboot   # [live] needs the Pi"])
+    assert run.returncode == 0 and f"after in {tmp_path}" in run.stdout, run.stdout + run.stderr
+    assert "# not here (needs the Pi): reboot   # [live] needs the Pi" in run.stdout
+
+
+def test_the_rehearsal_follows_the_set_up_and_the_venue_steps():
+    """What `./dev rehearse` runs comes from the documents' marked blocks: the whole set-up, the
+    units, the night's preparation and the venue, in order; only lines tagged [live] are left out."""
+    module = rehearsal()
+    steps = module.steps()
+    order = ["apt-get install", "git clone ... /opt/plunder-companion", "./dev setup", "useradd", "/srv/plunder/scans",
+             "systemctl enable", "companion init", "print cards", "event.toml /srv/plunder/", "sudo -u plunder -i",
+             "companion start", "systemctl start"]
+    found = [next((i for i, line in enumerate(steps) if s in line), None) for s in order]
+    assert None not in found and found == sorted(found), dict(zip(order, found))
+    live = [line for line in steps if module.is_live(line)]
+    for needs_the_pi in ("companion calibrate", "companion link watch", "companion panel test", "udevadm trigger"):
+        assert any(needs_the_pi in line for line in live), needs_the_pi
+    script = module.rehearsed_session()
+    assert all(f"{{ {line}\n" not in script for line in live)
+    assert "git clone ... " not in script and f"git clone {module.CLONE_SOURCE} /opt/plunder-companion" in script
+
+
+def test_dev_rehearse_as_a_user_says_it_needs_root(tmp_path):
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("needs setpriv to run as another user")
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    run = subprocess.run([*prefix, str(ROOT / "dev"), "rehearse"], cwd="/", capture_output=True,
+                         text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/"})
+    assert run.returncode == 1 and run.stderr.strip().splitlines() == [
+        "rehearse: needs root (it builds a root with mmdebstrap and runs it with chroot): sudo ./dev rehearse"]
