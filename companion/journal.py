@@ -9,10 +9,20 @@
   commit cannot be undone by a power cut), one transaction per command. Copying the .db
   file after a command copies every committed batch.
 - Proves itself: each batch stores sha256(previous hash, the batch as stored: its command
-  row and its event rows), and the `tip` row names the last batch and its hash. Opening
-  verifies the whole chain and the tip; a damaged file is refused naming the batch.
+  row and its event rows), and the `tip` row names the last batch and its hash. That proves
+  integrity, which anyone can check and anyone who edits the file can recompute. A journal made
+  with its event file (version 3) also seals each batch: HMAC-SHA256 of its hash keyed with the
+  event's secret, which a forger without the secret cannot recompute. Opening verifies the whole
+  chain, the tip, the id index and, given the secret, the seals; a damaged or forged file is
+  refused naming the batch. A writer of a sealed journal finds the event file the journal names
+  (`meta.event`) when it is not given one. Version 2 journals (the plain chain) are read and
+  written as they are; salvage with the event file seals a copy.
 - Rows are never edited: triggers refuse UPDATE and DELETE; mistakes are correction events.
-- Idempotent: a command may carry an id (UNIQUE); find(id) returns the batch holding it.
+- Idempotent: a command may carry an id (UNIQUE); find(id) returns the batch holding it, looked
+  up among the ids of batches read and verified, never through SQLite's index alone (a damaged
+  index page would hide an applied command); verify() checks the index against them.
+- Owner-only: a writer creates the file 0600 (0640 in a set-group-id folder: its group reads it)
+  and narrows an older, wider one; SQLite gives its rollback journal the same mode.
 """
 from __future__ import annotations
 
@@ -20,9 +30,11 @@ import contextlib
 import errno
 import fcntl
 import hashlib
+import hmac
 import json
 import os
 import sqlite3
+import stat
 import sys
 import tempfile
 import time
@@ -30,8 +42,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import event_file
+
 GAME = "bingo"
-VERSION = 2                 # 1: WAL, no hash chain, no ids (before 2026-12-01)
+VERSION = 3                 # 1: WAL, no hash chain, no ids (before 2026-12-01); 2: no seals (before 2027-01)
+SEAL = "hmac-sha256"        # meta.seal of a journal whose batches are sealed with the event's secret
 GENESIS = "0" * 64          # the "previous hash" of batch 1
 READER_WAIT_S = 10.0        # how long a reader waits for a writer's commit before giving up
 SCHEMA = """
@@ -39,7 +54,7 @@ BEGIN IMMEDIATE;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE commands (
     batch INTEGER PRIMARY KEY, game TEXT NOT NULL, at TEXT NOT NULL, id TEXT,
-    command TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, hash TEXT NOT NULL);
+    command TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, hash TEXT NOT NULL, seal TEXT);
 CREATE UNIQUE INDEX commands_by_id ON commands (id);
 CREATE TABLE events (
     game TEXT NOT NULL, seq INTEGER NOT NULL, batch INTEGER NOT NULL REFERENCES commands(batch),
@@ -50,14 +65,12 @@ CREATE TABLE tip (one INTEGER PRIMARY KEY CHECK (one = 1), batch INTEGER NOT NUL
 CREATE TRIGGER {table}_never_edited BEFORE UPDATE ON {table}
     BEGIN SELECT RAISE(ABORT, 'journal rows are never edited'); END;
 CREATE TRIGGER {table}_never_deleted BEFORE DELETE ON {table}
-    BEGIN SELECT RAISE(ABORT, 'journal rows are never deleted'); END;""" for table in ("meta", "commands", "events")) + f"""
-INSERT INTO meta VALUES ('schema', '{VERSION}');
-COMMIT;
-"""
+    BEGIN SELECT RAISE(ABORT, 'journal rows are never deleted'); END;""" for table in ("meta", "commands", "events"))
+# (the transaction stays open: _create_if_new adds the meta rows and commits)
 # what SQLite raises for a damaged file (a broken name in its schema does not even decode)
 SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
 TEXT, NUMBER, OPTIONAL = (str,), (int,), (str, type(None))
-COMMAND_TYPES = (NUMBER, TEXT, TEXT, OPTIONAL, TEXT, TEXT, OPTIONAL, TEXT)   # as SELECTed in _read
+COMMAND_TYPES = (NUMBER, TEXT, TEXT, OPTIONAL, TEXT, TEXT, OPTIONAL, TEXT, OPTIONAL)   # as SELECTed in _read
 EVENT_TYPES = (TEXT, NUMBER, NUMBER, TEXT, TEXT)
 SALVAGE_HINT = "`companion journal salvage {path} --out NEW.db` copies the good batches into a new journal"
 
@@ -102,6 +115,32 @@ def chain(previous: str, row: tuple, events: list[tuple]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def seal(secret: str, digest: str) -> str:
+    """A batch's seal: its chain hash, keyed with the event's secret."""
+    return hmac.new(secret.encode("utf-8", "surrogatepass"), f"companion journal batch {digest}".encode(),
+                    hashlib.sha256).hexdigest()
+
+
+def file_mode(folder: str | Path) -> int:
+    """0600: the journal holds account letters and private votes. 0640 in a set-group-id folder
+    (chmod g+s): the folder's group (a service running as another user) reads it too."""
+    try:
+        shared = os.stat(folder).st_mode & stat.S_ISGID
+    except OSError:
+        shared = 0
+    return 0o640 if shared else 0o600
+
+
+def private_temporary(path: Path) -> str:
+    """A new empty temporary file beside `path`, with the journal's mode (file_mode)."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, file_mode(path.parent))
+    finally:
+        os.close(fd)
+    return temporary
+
+
 def describe_process() -> str:
     """`companion do`, `companion console`...: how another writer is told who holds the lock."""
     program = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path("python")
@@ -114,15 +153,22 @@ def describe_process() -> str:
 
 class Journal:
     def __init__(self, path: str | Path | None = None, readonly: bool = False, existing: bool = False,
-                 holder: str | None = None, check: bool = True):
+                 holder: str | None = None, check: bool = True, event: event_file.EventFile | None = None):
         """path None keeps the journal in memory (rehearsals without a file). A writer (not
         readonly) takes the journal's lock; `existing` refuses a missing or empty file instead
         of starting a new journal in it (for commands that continue a game). check=False (salvage
-        only, read-only) skips verifying on open and also reads version 1 journals."""
+        only, read-only) skips verifying on open and also reads version 1 journals. `event`: its
+        secret seals a new journal and checks an existing one's seals (without it a reader checks
+        integrity only, and a writer of a sealed journal reads the event file the journal names)."""
         path = None if str(path) == ":memory:" else path      # SQLite's name for memory, not a file to lock
         self.path = str(path) if path else ":memory:"
         self.readonly = readonly or not check
         self.version = VERSION
+        self.event = event
+        self.sealed = False                 # the batches carry seals (meta.seal)
+        self._meta: dict = {}
+        self._ids: dict[str, int] = {}      # command id -> batch, from verified batches up to _known
+        self._known = (0, GENESIS)          # (batch, hash) of the last batch whose ids are in _ids
         self._lock_fd: int | None = None
         self._holder_file = Path(f"{self.path}.writer") if path else None
         if path and (readonly or existing):
@@ -135,6 +181,8 @@ class Journal:
                 self._create_if_new()
             with self._snapshot():
                 self._check_schema(old_ok=not check)
+                if self.sealed and not self.readonly and self.event is None:
+                    self.event = self.recorded_event()
                 if check:
                     self.verify()
             if not self.readonly:
@@ -161,8 +209,30 @@ class Journal:
         try:
             if not self._tables():
                 self.db.executescript(SCHEMA)
+                sealed = [("seal", SEAL), ("event", self._event_name())] if self.event else []
+                self.db.executemany("INSERT INTO meta VALUES (?, ?)", [("schema", str(VERSION)), *sealed])
+                self.db.execute("COMMIT")
         except SQLITE_ERRORS as error:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise self._not_a_journal(error) from None
+
+    def _event_name(self) -> str:
+        """How the journal names its event file: by its name when it lies beside the journal."""
+        event = Path(self.event.path).resolve()
+        return event.name if event.parent == Path(self.path).resolve().parent else str(event)
+
+    def recorded_event(self) -> event_file.EventFile:
+        """The event file a sealed journal names, read (a writer needs its secret to seal)."""
+        named = self._meta.get("event")
+        if not isinstance(named, str) or not named:
+            raise JournalError(f"{self.path}: sealed with its event's secret, and names no event file; "
+                               "give it (--event event.toml)")
+        try:
+            return event_file.load(event_file.beside(Path(self.path), Path(named)))
+        except event_file.EventFileError as error:
+            raise JournalError(f"{self.path}: sealed with the secret of the event file {named}, which does "
+                               f"not load ({error}); give the event file (--event event.toml)") from None
 
     def _tables(self) -> set[str]:
         return {name for (name,) in self._execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -181,10 +251,13 @@ class Journal:
                     raise JournalError(f"{self.path}: an older journal without a hash chain (version 1); "
                                        + SALVAGE_HINT.format(path=self.path) + " of this version")
                 raise JournalError(f"{self.path}: not a companion journal (no journal tables)")
-            row = next(iter(self._execute("SELECT value FROM meta WHERE key = 'schema'")), None)
-            if row is None or row[0] != str(VERSION):
-                raise JournalError(f"{self.path}: journal version {row[0] if row else '?'!r}, this companion "
-                                   f"reads version {VERSION}")
+            self._meta = dict(self._execute("SELECT key, value FROM meta"))
+            version = self._meta.get("schema", "?")
+            if version not in ("2", str(VERSION)) or self._meta.get("seal", SEAL) != SEAL:
+                raise JournalError(f"{self.path}: journal version {version!r} sealed {self._meta.get('seal')!r}, "
+                                   f"this companion reads versions 2 and {VERSION} sealed {SEAL!r}")
+            self.version = int(version)
+            self.sealed = self.version >= 3 and "seal" in self._meta
         except SQLITE_ERRORS as error:
             raise self._not_a_journal(error) from None
 
@@ -213,7 +286,9 @@ class Journal:
 
     def _lock(self, holder: str) -> None:
         try:
-            self._lock_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            mode = file_mode(Path(self.path).parent)
+            self._lock_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), mode)
+            _narrow(self._lock_fd, mode)
         except OSError as error:
             raise JournalError(f"{self.path}: cannot open for writing: {_os_reason(error)}") from None
         try:
@@ -261,18 +336,69 @@ class Journal:
 
     # ---- reading, verified
 
-    def verify(self) -> int:
-        """Check every batch's hash and the tip; returns the number of batches."""
+    @property
+    def authentic(self) -> bool:
+        """Verifying checked the seals with the event's secret (not only the chain's integrity)."""
+        return self.sealed and self.event is not None
+
+    def proof(self) -> str:
+        """What verifying this journal proves, in words."""
+        if self.authentic:
+            return f"authentic: every batch sealed with the secret of {self.event.path}"
+        if self.sealed:
+            return ("integrity only, not authenticity: the seals were not checked without the event's "
+                    "secret (give --event event.toml)")
+        why = "a version 2 journal (a plain sha256 chain, before seals)" if self.version == 2 else \
+            "a journal made without an event file (no seals)"
+        return (f"integrity only, not authenticity: {why}, whose chain anyone who edits the file can "
+                "recompute; `companion journal salvage --event` seals a copy")
+
+    def verify(self, thorough: bool = False) -> int:
+        """Check every batch's hash (and seal, given the event's secret), the tip, and the command-id
+        index against the batches; thorough adds SQLite's own integrity check. Returns the number of
+        batches."""
         last = Batch(0, "", {}, "", None, [], hash=GENESIS)
+        ids: dict[str, int] = {}
         with self._snapshot():
+            if thorough:
+                self._check_integrity()
             for last in self.batches():
-                pass
+                self._remember(ids, last)
             tip = self._one("SELECT batch, hash FROM tip")
-        if (tip or (0, GENESIS)) != (last.number, last.hash):
-            what = f"names batch {tip[0]}" if tip else "is missing"
-            raise JournalDamaged(self.path, f"the journal's tip record {what} but the chain ends at batch "
-                                            f"{last.number}", last.number + 1)
+            if (tip or (0, GENESIS)) != (last.number, last.hash):
+                what = f"names batch {tip[0]}" if tip else "is missing"
+                raise JournalDamaged(self.path, f"the journal's tip record {what} but the chain ends at batch "
+                                                f"{last.number}", last.number + 1)
+            self._check_index(ids)
+        self._ids, self._known = ids, (last.number, last.hash)
         return last.number
+
+    def _check_integrity(self) -> None:
+        problems = [line for (line,) in self._query("PRAGMA integrity_check")]
+        if problems != ["ok"]:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise JournalDamaged(self.path, f"SQLite's integrity check: {problems[0]}{more}")
+
+    def _remember(self, ids: dict[str, int], batch: Batch) -> None:
+        if batch.id is None:
+            return
+        if batch.id in ids:
+            raise self._damaged(batch.number, f"repeats the command id of batch {ids[batch.id]}")
+        ids[batch.id] = batch.number
+
+    def _check_index(self, ids: dict[str, int]) -> None:
+        """SQLite's command-id index holds exactly the ids of the chained batches."""
+        if self.version < 2:
+            return
+        if not self._one("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'commands_by_id'"):
+            raise JournalDamaged(self.path, "the command-id index is missing")
+        indexed = self._query("SELECT id, batch FROM commands INDEXED BY commands_by_id WHERE id IS NOT NULL")
+        entries = set(indexed)
+        for command_id, number in ids.items():
+            if (command_id, number) not in entries:
+                raise self._damaged(number, "is missing from the command-id index")
+        if len(indexed) != len(ids):
+            raise JournalDamaged(self.path, f"the command-id index holds {len(indexed)} ids, the batches {len(ids)}")
 
     def batches(self, after: int = 0, one_by_one: bool = False):
         """Accepted commands after batch number `after`, oldest first, each checked against its hash.
@@ -311,11 +437,15 @@ class Journal:
             raise self._damaged(number, "is missing")
 
     def find(self, command_id: str) -> Batch | None:
-        """The batch that holds the command with this id, if any."""
-        row = self._one("SELECT batch FROM commands WHERE id = ?", (command_id,))
-        if row is None:
-            return None
-        return self._read(row[0], self._stored_hash(row[0] - 1))
+        """The batch that holds the command with this id, if any: looked up among the ids of the
+        batches read and verified (those after the last one known are read first), not through
+        SQLite's index, which a damaged page could make miss an applied command."""
+        with self._snapshot():
+            for batch in self.batches(self._known[0]):
+                self._remember(self._ids, batch)
+                self._known = (batch.number, batch.hash)
+            number = self._ids.get(command_id)
+            return None if number is None else self._read(number, self._stored_hash(number - 1))
 
     def count(self) -> int:
         return self._one("SELECT count(*) FROM commands")[0]
@@ -332,8 +462,10 @@ class Journal:
 
     def _columns(self) -> str:
         if self.version == 1:                                  # no ids, no hashes
-            return "batch, game, at, NULL, command, status, reason, ''"
-        return "batch, game, at, id, command, status, reason, hash"
+            return "batch, game, at, NULL, command, status, reason, '', NULL"
+        if self.version == 2:                                  # no seals
+            return "batch, game, at, id, command, status, reason, hash, NULL"
+        return "batch, game, at, id, command, status, reason, hash, seal"
 
     def _read(self, number: int, previous: str) -> Batch:
         row = self._one(f"SELECT {self._columns()} FROM commands WHERE batch = ?", (number,))
@@ -347,9 +479,15 @@ class Journal:
         number = row[0]
         if not (_typed(row, COMMAND_TYPES) and all(_typed(event, EVENT_TYPES) for event in events)):
             raise self._damaged(number, "has a value of the wrong type")
-        if row[1] != GAME or self.version > 1 and chain(previous, row[:-1], events) != row[-1]:
+        _, game, at, command_id, command, status, reason, digest, stamp = row
+        if game != GAME or self.version > 1 and chain(previous, row[:7], events) != digest:
             raise self._damaged(number, "does not match its hash")
-        _, _, at, command_id, command, status, reason, digest = row
+        if self.sealed and stamp is None:
+            raise self._damaged(number, "has no seal")
+        if self.authentic and not hmac.compare_digest(stamp.encode("utf-8", "surrogatepass"),
+                                                      seal(self.event.secret, digest).encode()):
+            raise self._damaged(number, "does not match its seal (changed without the event's secret, "
+                                        "or sealed by another event)")
         try:
             return Batch(number, at, json.loads(command), status, reason,
                          [(seq, kind, json.loads(data)) for _, seq, _, kind, data in events], command_id, digest)
@@ -399,8 +537,12 @@ class Journal:
             rows = [(GAME, seq + i, number, kind, json.dumps(data, ensure_ascii=False))
                     for i, (kind, data) in enumerate(events, 1)]
             digest = chain(previous, row, rows)
-            db.execute("INSERT INTO commands (batch, game, at, id, command, status, reason, hash) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, digest))
+            if self.version >= 3:
+                db.execute("INSERT INTO commands (batch, game, at, id, command, status, reason, hash, seal) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row, digest, self._seal(digest)))
+            else:
+                db.execute("INSERT INTO commands (batch, game, at, id, command, status, reason, hash) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, digest))
             db.executemany("INSERT INTO events (game, seq, batch, kind, data) VALUES (?, ?, ?, ?, ?)", rows)
             db.execute("INSERT OR REPLACE INTO tip (one, batch, hash) VALUES (1, ?, ?)", (number, digest))
             db.execute("COMMIT")
@@ -413,14 +555,20 @@ class Journal:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+        if self._known[0] == number - 1:            # the ids known stay those of every batch up to _known
+            if command_id is not None:
+                self._ids[command_id] = number
+            self._known = (number, digest)
         return number
+
+    def _seal(self, digest: str) -> str | None:
+        return seal(self.event.secret, digest) if self.sealed else None
 
     def backup(self, path: str | Path) -> None:
         """A consistent copy while the game runs (SQLite's backup API), made atomically:
         a temporary file beside `path`, synced, then renamed over it."""
         path = Path(path)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(fd)
+        temporary = private_temporary(path)
         try:
             copy = sqlite3.connect(temporary)
             try:
@@ -445,6 +593,14 @@ def _check_present(path: Path) -> None:
     if size == 0:
         raise JournalError(f"{path}: an empty file (0 bytes), not a journal; "
                            "`companion start --event ...` begins a game in a new file")
+
+
+def _narrow(fd: int, mode: int) -> None:
+    """Take from an existing file the permissions `mode` does not give (an older journal made 0644)."""
+    current = stat.S_IMODE(os.fstat(fd).st_mode)
+    if current & ~mode:
+        with contextlib.suppress(OSError):          # not the owner: the file stays as it is
+            os.fchmod(fd, current & mode)
 
 
 def _typed(values: tuple, kinds: tuple) -> bool:

@@ -10,7 +10,6 @@ import json
 import os
 import socket
 import sqlite3
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,7 +20,8 @@ from .core import games
 from .core.commands import Malformed, Undo
 from .core.events import CardHeld, Undone
 from .core.games import GameRules, Rejected
-from .journal import Journal, JournalDamaged, JournalError
+from .event_file import EventFile
+from .journal import Journal, JournalDamaged, JournalError, private_temporary
 
 ID_LENGTH = 64
 
@@ -205,19 +205,22 @@ def _status(events: list, rules: GameRules) -> tuple[str, str | None]:
     return "ok", None
 
 
-def salvage(source: str | Path, out: str | Path) -> tuple[int, str | None]:
-    """Copy the longest prefix of `source` that verifies (version 2) and replays into the new
-    journal `out` (written to a temporary file, renamed at the end); returns (batches kept, why
-    the copy stopped or None). A version 1 journal (no hashes) is copied into version 2 this way."""
+def salvage(source: str | Path, out: str | Path, event: EventFile | None = None) -> tuple[int, str | None]:
+    """Copy the longest prefix of `source` that verifies (and whose seals verify) and replays into
+    the new journal `out` (written to a temporary file, renamed at the end); returns (batches kept,
+    why the copy stopped or None). The copy is sealed with the event's secret: `event`, else the
+    event file a sealed source names; an older journal (version 1 or 2) is copied into a sealed
+    one this way."""
     out = Path(out)
     if out.exists():
         raise JournalError(f"{out}: exists; salvage writes a new file")
-    old = Journal(source, readonly=True, check=False)
-    fd, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(fd)
+    old = Journal(source, readonly=True, check=False, event=event)
+    if old.sealed and old.event is None:
+        old.event = old.recorded_event()
+    temporary = private_temporary(out)
     kept, problem, game = 0, None, Game()
     try:
-        new = Journal(temporary, holder="companion journal salvage")
+        new = Journal(temporary, holder="companion journal salvage", event=old.event)
         try:
             for batch in game.follow(old, one_by_one=True):
                 new.append(batch.at, batch.command, batch.status, batch.reason,

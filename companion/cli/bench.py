@@ -1,10 +1,12 @@
-"""`companion bench journal`: commands per second with fsync, replay time of a whole game, and
-(--drills N) racing-writer and SIGKILL-and-retry drills with real `companion do` processes."""
+"""`companion bench journal`: commands per second with fsync, replay time of a whole game,
+(--drills N) racing-writer and SIGKILL-and-retry drills with real `companion do` processes, and
+(--damage N) damaged copies opened by a reader and retried by a writer."""
 from __future__ import annotations
 
 import json
 import os
 import random
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -94,32 +96,72 @@ def bench_drills(count: int, where: str | None) -> int:
 
 
 def bench_damage(count: int, where: str | None) -> int:
+    """Damaged copies of a 120-batch journal whose commands carry ids: each opened by a reader (the
+    same state or refused in one line), then by a writer that sends every command again with its id
+    (none may be applied twice)."""
     from collections import Counter
 
     from ..bingo.demo import demo_script
     from ..journal import Journal
     from ..session import Session
     rng = random.Random(12)
+    commands = [{**command, "id": f"c{number}"} for number, command in enumerate(demo_script(6, seed=3)[:120])]
     with tempfile.TemporaryDirectory(dir=where) as folder:
         clean, damaged = Path(folder) / "clean.db", Path(folder) / "damaged.db"
         with Journal(clean) as journal:
             session = Session(journal)
-            for command in demo_script(6, seed=3)[:120]:
+            for command in commands:
                 session.submit(command)
             batches = journal.count()
-        data = clean.read_bytes()
+        data, index = clean.read_bytes(), _index_bytes(clean)
         for name, make in (("single-bit flips", lambda: _flipped(data, rng.randrange(len(data) * 8))),
+                           ("single-bit flips in the id index's pages",
+                            lambda: _flipped(data, rng.choice(index) * 8 + rng.randrange(8))),
                            ("truncations", lambda: data[:rng.randrange(len(data))])):
-            seen = Counter()
+            seen, retried = Counter(), Counter()
             for _ in range(count):
                 damaged.write_bytes(make())
-                try:
-                    seen[judge_damaged(damaged, session.state)] += 1
-                except Exception as error:        # what the bench is here to find
-                    seen[f"traceback {type(error).__name__}"] += 1
+                for judge, tally in ((lambda: judge_damaged(damaged, session.state), seen),
+                                     (lambda: retry_damaged(damaged, commands), retried)):
+                    try:
+                        tally[judge()] += 1
+                    except Exception as error:        # what the bench is here to find
+                        tally[f"traceback {type(error).__name__}"] += 1
             print(f"{name} of a {len(data) // 1024} KB journal ({batches} batches): {count} opened, "
-                  + ", ".join(f"{n} {what}" for what, n in seen.most_common()), flush=True)
+                  + ", ".join(f"{n} {what}" for what, n in seen.most_common())
+                  + "; every command sent again by a writer: "
+                  + ", ".join(f"{n} {what}" for what, n in retried.most_common()), flush=True)
     return 0
+
+
+def retry_damaged(path: Path, commands: list[dict]) -> str:
+    """Open a damaged copy as the writer and send every (journaled) command again with its id:
+    "refused" (one line), "none applied twice", or "doubled"."""
+    from ..journal import Journal, JournalError
+    from ..session import Session
+    try:
+        with Journal(path, existing=True) as journal:
+            session, before = Session(journal), journal.count()
+            for command in commands:
+                session.submit(command)
+            return "doubled" if journal.count() > before else "none applied twice"
+    except JournalError as error:
+        return "refused" if "\n" not in str(error) else f"refused in several lines: {error}"
+
+
+def _index_bytes(path: Path) -> list[int]:
+    """The byte offsets of the command-id index's pages (SQLite's dbstat table; the root page alone
+    where SQLite was built without it)."""
+    db = sqlite3.connect(path)
+    try:
+        (size,), = db.execute("PRAGMA page_size").fetchall()
+        try:
+            pages = [page for (page,) in db.execute("SELECT pageno FROM dbstat WHERE name = 'commands_by_id'")]
+        except sqlite3.Error:
+            pages = [page for (page,) in db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'commands_by_id'")]
+    finally:
+        db.close()
+    return [(page - 1) * size + offset for page in pages for offset in range(size)]
 
 
 def _flipped(data: bytes, bit: int) -> bytes:

@@ -71,16 +71,19 @@ def register(sub, groups) -> None:
     p.add_argument("journal")
     p.add_argument("--public", action="store_true", help="public views only: no secrets")
     p.set_defaults(run=journal_export)
-    p = journal.add_parser("verify", help="check every batch's hash chain; names the first bad batch")
-    p.add_argument("journal")
+    p = journal.add_parser("verify", help="check the hash chain, the seals (with --event), the id index and "
+                                          "SQLite's integrity; names the first bad batch")
+    p.add_argument("journal", nargs="?", help="the journal (default: the event file's)")
+    p.add_argument("--event", help="event.toml: its secret checks the seals (without it: integrity only)")
     p.set_defaults(run=journal_verify)
     p = journal.add_parser("backup", help="a consistent copy while the game runs (atomic: temporary file, renamed)")
     p.add_argument("journal")
     p.add_argument("dest")
     p.set_defaults(run=journal_backup)
-    p = journal.add_parser("salvage", help="copy the good prefix of a damaged (or version 1) journal into a new one")
+    p = journal.add_parser("salvage", help="copy the good prefix of a damaged (or older) journal into a new, sealed one")
     p.add_argument("journal")
     p.add_argument("--out", required=True, help="the new journal file (must not exist)")
+    p.add_argument("--event", help="event.toml: its secret seals the copy (default: the event file the journal names)")
     p.set_defaults(run=journal_salvage)
 
 
@@ -102,9 +105,10 @@ def load_event(path: str) -> event_file.EventFile:
         raise CommandError(str(error), 2)
 
 
-def open_journal(path, readonly: bool = False, existing: bool = False) -> Journal:
+def open_journal(path, readonly: bool = False, existing: bool = False,
+                 event: event_file.EventFile | None = None) -> Journal:
     try:
-        return Journal(path, readonly=readonly, existing=existing)
+        return Journal(path, readonly=readonly, existing=existing, event=event)
     except JournalBusy as error:
         raise CommandError(str(error), BUSY)
     except JournalError as error:
@@ -116,7 +120,7 @@ def session_for(args, readonly: bool = False) -> Session:
     path = args.journal or event.journal
     if not Path(path).exists():
         raise CommandError(f"{path}: no such journal (companion start --event ... makes one)")
-    return Session(open_journal(path, readonly, existing=True), backup=event and event.backup)
+    return Session(open_journal(path, readonly, existing=True, event=event), backup=event and event.backup)
 
 
 def print_view(state, args, log: list | None = None) -> None:
@@ -154,7 +158,7 @@ def init(args) -> int:
 def start(args) -> int:
     event = load_event(args.event)
     path = Path(args.journal) if args.journal else event.journal
-    journal = open_journal(path)
+    journal = open_journal(path, event=event)          # sealed with the event's secret
     if journal.count():
         raise CommandError(f"{path} already holds a game ({journal.count()} commands); choose another file")
     try:
@@ -309,14 +313,21 @@ def journal_export(args) -> int:
 
 
 def journal_verify(args) -> int:
-    journal = open_journal(args.journal, readonly=True)      # opening verifies the chain and the tip
-    count = journal.count()
+    event = load_event(args.event) if args.event else None
+    path = args.journal or (event and event.journal)
+    if not path:
+        raise CommandError("give the journal file (or --event event.toml)", 2)
+    journal = open_journal(path, readonly=True, event=event)
     try:
+        count = journal.verify(thorough=True)
         for _ in Game().follow(journal):                    # and every batch replays
             pass
     except JournalError as error:
         raise CommandError(str(error))
-    print(f"{args.journal}: OK, {count} batches, hash chain verified, replays")
+    if event and not journal.authentic:
+        raise CommandError(f"{path}: {count} batches intact but not proven authentic: {journal.proof()}")
+    print(f"{path}: OK, {count} batches, hash chain, id index and SQLite integrity verified, replays; "
+          f"{journal.proof()}")
     return 0
 
 
@@ -340,13 +351,15 @@ def journal_backup(args) -> int:
 
 def journal_salvage(args) -> int:
     try:
-        kept, problem = salvage(args.journal, args.out)
+        kept, problem = salvage(args.journal, args.out, load_event(args.event) if args.event else None)
     except JournalError as error:
         raise CommandError(str(error))
     except OSError as error:
         raise CommandError(f"{args.out}: cannot write ({error.strerror or error})")
+    sealed = "sealed with the event's secret" if open_journal(args.out, readonly=True).sealed else \
+        "not sealed (give --event event.toml to seal the copy)"
     if problem:
-        print(f"{args.out}: kept batches 1-{kept} of {args.journal}; stopped: {problem}")
+        print(f"{args.out}: kept batches 1-{kept} of {args.journal}, {sealed}; stopped: {problem}")
     else:
-        print(f"{args.out}: all {kept} batches of {args.journal} copied and verified")
+        print(f"{args.out}: all {kept} batches of {args.journal} copied and verified, {sealed}")
     return 0

@@ -1,6 +1,7 @@
 """Helpers for the journal tests: demo games written through a session, the CLI run in-process."""
 import contextlib
 import io
+import sqlite3
 
 from companion.bingo.demo import demo_script
 from companion.cli import main
@@ -19,6 +20,17 @@ def write_game(path, lines=DEMO[:10], close: bool = False) -> Session:
     if close:
         session.journal.close()
     return session
+
+
+def tamper(path, *statements: str) -> None:
+    """What a hand with sqlite3 could do: drop the guards, change rows."""
+    db = sqlite3.connect(path)
+    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        db.execute(f"DROP TRIGGER {name}")
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
 
 
 def run(*argv) -> tuple[int, str, str]:

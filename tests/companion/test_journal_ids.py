@@ -7,8 +7,10 @@ import pytest
 from companion.bingo import commands as c
 from companion.bingo.demo import demo_script
 from companion.cli import main
-from companion.journal import Journal
+from companion.journal import Journal, JournalDamaged
 from companion.session import Session
+
+from journal_games import tamper
 
 DEMO = demo_script(6, seed=3)
 
@@ -110,3 +112,80 @@ def test_scripts_may_carry_ids_and_a_repeat_in_a_script_is_applied_once(tmp_path
     path.write_text(json.dumps(DEMO[0]) + "\n" + json.dumps({**buy(), "id": 3}) + "\n")
     code, _, err = run(capsys, "replay", path)
     assert code == 2 and f"{path}:2:" in err and '"id" must be' in err
+
+
+# ---- a damaged id index never lets a retried command apply twice
+
+def flip_in_index(path, command_id: str, page_size: int, root: int) -> None:
+    """Flip one bit of `command_id` where SQLite's command-id index holds it (its root page, in a
+    journal this small the only one), and bump the file's change counter so a connection already
+    open drops its cached pages and reads the damaged one, as after the page left its cache."""
+    with open(path, "r+b") as file:
+        data = bytearray(file.read())
+        page = slice((root - 1) * page_size, root * page_size)
+        at = data[page].find(command_id.encode())
+        assert at >= 0, "the id is not on the index's page"
+        data[page.start + at + len(command_id) - 1] ^= 0x08             # "scan-17" -> "scan-1?"
+        counter = int.from_bytes(data[24:28], "big") + 1
+        data[24:28] = counter.to_bytes(4, "big")
+        file.seek(0)
+        file.write(data)
+
+
+def index_page(journal: Journal) -> tuple[int, int]:
+    (page_size,), = journal.db.execute("PRAGMA page_size").fetchall()
+    (root,), = journal.db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'commands_by_id'").fetchall()
+    return page_size, root
+
+
+def test_a_bit_flipped_in_the_id_index_under_an_open_writer_does_not_double_a_retry(tmp_path):
+    session = started(tmp_path / "j.db")
+    for player, command_id in ((1, "scan-17"), (2, "scan-21"), (3, "scan-35")):
+        assert session.submit(buy(player, command_id)).status == "ok"
+    count, state = session.journal.count(), session.state
+    flip_in_index(tmp_path / "j.db", "scan-17", *index_page(session.journal))
+    again = session.submit(buy(1, "scan-17"))
+    assert again.already and again.batch == 5
+    assert session.journal.count() == count and session.state == state
+
+
+def test_verify_checks_the_id_index_against_the_chained_batches(tmp_path, capsys):
+    session = started(tmp_path / "j.db")
+    for player, command_id in ((1, "scan-17"), (2, "scan-21"), (3, "scan-35")):
+        session.submit(buy(player, command_id))
+    where = index_page(session.journal)
+    session.journal.close()
+    flip_in_index(tmp_path / "j.db", "scan-17", *where)
+    code, out, err = run(capsys, "journal", "verify", tmp_path / "j.db")
+    assert code == 1 and out == "" and err.count("\n") == 1 and "index" in err
+    code, _, err = run(capsys, "do", "--journal", tmp_path / "j.db", json.dumps(buy(1, "scan-17")))
+    assert code == 1 and err.count("\n") == 1                           # refused, not applied twice
+    assert Journal(tmp_path / "j.db", readonly=True, check=False).count() == 7
+
+
+def test_a_dropped_id_index_is_named_by_verify(tmp_path, capsys):
+    session = started(tmp_path / "j.db")
+    session.submit(buy(1, "scan-17"))
+    session.journal.close()
+    tamper(tmp_path / "j.db", "DROP INDEX commands_by_id")
+    code, _, err = run(capsys, "journal", "verify", tmp_path / "j.db")
+    assert code == 1 and "the command-id index is missing" in err and err.count("\n") == 1
+
+
+def test_an_id_edited_in_its_row_is_refused_not_applied_again(tmp_path, capsys):
+    session = started(tmp_path / "j.db")
+    session.submit(buy(1, "scan-17"))
+    session.journal.close()
+    tamper(tmp_path / "j.db", "UPDATE commands SET id = 'scan-18' WHERE id = 'scan-17'")
+    code, _, err = run(capsys, "do", "--journal", tmp_path / "j.db", json.dumps(buy(1, "scan-17")))
+    assert code == 1 and "batch 5 does not match its hash" in err
+    assert Journal(tmp_path / "j.db", readonly=True, check=False).count() == 5
+
+
+def test_a_command_id_twice_in_the_chain_is_damage():
+    session = started()
+    session.submit(buy(1, "a"))
+    session.journal.db.execute("DROP INDEX commands_by_id")          # what let the second one in
+    session.journal.append("t", {"do": "buy", "player": 2, "item": "in"}, "ok", None, [], "a")
+    with pytest.raises(JournalDamaged, match="batch 6 repeats the command id of batch 5"):
+        session.journal.verify()
