@@ -24,7 +24,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -34,6 +33,7 @@ from companion.session import Door, Outcome, Session
 
 from .feed import Feed
 from .forms import CommandForm, Confirm
+from .plain import DataTable, Label, OptionList, Static
 from .sources import NOT_CONNECTED, SLOTS, Health, PanelSource, Source
 from .theme import THEME
 from .widgets import AlignedTable, Countdown, HalfBlockImage
@@ -451,7 +451,7 @@ class GameConsole(App):
         table = self.query_one(self.PLAYERS, DataTable)
         if not table.row_count:
             return None
-        return int(table.get_row_at(table.cursor_row)[0])
+        return int(str(table.get_row_at(table.cursor_row)[0]))     # a cell is Text (tui.plain)
 
 
 class PanesConsole(GameConsole):
