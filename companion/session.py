@@ -297,15 +297,36 @@ class Door:
             threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
 
     def _answer(self, connection: socket.socket) -> None:
-        with connection, connection.makefile("rwb") as stream:
-            for line in iter(lambda: stream.readline(DOOR_LINE_LIMIT), b""):
+        # a reader of its own: a read-write pair's readline does not keep to its limit
+        with connection, connection.makefile("rb") as lines, connection.makefile("wb") as stream:
+            for line in iter(lambda: lines.readline(DOOR_LINE_LIMIT), b""):
                 try:
-                    outcome = self.submit(json.loads(line))
+                    outcome = self.submit(door_command(line, lines))
                 except (ValueError, Malformed, JournalError) as error:
                     outcome = Outcome("rejected", str(error))
+                except Exception as error:        # the console's own failure boundary answers for it
+                    outcome = Outcome("rejected", f"not applied: {type(error).__name__}: {error}")
                 stream.write(json.dumps({"status": outcome.status, "reason": outcome.reason, "batch": outcome.batch,
                                          "already": outcome.already, "warning": outcome.warning}).encode() + b"\n")
                 stream.flush()
+
+
+def door_command(line: bytes, stream) -> dict:
+    """The command on one line at the door: a JSON object, else ValueError saying what came instead.
+    A line longer than DOOR_LINE_LIMIT is read to its end and refused as one."""
+    if len(line) == DOOR_LINE_LIMIT and not line.endswith(b"\n"):
+        while (rest := stream.readline(DOOR_LINE_LIMIT)) and not rest.endswith(b"\n"):
+            pass
+        raise ValueError(f"a line longer than {DOOR_LINE_LIMIT >> 20} MB; one JSON command per line")
+    try:
+        command = json.loads(line)
+    except (ValueError, RecursionError) as error:         # not JSON, not UTF-8, nested past the parser
+        raise ValueError(f"not JSON ({error}); one command per line, e.g. {{\"do\": \"undo\"}}") from None
+    if not isinstance(command, dict):
+        text = json.dumps(command, ensure_ascii=False)
+        text = text if len(text) <= 40 else text[:37] + "..."
+        raise ValueError(f"a command is a JSON object, e.g. {{\"do\": \"undo\"}}, not {text}")
+    return command
 
 
 def through_door(journal_path: str | Path, commands: list[dict]):
