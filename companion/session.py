@@ -85,14 +85,22 @@ class Game:
     def undoable(self) -> int | None:
         return self._before[-1][0] if self._before else None
 
-    def apply(self, batch: int, events: list) -> None:
+    def after(self, events: list):
+        """The state these events lead to, nothing changed yet (raises what the rules raise)."""
         if events and isinstance(events[0], Undone):
             if not self._before or self._before[-1][0] != events[0].batch:
                 raise ValueError(f"undo of command {events[0].batch} out of order")
-            _, self.state = self._before.pop()
-            return
-        self._before.append((batch, self.state))
-        self.state = self.rules.fold(events, self.state)
+            return self._before[-1][1]
+        return self.rules.fold(events, self.state)
+
+    def apply(self, batch: int, events: list, state=None) -> None:
+        """Take the events of batch `batch`; state: after(events), if known already."""
+        state = self.after(events) if state is None else state
+        if events and isinstance(events[0], Undone):
+            self._before.pop()
+        else:
+            self._before.append((batch, self.state))
+        self.state = state
 
     def follow(self, journal: Journal, after: int = 0, one_by_one: bool = False):
         """Fold the journal's batches after `after`; yields each batch once applied."""
@@ -158,7 +166,12 @@ class Session:
             outcome = self._submit(command, command_id)
         if outcome.status != "rejected":
             for listener in self._listeners:
-                listener(self.state, outcome)
+                try:
+                    listener(self.state, outcome)
+                except Exception as error:      # the command is journaled: a listener's failure is a warning
+                    warning = f"{getattr(listener, '__qualname__', 'a listener')} failed after command " \
+                              f"{outcome.batch} was applied ({type(error).__name__}: {error})"
+                    outcome.warning = f"{outcome.warning}; {warning}" if outcome.warning else warning
         return outcome
 
     def _submit(self, command, command_id: str | None = None) -> Outcome:
@@ -177,8 +190,9 @@ class Session:
         encoded = [rules.events.encode(event) for event in result]
         events = [rules.events.decode(kind, data) for kind, data in encoded]   # exactly what a replay will see
         status, reason = _status(events, rules)
+        state = self.game.after(events)           # the rules fold before the journal writes: a rule that
         batch = self.journal.append(self.clock(), rules.schema.to_dict(command), status, reason, encoded, command_id)
-        self.game.apply(batch, events)
+        self.game.apply(batch, events, state)     # raises leaves the journal as it was
         outcome = Outcome(status, reason, batch, events)
         if self.backup and any(isinstance(event, rules.checkpoints) for event in events):
             outcome.warning = self.copy_backup()
