@@ -85,14 +85,22 @@ class Game:
     def undoable(self) -> int | None:
         return self._before[-1][0] if self._before else None
 
-    def apply(self, batch: int, events: list) -> None:
+    def after(self, events: list):
+        """The state these events lead to, nothing changed yet (raises what the rules raise)."""
         if events and isinstance(events[0], Undone):
             if not self._before or self._before[-1][0] != events[0].batch:
                 raise ValueError(f"undo of command {events[0].batch} out of order")
-            _, self.state = self._before.pop()
-            return
-        self._before.append((batch, self.state))
-        self.state = self.rules.fold(events, self.state)
+            return self._before[-1][1]
+        return self.rules.fold(events, self.state)
+
+    def apply(self, batch: int, events: list, state=None) -> None:
+        """Take the events of batch `batch`; state: after(events), if known already."""
+        state = self.after(events) if state is None else state
+        if events and isinstance(events[0], Undone):
+            self._before.pop()
+        else:
+            self._before.append((batch, self.state))
+        self.state = state
 
     def follow(self, journal: Journal, after: int = 0, one_by_one: bool = False):
         """Fold the journal's batches after `after`; yields each batch once applied."""
@@ -158,7 +166,12 @@ class Session:
             outcome = self._submit(command, command_id)
         if outcome.status != "rejected":
             for listener in self._listeners:
-                listener(self.state, outcome)
+                try:
+                    listener(self.state, outcome)
+                except Exception as error:      # the command is journaled: a listener's failure is a warning
+                    warning = f"{getattr(listener, '__qualname__', 'a listener')} failed after command " \
+                              f"{outcome.batch} was applied ({type(error).__name__}: {error})"
+                    outcome.warning = f"{outcome.warning}; {warning}" if outcome.warning else warning
         return outcome
 
     def _submit(self, command, command_id: str | None = None) -> Outcome:
@@ -177,8 +190,9 @@ class Session:
         encoded = [rules.events.encode(event) for event in result]
         events = [rules.events.decode(kind, data) for kind, data in encoded]   # exactly what a replay will see
         status, reason = _status(events, rules)
+        state = self.game.after(events)           # the rules fold before the journal writes: a rule that
         batch = self.journal.append(self.clock(), rules.schema.to_dict(command), status, reason, encoded, command_id)
-        self.game.apply(batch, events)
+        self.game.apply(batch, events, state)     # raises leaves the journal as it was
         outcome = Outcome(status, reason, batch, events)
         if self.backup and any(isinstance(event, rules.checkpoints) for event in events):
             outcome.warning = self.copy_backup()
@@ -300,15 +314,36 @@ class Door:
             threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
 
     def _answer(self, connection: socket.socket) -> None:
-        with connection, connection.makefile("rwb") as stream:
-            for line in iter(lambda: stream.readline(DOOR_LINE_LIMIT), b""):
+        # a reader of its own: a read-write pair's readline does not keep to its limit
+        with connection, connection.makefile("rb") as lines, connection.makefile("wb") as stream:
+            for line in iter(lambda: lines.readline(DOOR_LINE_LIMIT), b""):
                 try:
-                    outcome = self.submit(json.loads(line))
+                    outcome = self.submit(door_command(line, lines))
                 except (ValueError, Malformed, JournalError) as error:
                     outcome = Outcome("rejected", str(error))
+                except Exception as error:        # the console's own failure boundary answers for it
+                    outcome = Outcome("rejected", f"not applied: {type(error).__name__}: {error}")
                 stream.write(json.dumps({"status": outcome.status, "reason": outcome.reason, "batch": outcome.batch,
                                          "already": outcome.already, "warning": outcome.warning}).encode() + b"\n")
                 stream.flush()
+
+
+def door_command(line: bytes, stream) -> dict:
+    """The command on one line at the door: a JSON object, else ValueError saying what came instead.
+    A line longer than DOOR_LINE_LIMIT is read to its end and refused as one."""
+    if len(line) == DOOR_LINE_LIMIT and not line.endswith(b"\n"):
+        while (rest := stream.readline(DOOR_LINE_LIMIT)) and not rest.endswith(b"\n"):
+            pass
+        raise ValueError(f"a line longer than {DOOR_LINE_LIMIT >> 20} MB; one JSON command per line")
+    try:
+        command = json.loads(line)
+    except (ValueError, RecursionError) as error:         # not JSON, not UTF-8, nested past the parser
+        raise ValueError(f"not JSON ({error}); one command per line, e.g. {{\"do\": \"undo\"}}") from None
+    if not isinstance(command, dict):
+        text = json.dumps(command, ensure_ascii=False)
+        text = text if len(text) <= 40 else text[:37] + "..."
+        raise ValueError(f"a command is a JSON object, e.g. {{\"do\": \"undo\"}}, not {text}")
+    return command
 
 
 def through_door(journal_path: str | Path, commands: list[dict]):

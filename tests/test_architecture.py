@@ -117,3 +117,20 @@ def test_bluff_imports_no_other_game():
 def test_jail_imports_no_other_game():
     assert len(list((ROOT / "companion" / "jail").rglob("*.py"))) >= 9
     assert not other_game_imports("jail")
+
+
+MARKUP_READERS = {"textual.widgets": {"Static", "Label", "OptionList", "DataTable"}, "rich.table": {"Table"}}
+
+
+def test_screens_take_their_text_widgets_from_tui_plain():
+    """Law 9: Textual and Rich read a str as markup; tui/plain.py's widgets read it as text. A
+    screen that took one of these from Textual or Rich would show a player's "[/bold]" as markup."""
+    offenders = []
+    for path in (ROOT / "tui").rglob("*.py"):
+        if path.name == "plain.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module in MARKUP_READERS:
+                taken = {alias.name for alias in node.names} & MARKUP_READERS[node.module]
+                offenders += [f"{path.relative_to(ROOT)}: {name} from {node.module}" for name in sorted(taken)]
+    assert not offenders

@@ -13,20 +13,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Label, Static
 from textual.worker import get_current_worker
 
 from companion import event_file
 
 from .game_console import KeyBar
 from .forms import Confirm
+from .plain import Label, Static, Table
 from .sources import NOT_CONNECTED, PanelSource, link_for
 from .theme import THEME
 from .widgets import HalfBlockImage

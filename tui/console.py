@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Label, Static
 
 from companion import views
 from companion.bingo import commands as c
@@ -18,6 +17,7 @@ from companion.bingo.evolve import fold
 from companion.bingo.rules import ROBBERY_PERCENT
 
 from .game_console import HELD, QUIT, UNDO, GameConsole, summary
+from .plain import DataTable, Label, Static
 from .theme import THEME
 from .widgets import AlignedTable, BallBoard, Countdown, TallyLine, money
 

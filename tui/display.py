@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Digits, Label
+from textual.widgets import Digits
 
 from .game_display import SERVER_PID, GameDisplay  # noqa: F401  (tui.serve and tests import it from here)
+from .plain import Label
 from .widgets import Accounts, BallBoard, Countdown, DrawPanel, Ranking
 
 PHASES = {

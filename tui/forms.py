@@ -13,9 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Input
 
 from companion.core.commands import Malformed
+
+from .plain import Label
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ composes these panes with its own, binds its keys and shows its view in refresh_
 """
 from __future__ import annotations
 
+import logging
 import queue
 import sqlite3
 import time
+import traceback
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +26,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from companion.core.commands import Malformed
 from companion.journal import Journal, JournalError
@@ -34,6 +35,7 @@ from companion.session import Door, Outcome, Session
 
 from .feed import Feed
 from .forms import CommandForm, Confirm
+from .plain import DataTable, Label, OptionList, Static
 from .sources import NOT_CONNECTED, SLOTS, Health, PanelSource, Source
 from .theme import THEME
 from .widgets import AlignedTable, Countdown, HalfBlockImage
@@ -46,6 +48,14 @@ UNDO = Binding("u", "undo", "undo")
 HELD = [Binding("a", "rule_as_read", "held: as read"), Binding("0", "rule_invalid", "held: invalid"),
         Binding("R", "rule_as", "held: rule as…")]
 QUIT = Binding("ctrl+q", "quit", "quit", priority=True)
+log = logging.getLogger("companion.console")
+
+
+def failure_line(where: str, error: BaseException) -> str:
+    """An exception nobody expected, in one line: what, and the line of code it came from."""
+    frames = traceback.extract_tb(error.__traceback__)
+    at = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"{where} failed: {type(error).__name__}: {error}{at}"
 
 
 def summary(command: dict) -> str:
@@ -167,7 +177,7 @@ class GameConsole(App):
         """Any thread: the note() a hardware source gets (its warnings and errors are alerts)."""
         self.post_message(self.Note(text, level, hardware=True))
 
-    @work(thread=True, exclusive=True, name="session")
+    @work(thread=True, exclusive=True, name="session", exit_on_error=False)
     def run_session(self) -> None:
         worker = get_current_worker()
         feed = Feed(self.session.journal)
@@ -185,10 +195,24 @@ class GameConsole(App):
                 outcome = Outcome("rejected", str(error))
             except (sqlite3.Error, JournalError) as error:
                 outcome = Outcome("rejected", f"the journal refused the write: {error}")
+            except Exception as error:        # a bug in the rules: that command only is lost, never the night
+                outcome = Outcome("rejected", f"not applied: {self.failed(summary(command), error)}")
             if reply is not None:
                 reply(outcome)
             self.post_message(self.Submitted(command, outcome, feed.poll(), feed.deadline(),
                                              origin, reply is not None))
+
+    # ---- the one failure boundary: what nobody expected is one line, on screen and in the log
+
+    def failed(self, where: str, error: BaseException) -> str:
+        """Any thread: an unexpected exception as one alert line (also in the log); the console goes on."""
+        line = failure_line(where, error)
+        self.post_message(self.Note(line, "error", hardware=True))
+        return line
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self.failed(f"the {event.worker.name or 'worker'} thread", event.worker.error)
 
     def on_game_console_submitted(self, message: Submitted) -> None:
         outcome = message.outcome
@@ -223,9 +247,10 @@ class GameConsole(App):
             self.show_outcome(message.text, message.level)
 
     def alert(self, text: str, level: str) -> None:
-        """A hardware warning or error, newest first under the health lines (info is not kept:
-        the board and the review queue already show what a working device did)."""
+        """A hardware warning or error, newest first under the health lines, and in the log (info is
+        not kept: the board and the review queue already show what a working device did)."""
         if level in ALERT_STYLE:
+            log.log(logging.ERROR if level == "error" else logging.WARNING, text)
             self.alerts.appendleft((time.strftime("%H:%M:%S", time.localtime(self.clock())), text, level))
             self.show_health()
 
@@ -302,7 +327,7 @@ class GameConsole(App):
         self.query_one("#review-detail", Static).update(detail)
         self.load_crop(held["serial"], held.get("crop", ""))
 
-    @work(thread=True, group="crop")
+    @work(thread=True, group="crop", name="crop", exit_on_error=False)
     def load_crop(self, serial: str, path: str) -> None:
         """Card crops are files the scanner wrote; read them off the UI thread."""
         if not path:
@@ -451,7 +476,7 @@ class GameConsole(App):
         table = self.query_one(self.PLAYERS, DataTable)
         if not table.row_count:
             return None
-        return int(table.get_row_at(table.cursor_row)[0])
+        return int(str(table.get_row_at(table.cursor_row)[0]))     # a cell is Text (tui.plain)
 
 
 class PanesConsole(GameConsole):

@@ -20,7 +20,6 @@ from pathlib import Path
 from textual import work
 from textual.app import App, ComposeResult
 from textual.message import Message
-from textual.widgets import Label
 from textual.worker import get_current_worker
 
 from companion import views
@@ -28,6 +27,7 @@ from companion.core.games import DEFAULT
 from companion.journal import Journal, JournalError
 
 from .feed import Feed
+from .plain import Label
 from .theme import THEME
 
 SERVER_PID = "COMPANION_SERVER_PID"   # set by tui.serve: the server a served display belongs to

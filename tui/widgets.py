@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import DataTable, Digits, Label, Static
+from textual.widgets import Digits
+
+from .plain import DataTable, Label, Static, Table
 
 PLACES = ("machine", "drawn", "valid", "pool", "trash", "excluded")
 LETTERS = ("X", "Y", "Z")

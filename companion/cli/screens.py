@@ -156,6 +156,7 @@ def console(args) -> int:
     game = game_of(path)
     try:
         app = screen_for(CONSOLES, game).for_journal(path, backup=event.backup if event else None)
+        log_beside(path)
     except JournalError as error:
         raise CommandError(str(error))
     if game == "bingo":
@@ -165,6 +166,17 @@ def console(args) -> int:
         app.sources, app.problems = from_event(event, dict, args.scan, path)
     app.run()
     return 0
+
+
+def log_beside(journal: Path) -> None:
+    """The console's alerts (hardware, failures) also go to <journal>.log, a line each."""
+    import logging
+    try:
+        handler = logging.FileHandler(f"{journal}.log", encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot write the console's log beside {journal}: {error.strerror or error}")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logging.getLogger("companion.console").addHandler(handler)
 
 
 def calibrate(args) -> int:

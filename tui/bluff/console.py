@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable, Label, Static
 
 from companion import views
 
 from ..forms import CommandForm, Field, FormError
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
+from ..plain import DataTable, Label, Static
 from .words import FACE, held_dice, names, outcome_line, phase_words, yen, final_line
 
 PLAYER = Field("player", "Player no.", "int")

@@ -7,13 +7,12 @@ the winner, or no winner, and each player's result.
 """
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Label, Static
 
 from ..game_display import GameDisplay
+from ..plain import Label, Static, Table
 from .words import declared, final_line, held_dice, names, outcome_line, phase_words, yen
 
 WON, OUT, GONE = "bold #000000 on #00d455", "bold #ffffff on #c0392b", "#808080"

@@ -13,12 +13,12 @@ import re
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable, Label, Static
 
 from companion import views
 
 from ..forms import CommandForm, Field, FormError
 from ..game_console import QUIT, UNDO, PanesConsole
+from ..plain import DataTable, Label, Static
 from .words import cards_text, phase_words, progress_text, row_text, scores_line
 
 TAKE = re.compile(r"\s*([1-3])\s*(l|r|left|right)\s*", re.IGNORECASE)

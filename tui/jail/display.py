@@ -8,13 +8,12 @@ view holds no hand, deck or discard pile, so neither can this screen.
 from __future__ import annotations
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Label, Static
 
 from ..game_display import GameDisplay
+from ..plain import Label, Static, Table
 from .words import cards_text, colour, names, phase_words, row_text, scores_line
 
 BAR = 12                     # a progress bar's cells

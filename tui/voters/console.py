@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable, Label, Static
 
 from companion import views
 
 from ..forms import CommandForm
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
+from ..plain import DataTable, Label, Static
 from ..widgets import money
 from .words import current, names, phase_words, result_line, signed
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from rich.align import Align
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.renderables.digits import Digits
-from textual.widgets import Label, Static
 
 from ..game_display import GameDisplay
+from ..plain import Label, Static, Table
 from ..widgets import money
 from .words import current, names, phase_words, result_line, signed
 
