@@ -9,7 +9,7 @@ from ..core.games import Refuse, Rejected, need as _need, refusing
 from . import commands as c
 from . import events as e
 from .rules import (ALL_LINES_BONUS, BALLS, DRAW_SIZE, EXCLUSION_FROM_TURN, LINES,
-                    MISSING_LINE_PENALTY, OPTIONS, PRICES, ROBBERY_PERCENT, START_CASH, Rules,
+                    ITEM_NAMES, MISSING_LINE_PENALTY, OPTIONS, PRICES, ROBBERY_PERCENT, START_CASH, Rules,
                     card_errors, robbery_amount)
 from .state import State, lines_complete
 
@@ -160,7 +160,8 @@ def vote(s: State, cmd: c.Vote) -> list:
 def buy(s: State, cmd: c.Buy) -> list:
     _phase(s, "ready", "draw", "voting", "resolve", "turn_over", "final")
     _player(s, cmd.player)
-    return [e.ItemBought(cmd.player, cmd.item, PRICES[cmd.item], s.rules.pay_from == "account")]
+    item = ITEM_NAMES[cmd.item]       # D22: "in" and "out" buy the one IN/OUT card
+    return [e.ItemBought(cmd.player, item, PRICES[item], s.rules.pay_from == "account")]
 
 
 def _special_card(s: State, cmd, item: str) -> list | None:
@@ -176,7 +177,7 @@ def _special_card(s: State, cmd, item: str) -> list | None:
 
 
 def inout(s: State, cmd: c.InOut) -> list:
-    refused = _special_card(s, cmd, cmd.dir)
+    refused = _special_card(s, cmd, "inout")     # D22: the card's direction is chosen now
     _ball(cmd.ball)
     return refused or [e.InOutFiled(cmd.player, cmd.dir, cmd.ball, cmd.serial)]
 
@@ -393,8 +394,7 @@ def rule(s: State, cmd: c.Rule) -> list:
 
 
 def _card_kind(card) -> str:
-    return card.dir if isinstance(card, c.InOut) else {
-        c.Vote: "vote", c.Rob: "robbery", c.Change: "change", c.Exclude: "exclusion"}[type(card)]
+    return {c.Vote: "vote", c.Rob: "robbery", c.InOut: "inout", c.Change: "change", c.Exclude: "exclusion"}[type(card)]
 
 
 HANDLERS = {

@@ -36,7 +36,7 @@ class VoteCounted:
 
 @dataclass
 class CardInvalid:
-    card: str                # vote, robbery, in, out, change, exclusion
+    card: str                # vote, robbery, inout (older journals: in, out), change, exclusion
     serial: str
     reason: str
     duplicate: bool = False  # D3: a repeat is flagged and not counted at all

@@ -1,5 +1,6 @@
 """One test (or more) per rule id of shared/rules/plunder-bingo.md, and its worked examples."""
 from companion.bingo.decide import winners
+from companion.bingo.evolve import fold
 from companion.bingo.rules import START_ACCOUNT
 from companion.bingo.state import Line
 
@@ -256,10 +257,31 @@ def _voting(s):
 
 def test_R14_special_cards_must_have_been_bought():
     s = _voting(setup())
-    assert "no unused in card" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 5})
-    s = play(s, {"do": "buy", "player": 1, "item": "in"}, {"do": "inout", "player": 1, "dir": "in", "ball": 5, "serial": "S1"})
-    assert s.players[1].items == {"in": 0}
+    assert "no unused inout card" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 5})
+    s = play(s, {"do": "buy", "player": 1, "item": "inout"}, {"do": "inout", "player": 1, "dir": "in", "ball": 5, "serial": "S1"})
+    assert s.players[1].items == {"inout": 0}
     assert "duplicate" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 5, "serial": "S1"})
+
+
+def test_D22_one_IN_OUT_card_its_direction_chosen_at_use():
+    s = _voting(setup())
+    s = play(s, {"do": "buy", "player": 1, "item": "in"}, {"do": "buy", "player": 1, "item": "out"},
+             {"do": "buy", "player": 2, "item": "inout"})
+    assert s.players[1].items == {"inout": 2} and s.players[2].items == {"inout": 1}
+    assert [s.players[n].balance for n in (1, 2)] == [START_ACCOUNT - 40_000, START_ACCOUNT - 20_000]
+    s = play(s, {"do": "inout", "player": 1, "dir": "out", "ball": 20}, {"do": "inout", "player": 1, "dir": "out", "ball": 21},
+             {"do": "inout", "player": 2, "dir": "out", "ball": 22})    # a card bought as "in" used as OUT
+    assert s.players[1].items == {"inout": 0} and s.players[2].items == {"inout": 0}
+    assert "no unused inout card" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 23})
+
+
+def test_D22_older_journals_bought_in_and_out_as_one_card():
+    from companion.bingo import events as e
+    s = fold([e.ItemBought(1, "in", 20_000, True), e.ItemBought(1, "out", 20_000, True),
+              e.InOutFiled(1, "in", 5, "I0101")], setup())
+    assert s.players[1].items == {"inout": 1}
+    s = fold([e.CardInvalid("out", "I0102", "ruled invalid", player=1)], s)
+    assert s.players[1].items == {"inout": 0}
 
 
 def test_R15_example7_more_IN_than_OUT_moves_the_ball_at_the_next_turn_start():

@@ -63,7 +63,7 @@ def test_turn_actions_from_the_keyboard(tmp_path):
         assert session.state.players[1].items == {"change": 1}
         await do(pilot, "c", "enter", "9", "enter", "27", "enter", "C1", "enter")
         assert session.state.players[1].card[8] == 27
-        await do(pilot, "p", "enter", "out", "enter")
+        await do(pilot, "p", "enter", "inout", "enter")
         await do(pilot, "i", "enter", "out", "enter", "20", "enter", "enter")   # no serial: optional
         await do(pilot, "e", "enter", "15", "enter", "enter", expect="invalid")
         assert "no unused exclusion card" in text_of(pilot.app)
