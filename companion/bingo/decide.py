@@ -79,6 +79,9 @@ def begin_turn(s: State, cmd) -> list:
     _phase(s, "ready", "turn_over")
     _need(s.turn < s.rules.turns, f"turn {s.turn} was the last turn: begin_final comes next")
     place = dict(s.place)
+    machine_empty = "machine" not in place.values()
+    refilled = sorted(b for b, where in place.items() if where == "pool") if machine_empty else []   # R8
+    place.update({ball: "machine" for ball in refilled})     # D23: the refill first, then the moves
     moves, skipped = [], []
     for ball, direction in s.moves_due:        # R15, checked now (D9)
         sources, to = (("pool", "trash"), "machine") if direction == "in" else (("machine", "pool"), "trash")
@@ -87,8 +90,6 @@ def begin_turn(s: State, cmd) -> list:
             place[ball] = to
         else:
             skipped.append([ball, direction, f"ball {ball} is {place[ball]}"])
-    machine_empty = "machine" not in place.values()
-    refilled = sorted(b for b, where in place.items() if where == "pool") if machine_empty else []   # R8
     return [e.TurnBegan(s.turn + 1, moves, skipped, refilled, _announcement(s))]
 
 

@@ -17,9 +17,9 @@ class GameSetUp:
 @dataclass
 class TurnBegan:
     turn: int
-    moves: list[list]        # [ball, from, to] carried out (R15, D9)
+    moves: list[list]        # [ball, from, to] carried out after the refill (R15, D9, D23)
     skipped: list[list]      # [ball, dir, why] IN/OUT moves that did nothing (D9)
-    refilled: list[int]      # R8: pool balls put back into the machine
+    refilled: list[int]      # R8: pool balls put back into the machine, first (D23)
     announce: dict | None    # R13: balances by account letter, when changed
 
 

@@ -40,10 +40,10 @@ def set_up(s: State, ev: e.GameSetUp) -> None:
 
 def turn_began(s: State, ev: e.TurnBegan) -> None:
     s.turn, s.phase = ev.turn, "draw"
+    for ball in ev.refilled:       # D23: the refill, then the moves (older journals: never the same ball)
+        s.place[ball] = "machine"
     for ball, _, to in ev.moves:
         s.place[ball] = to
-    for ball in ev.refilled:
-        s.place[ball] = "machine"
     s.moves_due, s.ballots, s.robberies, s.inout, s.drawn = [], [], [], [], []
     if ev.announce:
         s.announced = dict(ev.announce)

@@ -148,6 +148,24 @@ def test_R8_example5_empty_machine_refilled_from_the_pool():
     assert s.turn == 10 and len(s.balls_in("machine")) == 18 and s.balls_in("pool") == []
 
 
+def test_D23_an_empty_machine_takes_the_pool_back_before_the_IN_OUT_moves():
+    s = make_valid(setup(), [1, 4, 7, 10, 13, 16, 19, 22])      # 8 turns: 3 balls left in the machine
+    s = play(s, {"do": "begin_turn"}, {"do": "draw", "balls": s.balls_in("machine")},
+             {"do": "buy", "player": 1, "item": "inout"}, {"do": "buy", "player": 2, "item": "inout"})
+    pool = s.balls_in("pool")
+    s = play(s, {"do": "inout", "player": 1, "dir": "in", "ball": pool[0]},        # IN due on an empty machine
+             {"do": "inout", "player": 2, "dir": "out", "ball": pool[1]},       # OUT of a ball refilled first
+             *votes(s.turn, "X", "X", "X", "X"), {"do": "close_voting"}, {"do": "end_turn"})
+    assert s.balls_in("machine") == []
+    began = attempt(s, {"do": "begin_turn"})[0]
+    assert began.refilled == s.balls_in("pool")                                  # R8 first (rulebook §8)
+    assert began.moves == [[pool[1], "machine", "trash"]]                         # then R15 (§15)
+    assert began.skipped == [[pool[0], "in", f"ball {pool[0]} is machine"]]      # D9: already there
+    s = fold(attempt(s, {"do": "begin_turn"}), s)
+    assert s.place[pool[1]] == "trash" and len(s.balls_in("machine")) == len(began.refilled) - 1
+    assert "draw 3 balls" in rejected(s, {"do": "draw", "balls": [pool[0]]})     # a full draw, not one ball
+
+
 def test_D1_machine_and_pool_empty_means_no_draw_and_no_vote():
     s = setup()
     for _ in range(9):
