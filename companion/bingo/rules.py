@@ -58,6 +58,11 @@ class Rules:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+def beats_secretariat(final: int) -> bool:
+    """R2: a player who ends without debt (final money >= 0) wins against the secretariat."""
+    return final >= 0
+
+
 def robbery_amount(balance: int, ordinal: int) -> int:
     """R10, rounded down; a debtor (negative balance) has nothing to take."""
     return max(balance, 0) * ROBBERY_PERCENT[ordinal] // 100

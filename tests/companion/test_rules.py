@@ -383,6 +383,30 @@ def test_R3_a_cash_count_cannot_exceed_every_chip_in_the_game():
     assert s.players[1].cash == 4_400_000
 
 
+def test_R2_a_player_without_debt_beats_the_secretariat_in_the_staff_and_public_results():
+    from companion.bingo import report, views
+    s = _to_counting(3)
+    s.players[1].balance, s.players[2].balance, s.players[3].balance = 1_000_000, 995_000, 990_000
+    s = play(s, *[{"do": "cash", "player": n, "amount": 0} for n in (1, 2, 3)], {"do": "finish"})
+    # final money: 0 (exactly no debt), -5,000 (rounded down to -10,000 in public), -10,000 (all pay the penalty)
+    staff = {p["no"]: (p["final"], p["beats_secretariat"]) for p in views.staff(s)["players"]}
+    assert staff == {1: (0, True), 2: (-5_000, False), 3: (-10_000, False)}
+    ranking = views.public(s)["ranking"]
+    assert [(row["final"], row["beats_secretariat"]) for row in ranking] == [(0, True), (-10_000, False), (-10_000, False)]
+    assert "beat the secretariat (no debt, R2): 1 of 3 players" in report.public_text(views.public(s))
+    assert "beat the secretariat (no debt, R2): 1 of 3 players" in report.staff_text(views.staff(s))
+    assert "beats_secretariat" not in views.public(play(setup(), {"do": "begin_turn"}))      # only with the ranking
+
+
+def test_R2_an_older_journal_finished_without_the_mark_gets_it_from_final_money():
+    from companion.bingo import events as e
+    from companion.bingo import views
+    rows = [{"player": 1, "cash": 0, "account": 5, "bonus": 0, "penalty": 0, "final": 5, "rank": 1},
+            {"player": 2, "cash": 0, "account": -5, "bonus": 0, "penalty": 0, "final": -5, "rank": 2}]
+    s = fold([e.GameFinished(rows, None)], setup(2))
+    assert [row["beats_secretariat"] for row in views.public(s)["ranking"]] == [True, False]
+
+
 def test_D11_any_missing_penalises_everyone_short_of_8_lines():
     s = _to_counting(2, penalty_when="any_missing")
     s.players[1].lines = [Line("row1", 1, 1)]
