@@ -1,6 +1,7 @@
 """One test (or more) per rule id of shared/rules/auction-bluff.md (AB1-AB7, D1-D6), the worked
 example game, and the contract of issue 16: script commands, replay JSON, the public view, the event file."""
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,27 @@ def test_AB3_when_every_player_is_eliminated_the_game_ends_with_no_winner():
         s = play(s, {"do": "period"}, {"do": "close_dice"}, declare(player, 1, 1), {"do": "judge"})
     assert s.phase == "finished" and s.winner is None
     assert [p["result"] for p in GAME.public(s)["players"]] == [-E8, -E8]
+
+
+def test_D7_the_fifth_periods_failed_declaration_ends_the_game_with_no_winner_and_a_sixth_is_refused():
+    s = table()
+    for player in range(1, 6):                    # five periods, each declarer eliminated
+        assert s.phase == "ready"
+        s = play(s, {"do": "period"}, {"do": "close_dice"}, declare(player, 1, 1), {"do": "judge"})
+    assert len(s.periods) == 5 and s.active() == [6]
+    assert s.phase == "finished" and s.winner is None                 # D4: nobody wins
+    assert [p["result"] for p in GAME.public(s)["players"]] == [-E8] * 6
+    assert "the game is over" in rejected(s, {"do": "period"})
+    assert "at most 5 periods (D7)" in rejected(replace(s, phase="ready"), {"do": "period"})    # whatever the phase
+
+
+def test_D7_the_five_days_example_ends_after_the_fifth_failed_declaration(capsys):
+    code, out, _ = run(capsys, "replay", ROOT / "examples" / "bluff-five-days.jsonl", "--json")
+    view = json.loads(out)
+    assert code == 0 and (view["phase"], view["winner"], len(view["periods"])) == ("finished", None, 5)
+    assert [p["result"] for p in view["periods"]] == ["eliminated"] * 5
+    assert [(e["status"], e["reason"]) for e in view["log"] if e["status"] != "ok"] == \
+        [("rejected", "not now: the game is over")]
 
 
 # ---- AB4: nobody declares -------------------------------------------------------------------------
