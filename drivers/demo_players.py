@@ -20,7 +20,6 @@ ROBBERY_SHARE = 0.9          # of robbery rights a player uses
 FORGOTTEN_ROW = 0.15         # robbery and special cards with a row left blank: held for the operator (D2)
 SPECIALS = ((0.08, "inout"), (0.10, "change"), (0.13, "exclusion"))    # cumulative chance a turn, per player
 PHONE_SHARE = 0.1            # cards photographed at the desk by phone; the rest go through the ballot box's scanner
-ITEM_OF = {"change": "change", "exclusion": "exclusion"}               # inout: the item is the direction
 
 
 def rng_for(seed: int, *words) -> random.Random:
@@ -140,7 +139,7 @@ class Players:
             if rng.random() < FORGOTTEN_ROW:
                 inked[next(iter(inked))] = []
             drops.append(Drop(special.serial, special.kind, special.player, inked, rng.choice(PLAIN_STYLES),
-                              meant, meant.get("dir") or ITEM_OF[special.kind]))
+                              meant, special.kind))        # D22: the item is the card's kind
         return drops
 
     @staticmethod

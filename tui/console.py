@@ -100,7 +100,10 @@ class ConsoleApp(GameConsole):
         self.query_one(BallBoard).show(view["balls"])
         self.show_count(view)
         self.show_players(view, set(view["balls"]["valid"]))
-        self.show_robbery(view, state.rights_turn())
+        if view["phase"] == "finished":
+            self.show_results(view["players"])
+        else:
+            self.show_robbery(view, state.rights_turn())
         self.show_review(view["open"].get("held", []))
 
     def show_count(self, view: dict) -> None:
@@ -151,6 +154,19 @@ class ConsoleApp(GameConsole):
         moves = view["open"]["moves_due"]
         if moves:
             text.append("IN/OUT at next turn: " + ", ".join(f"ball {b} {d}" for b, d in moves) + "\n", style="bold")
+        self.query_one("#robbery", Static).update(text)
+
+    def show_results(self, players: list[dict]) -> None:
+        """After finish, in the robbery pane: the ranking with final money, and who beat the
+        secretariat (no debt, R2)."""
+        text = Text("Results (★ beat the secretariat, R2):\n", style="bold")
+        for p in sorted(players, key=lambda p: (p["rank"], p["no"])):
+            text.append(f"  {p['rank']:>2}. {p['no']} ")
+            text.append(p["name"])
+            text.append(f"  {money(p['final'])} L$", style="bold #ff4d4d" if p["final"] < 0 else "")
+            text.append("  ★\n" if p["beats_secretariat"] else "\n", style="#ffd400")
+        beaten = sum(p["beats_secretariat"] for p in players)
+        text.append(f"{beaten} of {len(players)} beat the secretariat\n", style="bold")
         self.query_one("#robbery", Static).update(text)
 
     # ---- actions: every one builds a command and queues it

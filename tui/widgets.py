@@ -217,16 +217,21 @@ class Accounts(Static):
 
 
 class Ranking(Static):
-    """The final ranking: rank, name, final money."""
+    """The final ranking: rank, name, final money, and a ★ beside each player who beat the
+    secretariat (no debt, R2), with how many did."""
 
     def show(self, ranking: list[dict]) -> None:
-        table = Table(box=None, expand=True, padding=(0, 2))
+        beaten = [row for row in ranking if row.get("beats_secretariat")]
+        table = Table(box=None, expand=True, padding=(0, 2),
+                      caption=f"★ beat the secretariat (no debt): {len(beaten)} of {len(ranking)}")
         table.add_column("Rank", justify="right", style="bold")
         table.add_column("Player")
         table.add_column("Final L$", justify="right")
+        table.add_column("", width=1)
         for row in ranking:
             style = "bold #ffd400" if row["rank"] == 1 else ""
-            table.add_row(f"{row['rank']}.", row["name"], money(row["final"]), style=style)
+            table.add_row(f"{row['rank']}.", row["name"], money(row["final"]),
+                          "★" if row in beaten else "", style=style)
         self.update(table)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..core.commands import (MAX_DEPTH, MAX_NUMBER, MAX_TEXT, Hold, Malformed, Rule, Schema, Undo, Void,  # noqa: F401
                              check_players, loads, shown)
-from .rules import LINES, OPTIONS, PRICES
+from .rules import ITEM_NAMES, LINES, OPTIONS
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ COMMANDS = {
     "end_final": EndFinal, "cash": Cash, "finish": Finish,
 }
 CARDS = (Vote, Rob, InOut, Change, Exclude)   # commands that come from a scanned card
-ENUMS = {("Setup", "game"): ("bingo",), ("Vote", "marks"): OPTIONS, ("Buy", "item"): tuple(PRICES), ("InOut", "dir"): ("in", "out"),
+ENUMS = {("Setup", "game"): ("bingo",), ("Vote", "marks"): OPTIONS, ("Buy", "item"): tuple(ITEM_NAMES), ("InOut", "dir"): ("in", "out"),
          ("OrderLines", "lines"): tuple(LINES)}
 OPTIONAL = {("Setup", "rules"): {}, ("Setup", "game"): None, ("Setup", "reveal_accounts"): False, ("Vote", "owner"): None, ("Rob", "owner"): None,
             ("InOut", "serial"): "", ("Change", "serial"): "", ("Exclude", "serial"): ""}

@@ -9,7 +9,7 @@ from ..core.games import Refuse, Rejected, need as _need, refusing
 from . import commands as c
 from . import events as e
 from .rules import (ALL_LINES_BONUS, BALLS, DRAW_SIZE, EXCLUSION_FROM_TURN, LINES,
-                    MISSING_LINE_PENALTY, OPTIONS, PRICES, ROBBERY_PERCENT, START_CASH, Rules,
+                    ITEM_NAMES, MISSING_LINE_PENALTY, OPTIONS, PRICES, ROBBERY_PERCENT, START_CASH, Rules,
                     card_errors, robbery_amount)
 from .state import State, lines_complete
 
@@ -79,6 +79,9 @@ def begin_turn(s: State, cmd) -> list:
     _phase(s, "ready", "turn_over")
     _need(s.turn < s.rules.turns, f"turn {s.turn} was the last turn: begin_final comes next")
     place = dict(s.place)
+    machine_empty = "machine" not in place.values()
+    refilled = sorted(b for b, where in place.items() if where == "pool") if machine_empty else []   # R8
+    place.update({ball: "machine" for ball in refilled})     # D23: the refill first, then the moves
     moves, skipped = [], []
     for ball, direction in s.moves_due:        # R15, checked now (D9)
         sources, to = (("pool", "trash"), "machine") if direction == "in" else (("machine", "pool"), "trash")
@@ -87,8 +90,6 @@ def begin_turn(s: State, cmd) -> list:
             place[ball] = to
         else:
             skipped.append([ball, direction, f"ball {ball} is {place[ball]}"])
-    machine_empty = "machine" not in place.values()
-    refilled = sorted(b for b, where in place.items() if where == "pool") if machine_empty else []   # R8
     return [e.TurnBegan(s.turn + 1, moves, skipped, refilled, _announcement(s))]
 
 
@@ -160,7 +161,8 @@ def vote(s: State, cmd: c.Vote) -> list:
 def buy(s: State, cmd: c.Buy) -> list:
     _phase(s, "ready", "draw", "voting", "resolve", "turn_over", "final")
     _player(s, cmd.player)
-    return [e.ItemBought(cmd.player, cmd.item, PRICES[cmd.item], s.rules.pay_from == "account")]
+    item = ITEM_NAMES[cmd.item]       # D22: "in" and "out" buy the one IN/OUT card
+    return [e.ItemBought(cmd.player, item, PRICES[item], s.rules.pay_from == "account")]
 
 
 def _special_card(s: State, cmd, item: str) -> list | None:
@@ -176,7 +178,7 @@ def _special_card(s: State, cmd, item: str) -> list | None:
 
 
 def inout(s: State, cmd: c.InOut) -> list:
-    refused = _special_card(s, cmd, cmd.dir)
+    refused = _special_card(s, cmd, "inout")     # D22: the card's direction is chosen now
     _ball(cmd.ball)
     return refused or [e.InOutFiled(cmd.player, cmd.dir, cmd.ball, cmd.serial)]
 
@@ -393,8 +395,7 @@ def rule(s: State, cmd: c.Rule) -> list:
 
 
 def _card_kind(card) -> str:
-    return card.dir if isinstance(card, c.InOut) else {
-        c.Vote: "vote", c.Rob: "robbery", c.Change: "change", c.Exclude: "exclusion"}[type(card)]
+    return {c.Vote: "vote", c.Rob: "robbery", c.InOut: "inout", c.Change: "change", c.Exclude: "exclusion"}[type(card)]
 
 
 HANDLERS = {

@@ -78,8 +78,8 @@ def _special_cards(w: _Writer, rng: Random) -> None:
     for no in s.players:
         roll = rng.random()
         if roll < 0.08:
-            direction = rng.choice(["in", "out"])
-            w.do({"do": "buy", "player": no, "item": direction})
+            direction = rng.choice(["in", "out"])       # D22: written on the card when it is used
+            w.do({"do": "buy", "player": no, "item": "inout"})
             w.do({"do": "inout", "player": no, "dir": direction, "ball": rng.choice(list(BALLS))})
         elif roll < 0.10:
             valid, card = set(s.valid), s.players[no].card

@@ -17,9 +17,9 @@ class GameSetUp:
 @dataclass
 class TurnBegan:
     turn: int
-    moves: list[list]        # [ball, from, to] carried out (R15, D9)
+    moves: list[list]        # [ball, from, to] carried out after the refill (R15, D9, D23)
     skipped: list[list]      # [ball, dir, why] IN/OUT moves that did nothing (D9)
-    refilled: list[int]      # R8: pool balls put back into the machine
+    refilled: list[int]      # R8: pool balls put back into the machine, first (D23)
     announce: dict | None    # R13: balances by account letter, when changed
 
 
@@ -36,7 +36,7 @@ class VoteCounted:
 
 @dataclass
 class CardInvalid:
-    card: str                # vote, robbery, in, out, change, exclusion
+    card: str                # vote, robbery, inout (older journals: in, out), change, exclusion
     serial: str
     reason: str
     duplicate: bool = False  # D3: a repeat is flagged and not counted at all

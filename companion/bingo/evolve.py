@@ -5,7 +5,7 @@ from functools import reduce
 
 from ..core import review
 from . import events as e
-from .rules import DRAW_SIZE, START_ACCOUNT, Rules
+from .rules import DRAW_SIZE, ITEM_NAMES, START_ACCOUNT, Rules
 from .state import Ballot, Line, Player, Robbery, State, Tally
 
 
@@ -20,7 +20,7 @@ def fold(events, state: State | None = None) -> State:
 
 
 def _spend(s: State, player: int, item: str) -> None:
-    items = s.players[player].items
+    items, item = s.players[player].items, ITEM_NAMES.get(item, item)   # D22: older journals spend "in"/"out"
     items[item] = max(items.get(item, 0) - 1, 0)
 
 
@@ -40,10 +40,10 @@ def set_up(s: State, ev: e.GameSetUp) -> None:
 
 def turn_began(s: State, ev: e.TurnBegan) -> None:
     s.turn, s.phase = ev.turn, "draw"
+    for ball in ev.refilled:       # D23: the refill, then the moves (older journals: never the same ball)
+        s.place[ball] = "machine"
     for ball, _, to in ev.moves:
         s.place[ball] = to
-    for ball in ev.refilled:
-        s.place[ball] = "machine"
     s.moves_due, s.ballots, s.robberies, s.inout, s.drawn = [], [], [], [], []
     if ev.announce:
         s.announced = dict(ev.announce)
@@ -72,7 +72,8 @@ def card_invalid(s: State, ev: e.CardInvalid) -> None:
 
 def item_bought(s: State, ev: e.ItemBought) -> None:
     player = s.players[ev.player]
-    player.items[ev.item] = player.items.get(ev.item, 0) + 1
+    item = ITEM_NAMES[ev.item]      # D22: older journals bought "in" or "out"
+    player.items[item] = player.items.get(item, 0) + 1
     if ev.from_account:
         player.balance -= ev.price
 
@@ -84,7 +85,7 @@ def _card_seen(s: State, serial: str) -> None:
 
 def inout_filed(s: State, ev: e.InOutFiled) -> None:
     _card_seen(s, ev.serial)
-    _spend(s, ev.player, ev.dir)
+    _spend(s, ev.player, "inout")
     s.inout.append((ev.ball, ev.dir))
 
 

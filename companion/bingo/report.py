@@ -14,14 +14,26 @@ def _tally(tally: dict | None) -> list[str]:
     return [f"Last vote: {counts or 'no draw'}; {tally['invalid']} invalid -> {result}"]
 
 
+BEATS = "★"      # R2: beside a name that beat the secretariat (final money >= 0)
+
+
+def _beaten_by(rows: list[dict]) -> list[str]:
+    """R2's line under the results: how many beat the secretariat."""
+    if not rows:
+        return []
+    n = sum(row["beats_secretariat"] for row in rows)
+    return [f"{BEATS} beat the secretariat (no debt, R2): {n} of {len(rows)} players"]
+
+
 def staff_text(view: dict) -> str:
     out = [f"{view['event']}: turn {view['turn']}, {view['phase']}", "Balls:", *_balls(view["balls"]),
            *_tally(view["tally"]), "Players:"]
     for p in view["players"]:
         lines = ", ".join(f"{l['ordinal']}:{l['line']}(t{l['turn']})" for l in p["lines"]) or "no line"
-        final = f"  final {p['final']:>10,}  rank {p['rank']}" if "final" in p else ""
+        final = (f"  final {p['final']:>10,}  rank {p['rank']}{' ' + BEATS if p['beats_secretariat'] else ''}"
+                 if "final" in p else "")
         out.append(f"  {p['no']:>2} {p['name']:<16} {p['account']}  {p['balance']:>11,} L$  {lines}{final}")
-    return "\n".join(out)
+    return "\n".join(out + _beaten_by([p for p in view["players"] if "final" in p]))
 
 
 def public_text(view: dict) -> str:
@@ -31,5 +43,5 @@ def public_text(view: dict) -> str:
     if view.get("ranking") and not view["accounts"]:
         out.append("Final money in whole 10,000 L$ chips, rounded down (R13: account letters stay secret)")
     for row in view.get("ranking", []):
-        out.append(f"  {row['rank']:>2}. {row['name']:<16} {row['final']:>11,} L$")
-    return "\n".join(out)
+        out.append(f"  {row['rank']:>2}. {row['name']:<16} {row['final']:>11,} L${' ' + BEATS if row['beats_secretariat'] else ''}")
+    return "\n".join(out + _beaten_by(view.get("ranking", [])))

@@ -12,7 +12,9 @@ ALL_LINES_BONUS = 1_000_000        # R16
 MISSING_LINE_PENALTY = 1_000_000   # R16
 EXCLUSION_FROM_TURN = 9            # R14
 
-PRICES = {"in": 20_000, "out": 20_000, "change": 400_000, "exclusion": 250_000}   # R14
+PRICES = {"inout": 20_000, "change": 400_000, "exclusion": 250_000}   # R14
+# D22: one IN/OUT card, its direction written when used; older scripts and journals name it "in" or "out".
+ITEM_NAMES = {**{item: item for item in PRICES}, "in": "inout", "out": "inout"}
 ROBBERY_PERCENT = {1: 10, 2: 20, 3: 30, 4: 40, 5: 50, 6: 60, 7: 80, 8: 100}       # R10
 
 # Cells are numbered 1-9 row-major; a line is three cells.
@@ -54,6 +56,11 @@ class Rules:
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def beats_secretariat(final: int) -> bool:
+    """R2: a player who ends without debt (final money >= 0) wins against the secretariat."""
+    return final >= 0
 
 
 def robbery_amount(balance: int, ordinal: int) -> int:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from .rules import beats_secretariat
 from .state import State
 
 # The smallest chip (R3). Cash is counted in chips, so final money less the account balance is a
@@ -33,7 +34,8 @@ def staff(s: State) -> dict:
                "lines": [{"line": l.line, "ordinal": l.ordinal, "turn": l.turn} for l in p.lines],
                "card": list(p.card), "items": {k: n for k, n in sorted(p.items.items()) if n}}
         if p.no in results:
-            row.update({k: results[p.no][k] for k in ("cash", "bonus", "penalty", "final", "rank")})
+            row.update({k: results[p.no][k] for k in ("cash", "bonus", "penalty", "final", "rank")},
+                       beats_secretariat=beats_secretariat(results[p.no]["final"]))
         players.append(row)
     return {"event": s.event, "turn": s.turn, "phase": s.phase, "balls": balls(s), "tally": tally(s),
             "players": players,
@@ -44,7 +46,8 @@ def staff(s: State) -> dict:
 
 
 def public(s: State) -> dict:
-    """The audience's view: balls, counts, balances by letter when announced, the ranking.
+    """The audience's view: balls, counts, balances by letter when announced, the ranking (with who
+    beat the secretariat, R2).
     No names next to letters, no robber/victim, no purchases, no per-card votes. Once finished,
     unless the event reveals accounts: no board of balances, and final money in whole chips."""
     secret = not s.reveal_accounts
@@ -54,6 +57,7 @@ def public(s: State) -> dict:
     if s.results:
         names = {p.no: p.name for p in s.players.values()}
         view["ranking"] = [{"rank": row["rank"], "name": names[row["player"]],
-                            "final": row["final"] // CHIP * CHIP if secret else row["final"]}
+                            "final": row["final"] // CHIP * CHIP if secret else row["final"],
+                            "beats_secretariat": beats_secretariat(row["final"])}     # R2: no letter in it
                            for row in s.results]
     return view

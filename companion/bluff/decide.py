@@ -14,6 +14,7 @@ from .state import Declaration, State
 PLAYERS = range(2, 7)        # AB1: six players; the scripts allow 2-6
 DICE_PER_GEM = 5             # AB1
 MAX_NO = 99
+MAX_PERIODS = 5                  # D7: 「最長5日」
 DECLARED_FACES = range(1, 6)     # D6
 DECLARED_COUNTS = range(1, 31)   # D6
 FEE = BONUS = DIE_VALUE = 100_000_000     # AB6 (yen)
@@ -55,6 +56,7 @@ def setup(s: State, cmd: c.Setup) -> list:
 
 def period(s: State, cmd: c.Period) -> list:
     _phase(s, "ready")
+    need(len(s.periods) < MAX_PERIODS, f"a game has at most {MAX_PERIODS} periods (D7)")
     return [e.PeriodOpened(len(s.periods) + 1)]
 
 

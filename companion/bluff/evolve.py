@@ -7,7 +7,7 @@ from ..core import review
 from ..core.events import CardHeld, CardRuled, CardVoided
 from ..core.games import folding
 from . import events as e
-from .decide import DICE_PER_GEM
+from .decide import DICE_PER_GEM, MAX_PERIODS
 from .state import Declaration, Period, Player, State
 
 
@@ -68,7 +68,8 @@ def judged(s: State, ev: e.PeriodJudged) -> None:
         s.winner = ev.selected["player"]
     if ev.result == "eliminated":
         s.players[ev.selected["player"]] = replace(s.players[ev.selected["player"]], eliminated=True)
-    s.phase = "ready" if ev.result == "eliminated" and s.active() else "finished"
+    goes_on = ev.result == "eliminated" and s.active() and period.no < MAX_PERIODS     # D7: the fifth ends it
+    s.phase = "ready" if goes_on else "finished"
 
 
 def card_voided(s: State, ev: CardVoided) -> None:

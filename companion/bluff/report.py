@@ -8,12 +8,16 @@ def _period_line(period: dict) -> str:
     chosen = period["selected"]
     if chosen is None:
         return f"  period {period['no']}: no declaration: every player pays, the game ends (AB4)"
+    count = f"true count {period['true_count']}: " if "true_count" in period else ""    # D8: at the end only
     return (f"  period {period['no']}: player {chosen['player']} declared {chosen['count']} x {chosen['face']}; "
-            f"true count {period['true_count']}: {OUTCOME[period['result']]}")
+            f"{count}{OUTCOME[period['result']]}")
 
 
 def _player_line(player: dict) -> str:
-    dice = ", ".join(f"{n} {gem}" for gem, n in player["dice"].items()) or "no dice"
+    if "dice" in player:
+        dice = ", ".join(f"{n} {gem}" for gem, n in player["dice"].items()) or "no dice"
+    else:       # D8: while the game runs the public view names each gem's first owner only
+        dice = f"owns the {player['gem']}"
     out = " (eliminated)" if player["eliminated"] else ""
     result = "" if player["result"] is None else f"  {player['result']:>+14,}"
     return f"  {player['no']:>2} {player['name']:<16} {player['gem']:<9} {dice}{out}{result}"
@@ -40,5 +44,14 @@ def staff_text(view: dict) -> str:
     return "\n".join([*_lines(view), *_current(view), *held])
 
 
+def _declarations(view: dict) -> list[str]:
+    """D8: the declarations accepted so far, the one that would be selected now marked."""
+    if not view["declarations"]:
+        return []
+    return [f"Period {view['period']} declarations (* would be selected now):",
+            *(f"  {'*' if d['leading'] else ' '} player {d['player']}: {d['count']} x {d['face']}"
+              for d in view["declarations"])]
+
+
 def public_text(view: dict) -> str:
-    return "\n".join(_lines(view))
+    return "\n".join(_lines(view) + _declarations(view))

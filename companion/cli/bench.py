@@ -251,7 +251,7 @@ def kill_drill(folder: Path, index: int, rng: random.Random) -> dict:
     from ..journal import Journal
     path = folder / f"kill{index}.db"
     _prepare(path, [SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}])
-    command = {"do": "buy", "player": 1 + index % 6, "item": "in", "id": f"drill-{index}"}
+    command = {"do": "buy", "player": 1 + index % 6, "item": "inout", "id": f"drill-{index}"}
     with Journal(path, readonly=True) as watcher:
         if index % 2 == 0:                   # stuck writing "ok" after its commit
             read, write = _full_pipe()

@@ -1,6 +1,7 @@
 """One test (or more) per rule id of docs/rules/auction-bluff.md (AB1-AB7, D1-D6), the worked
 example game, and the README's contract: script commands, replay JSON, the public view, the event file."""
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,27 @@ def test_AB3_when_every_player_is_eliminated_the_game_ends_with_no_winner():
         s = play(s, {"do": "period"}, {"do": "close_dice"}, declare(player, 1, 1), {"do": "judge"})
     assert s.phase == "finished" and s.winner is None
     assert [p["result"] for p in GAME.public(s)["players"]] == [-E8, -E8]
+
+
+def test_D7_the_fifth_periods_failed_declaration_ends_the_game_with_no_winner_and_a_sixth_is_refused():
+    s = table()
+    for player in range(1, 6):                    # five periods, each declarer eliminated
+        assert s.phase == "ready"
+        s = play(s, {"do": "period"}, {"do": "close_dice"}, declare(player, 1, 1), {"do": "judge"})
+    assert len(s.periods) == 5 and s.active() == [6]
+    assert s.phase == "finished" and s.winner is None                 # D4: nobody wins
+    assert [p["result"] for p in GAME.public(s)["players"]] == [-E8] * 6
+    assert "the game is over" in rejected(s, {"do": "period"})
+    assert "at most 5 periods (D7)" in rejected(replace(s, phase="ready"), {"do": "period"})    # whatever the phase
+
+
+def test_D7_the_five_days_example_ends_after_the_fifth_failed_declaration(capsys):
+    code, out, _ = run(capsys, "replay", ROOT / "examples" / "bluff-five-days.jsonl", "--json")
+    view = json.loads(out)
+    assert code == 0 and (view["phase"], view["winner"], len(view["periods"])) == ("finished", None, 5)
+    assert [p["result"] for p in view["periods"]] == ["eliminated"] * 5
+    assert [(e["status"], e["reason"]) for e in view["log"] if e["status"] != "ok"] == \
+        [("rejected", "not now: the game is over")]
 
 
 # ---- AB4: nobody declares -------------------------------------------------------------------------
@@ -372,15 +394,48 @@ def test_public_shows_gems_judged_periods_and_results_never_a_face_or_unselected
     code, out, _ = run(capsys, "replay", path, "--public", "--json")
     view = json.loads(out)
     assert code == 0 and view["phase"] == "declare" and view["period"] == 2
-    assert view["periods"] == [{"no": 1, "selected": {"player": 1, "face": 4, "count": 5}, "true_count": 4,
-                                "result": "eliminated"}]
-    assert [(p["gem"], p["dice"], p["eliminated"]) for p in view["players"]] == \
-        [("ruby", {"ruby": 5}, True), ("sapphire", {"sapphire": 5}, False), ("emerald", {"emerald": 5}, False)]
+    assert view["periods"] == [{"no": 1, "selected": {"player": 1, "face": 4, "count": 5}, "result": "eliminated"}]
+    assert [(p["gem"], p["eliminated"]) for p in view["players"]] == [("ruby", True), ("sapphire", False), ("emerald", False)]
+    assert view["declarations"] == [{"player": 2, "face": 1, "count": 2, "leading": True}]    # D8: the open auction
     text = json.dumps(view, ensure_ascii=False)
-    assert "★" not in text and '"3", "3"' not in text and "votes" not in text and "declarations" not in text
-    assert '"count": 2' not in text                        # neither Ben's unselected 2 x 3 nor his standing 2 x 1
+    assert "★" not in text and '"3", "3"' not in text and "votes" not in text and "true_count" not in text
+    assert '"face": 3' not in text                         # Ben's unselected 2 x 3 of period 1
     code, text, _ = run(capsys, "replay", path, "--public")
-    assert "period 1: player 1 declared 5 x 4; true count 4: is eliminated" in text and "2 x 1" not in text
+    assert "period 1: player 1 declared 5 x 4; is eliminated" in text and "true count" not in text
+    assert "* player 2: 2 x 1" in text
+
+
+def test_D8_during_the_declarations_every_valid_one_is_announced_the_leading_one_marked_a_cancelled_one_gone():
+    s = play(voted(), declare(1, 2, 3), declare(2, "★", 4), declare(3, 4, 3), declare(4, 1, 5))
+    assert GAME.public(s)["declarations"] == [                   # in the order accepted; the invalid ★ not at all
+        {"player": 1, "face": 2, "count": 3, "leading": False}, {"player": 3, "face": 4, "count": 3, "leading": False},
+        {"player": 4, "face": 1, "count": 5, "leading": True}]
+    s = play(s, {"do": "cancel", "player": 4, "consent": [1, 2, 3, 4, 5, 6]})
+    assert GAME.public(s)["declarations"] == [
+        {"player": 1, "face": 2, "count": 3, "leading": False}, {"player": 3, "face": 4, "count": 3, "leading": True}]
+    s = play(s, {"do": "judge"})                                  # 4 x 3 of 1 1 2 3 ★ (x6): 12 fours: it holds
+    assert GAME.public(s)["declarations"] == [] and s.phase == "finished"
+
+
+def test_D8_a_judgement_announces_the_declaration_and_outcome_not_the_true_count_until_the_end():
+    s = judged(play(voted(2), declare(1, 1, 30)))["state"]
+    public = GAME.public(s)
+    assert public["periods"] == [{"no": 1, "selected": {"player": 1, "face": 1, "count": 30}, "result": "eliminated"}]
+    assert GAME.staff(s)["periods"][0]["true_count"] == 6          # the dealer sees it: (1, 1, ★) x 2
+    s = judged(play(s, {"do": "period"}, {"do": "close_dice"}, declare(2, 1, 1)))["state"]
+    assert s.phase == "finished"
+    assert [p["true_count"] for p in GAME.public(s)["periods"]] == [6, 0]     # once finished, everything
+
+
+def test_D8_the_public_view_names_first_owners_not_holdings_after_a_transfer_until_the_end():
+    s = play(table(2), {"do": "transfer", "from": 1, "to": 2, "gem": "ruby", "count": 2})
+    public = GAME.public(s)
+    assert [(p["name"], p["gem"]) for p in public["players"]] == [("Aki", "ruby"), ("Ben", "sapphire")]
+    assert all("dice" not in p for p in public["players"]) and "transfers" not in public
+    assert "ruby 2" not in json.dumps(public) and GAME.staff(s)["players"][1]["dice"] == {"sapphire": 5, "ruby": 2}
+    s = play(s, {"do": "period"}, {"do": "close_dice"}, declare(2, 1, 1), {"do": "judge"})   # nothing shows 1
+    s = play(s, {"do": "period"}, {"do": "close_dice"}, declare(1, 1, 1), {"do": "judge"})   # all out: the end
+    assert [p["dice"] for p in GAME.public(s)["players"]] == [{"ruby": 3}, {"sapphire": 5, "ruby": 2}]
 
 
 def test_staff_view_has_the_open_periods_votes_and_declarations_public_has_none():
@@ -389,7 +444,7 @@ def test_staff_view_has_the_open_periods_votes_and_declarations_public_has_none(
     assert staff["current"]["closed"] == {"1": {"ruby": ["1", "1", "2", "3", "★"]},
                                           "2": {"sapphire": ["1", "1", "2", "3", "★"]}}
     assert staff["current"]["declarations"] == [{"player": 1, "face": 2, "count": 3, "serial": "", "reason": ""}]
-    assert "current" not in public and "held" not in public
+    assert "current" not in public and "held" not in public and "votes" not in json.dumps(public)
 
 
 @pytest.mark.parametrize("command, message", [
@@ -427,6 +482,8 @@ def test_init_start_do_status_on_a_bluff_event(tmp_path, capsys):
                      '{"do":"transfer","from":1,"to":3,"gem":"ruby","count":1}')
     view = json.loads(run(capsys, "status", "--event", event, "--public", "--json")[1])
     assert (view["game"], view["phase"], view["star_wild"]) == ("bluff", "dice", True)
+    assert [(p["gem"], "dice" in p) for p in view["players"]] == [("ruby", False), ("sapphire", False), ("emerald", False)]
+    view = json.loads(run(capsys, "status", "--event", event, "--json")[1])     # the staff's view
     assert [p["dice"] for p in view["players"]] == [{"ruby": 4}, {"sapphire": 5}, {"emerald": 5, "ruby": 1}]
 
 

@@ -33,7 +33,9 @@ def test_replay_json_has_the_contract_fields(capsys):
     assert set(view["balls"]) == {"machine", "drawn", "valid", "pool", "trash", "excluded"}
     assert set(view["tally"]) == {"options", "votes", "invalid", "void", "valid"}
     player = view["players"][0]
-    assert {"no", "name", "account", "balance", "lines", "cash", "bonus", "penalty", "final", "rank"} <= set(player)
+    assert {"no", "name", "account", "balance", "lines", "cash", "bonus", "penalty", "final", "rank",
+            "beats_secretariat"} <= set(player)
+    assert all(p["beats_secretariat"] == (p["final"] >= 0) for p in view["players"])     # R2
     assert set(player["lines"][0]) == {"line", "ordinal", "turn"} if player["lines"] else True
     assert {entry["status"] for entry in view["log"]} <= {"ok", "invalid", "rejected"}
     assert len(view["log"]) == sum(1 for line in DEMO.read_text().splitlines() if line.strip())
@@ -44,7 +46,8 @@ def test_replay_public_has_only_public_fields_and_no_secrets(capsys):
     view = json.loads(out)
     assert set(view) == {"turn", "phase", "balls", "tally", "accounts", "ranking"}
     assert [a["account"] for a in view["accounts"]] == sorted(a["account"] for a in view["accounts"])
-    assert all(set(row) == {"rank", "name", "final"} for row in view["ranking"])
+    assert all(set(row) == {"rank", "name", "final", "beats_secretariat"} for row in view["ranking"])
+    assert [row["beats_secretariat"] for row in view["ranking"]] == [True] * 5 + [False]   # R2: Endo ends in debt
     accounts = json.dumps(view["accounts"]) + json.dumps(view["tally"]) + json.dumps(view["balls"])
     for name in ("Akiyama", "Baba", "robber", "victim", "serial"):
         assert name not in accounts

@@ -1,5 +1,6 @@
 """One test (or more) per rule id of docs/rules/plunder-bingo.md, and its worked examples."""
 from companion.bingo.decide import winners
+from companion.bingo.evolve import fold
 from companion.bingo.rules import START_ACCOUNT
 from companion.bingo.state import Line
 
@@ -147,6 +148,24 @@ def test_R8_example5_empty_machine_refilled_from_the_pool():
     assert s.turn == 10 and len(s.balls_in("machine")) == 18 and s.balls_in("pool") == []
 
 
+def test_D23_an_empty_machine_takes_the_pool_back_before_the_IN_OUT_moves():
+    s = make_valid(setup(), [1, 4, 7, 10, 13, 16, 19, 22])      # 8 turns: 3 balls left in the machine
+    s = play(s, {"do": "begin_turn"}, {"do": "draw", "balls": s.balls_in("machine")},
+             {"do": "buy", "player": 1, "item": "inout"}, {"do": "buy", "player": 2, "item": "inout"})
+    pool = s.balls_in("pool")
+    s = play(s, {"do": "inout", "player": 1, "dir": "in", "ball": pool[0]},        # IN due on an empty machine
+             {"do": "inout", "player": 2, "dir": "out", "ball": pool[1]},       # OUT of a ball refilled first
+             *votes(s.turn, "X", "X", "X", "X"), {"do": "close_voting"}, {"do": "end_turn"})
+    assert s.balls_in("machine") == []
+    began = attempt(s, {"do": "begin_turn"})[0]
+    assert began.refilled == s.balls_in("pool")                                  # R8 first (rulebook §8)
+    assert began.moves == [[pool[1], "machine", "trash"]]                         # then R15 (§15)
+    assert began.skipped == [[pool[0], "in", f"ball {pool[0]} is machine"]]      # D9: already there
+    s = fold(attempt(s, {"do": "begin_turn"}), s)
+    assert s.place[pool[1]] == "trash" and len(s.balls_in("machine")) == len(began.refilled) - 1
+    assert "draw 3 balls" in rejected(s, {"do": "draw", "balls": [pool[0]]})     # a full draw, not one ball
+
+
 def test_D1_machine_and_pool_empty_means_no_draw_and_no_vote():
     s = setup()
     for _ in range(9):
@@ -256,10 +275,31 @@ def _voting(s):
 
 def test_R14_special_cards_must_have_been_bought():
     s = _voting(setup())
-    assert "no unused in card" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 5})
-    s = play(s, {"do": "buy", "player": 1, "item": "in"}, {"do": "inout", "player": 1, "dir": "in", "ball": 5, "serial": "S1"})
-    assert s.players[1].items == {"in": 0}
+    assert "no unused inout card" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 5})
+    s = play(s, {"do": "buy", "player": 1, "item": "inout"}, {"do": "inout", "player": 1, "dir": "in", "ball": 5, "serial": "S1"})
+    assert s.players[1].items == {"inout": 0}
     assert "duplicate" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 5, "serial": "S1"})
+
+
+def test_D22_one_IN_OUT_card_its_direction_chosen_at_use():
+    s = _voting(setup())
+    s = play(s, {"do": "buy", "player": 1, "item": "in"}, {"do": "buy", "player": 1, "item": "out"},
+             {"do": "buy", "player": 2, "item": "inout"})
+    assert s.players[1].items == {"inout": 2} and s.players[2].items == {"inout": 1}
+    assert [s.players[n].balance for n in (1, 2)] == [START_ACCOUNT - 40_000, START_ACCOUNT - 20_000]
+    s = play(s, {"do": "inout", "player": 1, "dir": "out", "ball": 20}, {"do": "inout", "player": 1, "dir": "out", "ball": 21},
+             {"do": "inout", "player": 2, "dir": "out", "ball": 22})    # a card bought as "in" used as OUT
+    assert s.players[1].items == {"inout": 0} and s.players[2].items == {"inout": 0}
+    assert "no unused inout card" in invalid(s, {"do": "inout", "player": 1, "dir": "in", "ball": 23})
+
+
+def test_D22_older_journals_bought_in_and_out_as_one_card():
+    from companion.bingo import events as e
+    s = fold([e.ItemBought(1, "in", 20_000, True), e.ItemBought(1, "out", 20_000, True),
+              e.InOutFiled(1, "in", 5, "I0101")], setup())
+    assert s.players[1].items == {"inout": 1}
+    s = fold([e.CardInvalid("out", "I0102", "ruled invalid", player=1)], s)
+    assert s.players[1].items == {"inout": 0}
 
 
 def test_R15_example7_more_IN_than_OUT_moves_the_ball_at_the_next_turn_start():
@@ -341,6 +381,30 @@ def test_R3_a_cash_count_cannot_exceed_every_chip_in_the_game():
     assert "more than all" in rejected(s, {"do": "cash", "player": 1, "amount": 4_400_001})
     s = play(s, {"do": "cash", "player": 1, "amount": 4_400_000})        # one player won every chip
     assert s.players[1].cash == 4_400_000
+
+
+def test_R2_a_player_without_debt_beats_the_secretariat_in_the_staff_and_public_results():
+    from companion.bingo import report, views
+    s = _to_counting(3)
+    s.players[1].balance, s.players[2].balance, s.players[3].balance = 1_000_000, 995_000, 990_000
+    s = play(s, *[{"do": "cash", "player": n, "amount": 0} for n in (1, 2, 3)], {"do": "finish"})
+    # final money: 0 (exactly no debt), -5,000 (rounded down to -10,000 in public), -10,000 (all pay the penalty)
+    staff = {p["no"]: (p["final"], p["beats_secretariat"]) for p in views.staff(s)["players"]}
+    assert staff == {1: (0, True), 2: (-5_000, False), 3: (-10_000, False)}
+    ranking = views.public(s)["ranking"]
+    assert [(row["final"], row["beats_secretariat"]) for row in ranking] == [(0, True), (-10_000, False), (-10_000, False)]
+    assert "beat the secretariat (no debt, R2): 1 of 3 players" in report.public_text(views.public(s))
+    assert "beat the secretariat (no debt, R2): 1 of 3 players" in report.staff_text(views.staff(s))
+    assert "beats_secretariat" not in views.public(play(setup(), {"do": "begin_turn"}))      # only with the ranking
+
+
+def test_R2_an_older_journal_finished_without_the_mark_gets_it_from_final_money():
+    from companion.bingo import events as e
+    from companion.bingo import views
+    rows = [{"player": 1, "cash": 0, "account": 5, "bonus": 0, "penalty": 0, "final": 5, "rank": 1},
+            {"player": 2, "cash": 0, "account": -5, "bonus": 0, "penalty": 0, "final": -5, "rank": 2}]
+    s = fold([e.GameFinished(rows, None)], setup(2))
+    assert [row["beats_secretariat"] for row in views.public(s)["ranking"]] == [True, False]
 
 
 def test_D11_any_missing_penalises_everyone_short_of_8_lines():

@@ -1,6 +1,7 @@
-"""Auction Bluff's audience display: follows the journal read-only, shows views.public only: per
-period the judged declaration, the true count, the win or elimination (AB2); gem ownership and
-dice held (AB1, AB5); the final results (AB6); never a die's face or an unselected declaration."""
+"""Auction Bluff's audience display: follows the journal read-only, shows views.public only: what
+the rulebook announces (D8): the declarations as accepted, per period the judged declaration and the
+win or elimination (AB2), gem ownership (AB1); at the end the true counts, the dice held (AB5) and
+the results (AB6); never a die's face."""
 from __future__ import annotations
 
 import pytest
@@ -35,18 +36,25 @@ def test_a_period_shows_only_once_judged_and_never_a_face_or_another_declaration
 
     drive(BluffDisplayApp(tmp_path / "b.db", poll=0.02, clock=clock.now), body, (120, 34))
     for step in ("dice", "declare"):
-        screen, periods, _ = seen[step]
+        screen, periods, gems = seen[step]
         assert "Chen Wei" not in periods and "ELIMINATED" not in screen, step      # nothing judged yet
         assert not any(faces in screen for faces in FACES1.values()), f"{step}: a die's faces show"
-        assert "4 × 6" not in screen and "6 × 4" not in screen                    # Aki's unselected declaration
+        assert "5 ruby" not in gems, f"{step}: D8: holdings before the end"
+    assert "6 × 4" not in seen["dice"][0]
     assert "Period 1: Declarations" in seen["declare"][0] and "Period 1: Dice vote" in seen["dice"][0]
+    shown = seen["declare"][0]
+    chen = next(line for line in shown.splitlines() if "Chen Wei: 9 × 5" in line)
+    aki = next(line for line in shown.splitlines() if "Aki Tanaka: 6 × 4" in line)
+    assert "▶" in chen and "▶" not in aki and "× ★" not in shown        # D8: every valid one, the leader marked
     screen, periods, gems = seen["eliminated"]
-    assert "Chen Wei: ELIMINATED" in screen and "declared 9 × 5; true count 8" in screen
+    assert "Chen Wei: ELIMINATED" in screen and "declared 9 × 5; is ELIMINATED" in screen
+    assert "true count" not in screen and " 8 " not in periods                  # D8: not the true count
     assert "Chen Wei (out)" in gems and "6 × 4" not in screen
     screen, periods, gems = seen["won"]
     assert "Dana Smith: WIN" in screen and "every garnet die pays its holder" in screen
     assert [line.split()[0] for line in periods.splitlines()[1:3]] == ["1", "2"]
     assert "4 garnet" in gems and "+¥300,000,000" in gems and "+¥100,000,000" in gems     # Emi holds 4 garnets
+    assert "true count 7" in screen or " 7 " in periods                          # at the end, everything
     assert gems.count("−¥100,000,000") == 4 and NAMES[5] in gems
 
 

@@ -320,3 +320,13 @@ def test_print_sheets_names_a_bad_option_in_one_line(world, tmp_path, capsys):
 def token_of_unchecked(world, no: int) -> str:
     event = world["event"]
     return P.token(event.id, event.secret, no, 0)
+
+
+def test_D8_a_phone_shows_its_players_own_holdings_the_public_part_only_first_owners():
+    table = Table(":memory:")
+    table.do({"do": "setup", "game": "bluff", "event": "x", "players": [
+        {"no": 1, "name": "Aki", "gem": "ruby"}, {"no": 2, "name": "Ben", "gem": "sapphire"}]},
+        {"do": "transfer", "from": 1, "to": 2, "gem": "ruby", "count": 2})
+    s = table.session.state
+    assert P.private_view(s, 2)["dice"] == {"sapphire": 5, "ruby": 2} and P.private_view(s, 1)["dice"] == {"ruby": 3}
+    assert [p.get("dice") for p in views.public(s)["players"]] == [None, None]

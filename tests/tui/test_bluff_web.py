@@ -1,8 +1,9 @@
 """Auction Bluff on the audience page in a real browser (headless Chromium over DevTools): a bluff
-journal served by `companion display --serve`, one server and one browser for the module. Per
-judged period the page shows the declaration selected, the true count and the win or elimination
-(AB2); who owns which gem and holds which dice (AB1, AB5); the results at the end (AB6); never a
-die's face or an unselected declaration; nothing overflows at three sizes.
+journal served by `companion display --serve`, one server and one browser for the module. The page
+shows what the rulebook announces (D8): during the declarations each valid one, the one that would
+be selected now marked; per judged period the declaration selected and the win or elimination
+(AB2), not the true count; who owns which gem (AB1); at the end the true counts, the dice held (AB5)
+and the results (AB6); never a die's face; nothing overflows at three sizes.
 UPDATE_SNAPSHOTS=1 writes the PNGs to tests/tui/snapshots/bluff/ (look at them)."""
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ PAGE = """(() => ({
   top: document.getElementById('b-top').innerText,
   periods: [...document.querySelectorAll('#b-periods .period')].map(r => [...r.children].map(c => c.textContent)),
   gems: [...document.querySelectorAll('#b-gems .gemrow')].map(r => [...r.children].map(c => c.textContent)),
+  declarations: [...document.querySelectorAll('#b-declarations .declaration')].map(r => r.textContent),
+  leading: [...document.querySelectorAll('#b-declarations .declaration.-leading')].map(r => r.textContent),
   bingo: getComputedStyle(document.getElementById('game')).display,
 }))()"""
 
@@ -59,22 +62,24 @@ def declarations(world) -> None:
         assert page["bingo"] == "none" and "Period 1: Declarations" in page["top"] and "★ is wild" in page["top"]
         assert page["periods"] == [] and "No period judged yet" in page["verdict"]
         assert not any(faces in page["text"] for faces in FACES1.values())
-        assert "6" not in page["verdict"] and "× 4" not in page["text"]           # Aki's 6 x 4 is not judged
-        assert [row[:3] for row in page["gems"]] == [[NAMES[no], gem, f"5 {gem}"] for no, gem in
+        assert "6" not in page["verdict"]                                          # nothing judged yet
+        assert page["declarations"] == [f"▶ {NAMES[3]}: 9 × 5", f"{NAMES[1]}: 6 × 4"]   # D8: the open auction
+        assert page["leading"] == [f"▶ {NAMES[3]}: 9 × 5"] and "× ★" not in page["text"]
+        assert [row[:3] for row in page["gems"]] == [[NAMES[no], gem, "–"] for no, gem in      # D8: no holdings
                                                       zip(NAMES, ["ruby", "sapphire", "emerald", "garnet",
                                                                   "amethyst", "diamond"])]
 
 
 def eliminated(world) -> None:
     for page in look(world, "eliminated"):
-        assert page["periods"] == [["1", NAMES[3], "9 × 5", "8", "ELIMINATED"]]
-        assert f"{NAMES[3]} ELIMINATED" in page["verdict"] and "true count 8" in page["verdict"]
-        assert page["gems"][2][0] == f"{NAMES[3]} (out)" and "× 4" not in page["text"]
+        assert page["periods"] == [["1", NAMES[3], "9 × 5", "–", "ELIMINATED"]]     # D8: not the true count
+        assert f"{NAMES[3]} ELIMINATED" in page["verdict"] and "true count" not in page["verdict"]
+        assert page["gems"][2][0] == f"{NAMES[3]} (out)" and "× 4" not in page["text"] and page["declarations"] == []
 
 
 def won(world) -> None:
     for page in look(world, "won"):
-        assert page["periods"][1] == ["2", NAMES[4], "6 × 3", "7", "WINS"]
+        assert page["periods"] == [["1", NAMES[3], "9 × 5", "8", "ELIMINATED"], ["2", NAMES[4], "6 × 3", "7", "WINS"]]
         assert f"{NAMES[4]} WINS" in page["verdict"] and "Every garnet die pays its holder" in page["verdict"]
         results = {row[0]: row[3] for row in page["gems"]}
         assert results[NAMES[5]] == "+¥300,000,000" and results[NAMES[4]] == "+¥100,000,000"

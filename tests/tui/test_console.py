@@ -63,7 +63,7 @@ def test_turn_actions_from_the_keyboard(tmp_path):
         assert session.state.players[1].items == {"change": 1}
         await do(pilot, "c", "enter", "9", "enter", "27", "enter", "C1", "enter")
         assert session.state.players[1].card[8] == 27
-        await do(pilot, "p", "enter", "out", "enter")
+        await do(pilot, "p", "enter", "inout", "enter")
         await do(pilot, "i", "enter", "out", "enter", "20", "enter", "enter")   # no serial: optional
         await do(pilot, "e", "enter", "15", "enter", "enter", expect="invalid")
         assert "no unused exclusion card" in text_of(pilot.app)
@@ -300,3 +300,19 @@ def test_the_journal_pane_keeps_its_newest_row_in_view_when_the_pane_shrinks(tmp
         assert newest in text_of(app)
 
     drive(app, body, (100, 30))
+
+
+def test_R2_the_finished_console_shows_who_beat_the_secretariat(tmp_path):
+    session, app, _ = console_on(tmp_path, "finished")
+    beaten = [p for p in session.state.results if p["final"] >= 0]
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready and "Results" in text_of(app))
+        text = text_of(pilot.app)
+        for row in session.state.results:
+            name = session.state.players[row["player"]].name
+            line = next(line for line in text.splitlines() if f"{row['player']} {name}" in line and "L$" in line)
+            assert ("★" in line) == (row["final"] >= 0), line
+        assert f"{len(beaten)} of {len(session.state.results)} beat the secretariat" in text
+
+    drive(app, body, (160, 45))

@@ -138,3 +138,26 @@ def test_a_served_display_whose_server_is_already_gone_ends_at_once(tmp_path, mo
         await settle(pilot, lambda app: app._exit, timeout=5)
 
     drive(app, body, (80, 24))
+
+
+def test_R2_the_ranking_marks_each_player_who_beat_the_secretariat_and_how_many_did():
+    from textual.app import App
+    from tui.widgets import Ranking
+
+    class Shown(App):
+        def compose(self):
+            yield Ranking(id="ranking")
+
+    ranking = [{"rank": 1, "name": "Aki", "final": 20_000, "beats_secretariat": True},
+               {"rank": 2, "name": "Ben", "final": 0, "beats_secretariat": True},
+               {"rank": 3, "name": "Chie", "final": -10_000, "beats_secretariat": False}]
+
+    async def body(pilot):
+        pilot.app.query_one(Ranking).show(ranking)
+        await pilot.pause(0.05)
+        text = text_of(pilot.app)
+        lines = {name: next(line for line in text.splitlines() if name in line) for name in ("Aki", "Ben", "Chie")}
+        assert "★" in lines["Aki"] and "★" in lines["Ben"] and "★" not in lines["Chie"]
+        assert "beat the secretariat (no debt): 2 of 3" in text
+
+    drive(Shown(), body, (80, 12))

@@ -86,7 +86,9 @@ CHECKS = """(() => {
           phase: document.body.dataset.phase, shown: document.body.dataset.shown || '',
           chart: document.querySelectorAll('#chart polyline').length,
           podium: [...document.querySelectorAll('#podium .who')].map(e => e.textContent),
-          ranking: [...document.querySelectorAll('#ranking li')].map(e => e.getBoundingClientRect().bottom <= H + 1)};
+          ranking: [...document.querySelectorAll('#ranking li')].map(e => e.getBoundingClientRect().bottom <= H + 1),
+          marks: [...document.querySelectorAll('#ranking li .beats')].map(e => e.textContent),
+          beaten: document.getElementById('beaten').textContent};
 })()"""
 
 
@@ -273,6 +275,9 @@ def test_the_page_at_every_size(world, phase):
             by_rank = {r["rank"]: r["name"] for r in view["ranking"]}
             assert page["podium"] == [by_rank[2], by_rank[1], by_rank[3]], where
             assert len(page["ranking"]) == len(by_rank) and all(page["ranking"]), where
+            beats = [row["beats_secretariat"] for row in view["ranking"]]      # R2: the demo has one in debt
+            assert page["marks"] == ["★" if b else "" for b in beats] and not all(beats), where
+            assert page["beaten"] == f"★ beat the secretariat (no debt): {sum(beats)} of {len(beats)}", where
         else:
             drawn = len(view["balls"]["drawn"]) or len(view["tally"]["options"] if view["tally"] else [])
             assert len(page["numbers"]) == drawn and min(page["numbers"], default=1) >= 0.12, (where, page["numbers"])

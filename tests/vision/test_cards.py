@@ -148,6 +148,16 @@ def test_a_counted_vote_goes_to_the_referee_once(game, tmp_path):
     assert sum(1 for b in session.state.ballots if b.choice) == 1
 
 
+def test_D22_a_printed_IN_OUT_card_takes_its_direction_from_its_bubbles_whatever_was_bought(game, tmp_path):
+    ev, session = game
+    scanner = Scanner(ev.id, ev.secret, crops=tmp_path / "crops")
+    assert session.submit({"do": "buy", "player": 3, "item": "in"}).status == "ok"      # an older script's word
+    photo = _card_photo(L.Card("inout", ev.id, "I03001", 3), ev.secret, {"dir": ["OUT"], "ball": ["9"]})
+    result = referee(scanner.scan_image(photo), _submit(session))
+    assert result.decision == "counted", result
+    assert session.state.inout == [(9, "out")] and session.state.players[3].items == {"inout": 0}
+
+
 def test_a_doubtful_card_is_held_for_the_operator_with_its_crop(game, tmp_path):
     ev, session = game
     scanner = Scanner(ev.id, ev.secret, crops=tmp_path / "crops")

@@ -1,9 +1,10 @@
 """Auction Bluff's audience display for the projector: read-only, views.public only.
 
-Following the journal is every game's (tui/game_display.py). Per period it shows the judged
-declaration, the true count and the win or elimination (the public view has no die's face and
-no unselected declaration to show); always who owns which gem and holds which dice; at the end
-the winner, or no winner, and each player's result.
+Following the journal is every game's (tui/game_display.py). It shows what the rulebook announces
+(D8): during the declarations each valid one as accepted, the one that would be selected now
+marked; per judged period the declaration selected and the win or elimination; who owns which
+gem. At the end: the true counts, the dice each player holds, the winner, or no winner, and each
+player's result. The public view has no die's face, and none of those before the end, to show.
 """
 from __future__ import annotations
 
@@ -35,6 +36,17 @@ class Verdict(Static):
                                   (final_line(view), "bold #ffd400"), justify="center"))
 
 
+class Declarations(Static):
+    """D8: the open period's declarations as accepted, the one that would be selected now marked."""
+
+    def show(self, view: dict) -> None:
+        who = names(view)
+        lines = [Text(f" {'▶' if d['leading'] else ' '} {who.get(d['player'], '?')}: {declared(d)} ",
+                      style="bold #000000 on #ffd400" if d["leading"] else "")
+                 for d in view.get("declarations", [])]
+        self.update(Text("\n").join(lines) if lines else Text("None yet", style="italic"))
+
+
 class Periods(Static):
     """Every judged period: the declaration selected, the true count, the outcome."""
 
@@ -48,13 +60,14 @@ class Periods(Static):
             chosen = p["selected"]
             word, style = OUTCOMES[p["result"]]
             table.add_row(str(p["no"]), who.get(chosen["player"], "?") if chosen else "nobody",
-                          declared(chosen) if chosen else "–", "–" if p["true_count"] is None else str(p["true_count"]),
+                          declared(chosen) if chosen else "–",
+                          "–" if p.get("true_count") is None else str(p["true_count"]),
                           Text(word, style=style))
         self.update(table)
 
 
 class Gems(Static):
-    """Who owns which gem, the dice each holds, who is eliminated and, at the end, each result."""
+    """Who owns which gem, who is eliminated and, at the end, the dice each holds and each result."""
 
     def show(self, view: dict) -> None:
         table = Table(expand=True, box=None, padding=(0, 1), header_style="bold #ffd400")
@@ -64,7 +77,7 @@ class Gems(Static):
             style = GONE if p["eliminated"] else "bold" if p["no"] == view["winner"] else ""
             result = "" if p["result"] is None else yen(p["result"])
             table.add_row(Text(p["name"] + (" (out)" if p["eliminated"] else ""), style=style), p["gem"],
-                          held_dice(p["dice"]),
+                          held_dice(p.get("dice")),
                           Text(result, style="bold #00d455" if (p["result"] or 0) > 0 else "bold #ff4d4d"))
         self.update(table)
 
@@ -81,6 +94,8 @@ class BluffDisplayApp(GameDisplay):
             yield Label("", id="wild")
         with Vertical(id="main"):
             yield Verdict(id="verdict")
+            yield Label("DECLARATIONS (▶ would be selected now)", classes="caption", id="declarations-caption")
+            yield Declarations(id="declarations")
             yield Label("PERIODS", classes="caption")
             yield Periods(id="periods")
             yield Label("GEMS", classes="caption")
@@ -93,5 +108,8 @@ class BluffDisplayApp(GameDisplay):
         self.query_one("#phase", Label).update(phase_words(view))
         self.query_one("#wild", Label).update("★ is wild" if view["star_wild"] else "★ is not wild")
         self.query_one(Verdict).show(view)
+        open_auction = view["phase"] == "declare"
+        self.query_one("#declarations-caption").display = self.query_one(Declarations).display = open_auction
+        self.query_one(Declarations).show(view)
         self.query_one(Periods).show(view)
         self.query_one(Gems).show(view)

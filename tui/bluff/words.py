@@ -18,7 +18,10 @@ def phase_words(view: dict) -> str:
     return period + PHASES.get(view["phase"], view["phase"])
 
 
-def held_dice(dice: dict[str, int]) -> str:
+def held_dice(dice: dict[str, int] | None) -> str:
+    """The dice a player holds; None: not announced (D8: the public view while the game runs)."""
+    if dice is None:
+        return "–"
     return ", ".join(f"{n} {gem}" for gem, n in dice.items()) or "no dice"
 
 
@@ -33,8 +36,8 @@ def outcome_line(period: dict, who: dict[int, str]) -> str:
     if chosen is None:
         return f"Period {period['no']}: nobody declared: the game ends, every player pays (AB4)"
     verdict = "WINS" if period["result"] == "won" else "is ELIMINATED"
-    return (f"Period {period['no']}: {who.get(chosen['player'], '?')} declared {declared(chosen)}; "
-            f"true count {period['true_count']}: {verdict}")
+    count = f"true count {period['true_count']}: " if "true_count" in period else ""    # D8: public at the end only
+    return f"Period {period['no']}: {who.get(chosen['player'], '?')} declared {declared(chosen)}; {count}{verdict}"
 
 
 def yen(n: int) -> str:

@@ -1,7 +1,9 @@
-// Auction Bluff on the audience page (the view says "game": "bluff"): per judged period the
-// declaration selected, the true count and the win or elimination; who owns which gem and holds
-// which dice; each player's result at the end. The public view holds no die's face and no
-// declaration that was not selected, so none can show. Uses page.js's $, el and money.
+// Auction Bluff on the audience page (the view says "game": "bluff"): what the rulebook announces
+// (D8): during the declarations every valid one as accepted, the one that would be selected now
+// marked; per judged period the declaration selected and the win or elimination; who owns which gem.
+// At the end the view adds the true counts, the dice each player holds and each result. The public
+// view holds no die's face, and none of those before the end, so none can show. Uses page.js's $,
+// el and money.
 "use strict";
 
 const BLUFF_PHASES = { new: "Waiting for the game", ready: "Between periods", dice: "Dice vote",
@@ -18,7 +20,7 @@ function bluffPage() {
   const top = el("header");
   top.id = "b-top";
   for (const id of ["b-event", "b-phase", "b-wild"]) top.append(Object.assign(el("div"), { id }));
-  const sections = ["b-verdict", "b-periods", "b-gems"].map((id) => Object.assign(el("section"), { id }));
+  const sections = ["b-verdict", "b-declarations", "b-periods", "b-gems"].map((id) => Object.assign(el("section"), { id }));
   page.append(top, ...sections);
   document.body.append(page);
 }
@@ -33,6 +35,7 @@ function showBluff(view) {
   $("b-phase").textContent = (during ? `Period ${view.period}: ` : "") + (BLUFF_PHASES[view.phase] || view.phase);
   $("b-wild").textContent = view.star_wild ? "★ is wild" : "★ is not wild";
   showBluffVerdict(view, who);
+  showBluffDeclarations(view, who);
   showBluffPeriods(view.periods, who);
   showBluffGems(view);
 }
@@ -53,9 +56,28 @@ function showBluffVerdict(view, who) {
   const chosen = last.selected;
   box.append(el("div", "headline", (chosen ? `${who.get(chosen.player)} ` : "") + BLUFF_OUTCOMES[last.result]),
              el("div", "line", chosen
-               ? `Period ${last.no}: declared ${declaredAs(chosen)} · true count ${last.true_count}`
+               ? `Period ${last.no}: declared ${declaredAs(chosen)}` + trueCount(last, " · true count ")
                : `Period ${last.no}: nobody declared: the game ends`),
              el("div", "final", finalLine(view)));
+}
+
+// D8: the true count is in the view only once the game is over.
+const trueCount = (period, words = "") => (period.true_count == null ? "" : words + String(period.true_count));
+
+function showBluffDeclarations(view, who) {
+  const box = $("b-declarations");
+  const made = view.declarations || [];
+  box.replaceChildren();
+  box.hidden = view.phase !== "declare";
+  if (box.hidden) return;
+  box.append(el("div", "cap", "DECLARATIONS · ▶ would be selected now"));
+  if (!made.length) box.append(el("div", "line", "None yet"));
+  for (const d of made) {
+    const row = el("div", "declaration" + (d.leading ? " -leading" : ""),
+                   `${d.leading ? "▶ " : ""}${who.get(d.player)}: ${declaredAs(d)}`);
+    row.dataset.player = String(d.player);
+    box.append(row);
+  }
 }
 
 function showBluffPeriods(periods, who) {
@@ -68,7 +90,7 @@ function showBluffPeriods(periods, who) {
     row.dataset.period = String(p.no);
     row.append(el("span", "no", String(p.no)), el("span", "who", p.selected ? who.get(p.selected.player) : "nobody"),
                el("span", "declared", p.selected ? declaredAs(p.selected) : "–"),
-               el("span", "count", p.true_count === null ? "–" : String(p.true_count)),
+               el("span", "count", trueCount(p) || "–"),
                el("span", "outcome", BLUFF_OUTCOMES[p.result]));
     box.append(row);
   }
@@ -80,7 +102,7 @@ function showBluffGems(view) {
   for (const p of view.players) {
     const row = el("div", "gemrow" + (p.eliminated ? " -out" : "") + (p.no === view.winner ? " -winner" : ""));
     row.dataset.player = String(p.no);
-    const dice = Object.entries(p.dice).map(([gem, n]) => `${n} ${gem}`).join(", ") || "no dice";
+    const dice = p.dice ? Object.entries(p.dice).map(([gem, n]) => `${n} ${gem}`).join(", ") || "no dice" : "–";
     row.append(el("span", "who", p.name + (p.eliminated ? " (out)" : "")), el("span", "gem -" + p.gem, p.gem),
                el("span", "dice", dice),
                el("span", "result" + (p.result > 0 ? " -up" : p.result < 0 ? " -down" : ""),

@@ -202,6 +202,9 @@ function short(v) {
   return a >= 1e6 ? `${+(v / 1e6).toFixed(1)}M` : a >= 1e3 ? `${+(v / 1e3).toFixed(0)}k` : String(v);
 }
 
+// R2: a player whose final money is not negative beat the secretariat.
+const beatsMark = (row) => (row.beats_secretariat ? " ★" : "");
+
 function showFinal(view) {
   const ranking = view.ranking || [];
   document.body.classList.toggle("-finished", ranking.length > 0);
@@ -211,7 +214,7 @@ function showFinal(view) {
   for (const rank of [2, 1, 3]) {
     const row = ranking.find((r) => r.rank === rank) || null;
     const step = el("div", `step -r${rank}`);
-    if (row) step.append(el("div", "who", row.name), el("div", "money", `${money(row.final)} L$`),
+    if (row) step.append(el("div", "who", row.name), el("div", "money", `${money(row.final)} L$${beatsMark(row)}`),
                          el("div", "block", String(rank)));
     podium.append(step);
   }
@@ -220,10 +223,13 @@ function showFinal(view) {
   list.style.setProperty("--rows", String(Math.ceil(ranking.length / (ranking.length > 8 ? 2 : 1))));
   for (const row of ranking) {
     const item = el("li", "");
+    item.dataset.beats = String(Boolean(row.beats_secretariat));
     item.append(el("span", "rank", `${row.rank}.`), el("span", "name", row.name),
-                el("span", "final", `${money(row.final)} L$`));
+                el("span", "final", `${money(row.final)} L$`), el("span", "beats", beatsMark(row).trim()));
     list.append(item);
   }
+  const beaten = ranking.filter((row) => row.beats_secretariat).length;
+  $("beaten").textContent = `★ beat the secretariat (no debt): ${beaten} of ${ranking.length}`;
   $("chips").textContent = view.accounts.length ? ""
     : "Final money in whole 10,000 L$ chips, rounded down: account letters stay secret.";
 }

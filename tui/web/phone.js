@@ -70,7 +70,9 @@ function drawTable(view) {
   for (const p of view.public.players) {
     const row = body.insertRow();
     row.className = (p.eliminated ? "-out" : "") + (p.no === view.me.no ? " -me" : "");
-    const held = Object.entries(p.dice).map(([gem, n]) => `${gem} ${n}`).join(", ");
+    // D8: the public view holds each player's dice only once the game is over; the player's own are in view.me
+    const dice = p.no === view.me.no ? view.me.dice : p.dice;
+    const held = dice ? Object.entries(dice).map(([gem, n]) => `${gem} ${n}`).join(", ") : "–";
     for (const value of [p.no, p.name, p.gem, held]) row.insertCell().textContent = value;
   }
   const periods = $("periods");
@@ -78,8 +80,9 @@ function drawTable(view) {
   for (const period of view.public.periods) {
     const item = document.createElement("li");
     const s = period.selected;
+    const count = period.true_count == null ? "" : `true count ${period.true_count}: `;
     item.textContent = s ? `Period ${period.no}: player ${s.player} declared ${s.face} × ${s.count}; ` +
-      `true count ${period.true_count}: ${period.result}` : `Period ${period.no}: no declaration`;
+      `${count}${period.result}` : `Period ${period.no}: no declaration`;
     periods.append(item);
   }
   text("phase", `period ${view.public.period ?? "–"} · ${view.public.phase}`);
