@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import sqlite3
+import ssl
 import threading
 import time
 from importlib import resources
@@ -25,6 +27,7 @@ from companion import views
 from companion.journal import Journal, JournalError
 
 from ..feed import Feed
+from . import crowd
 from .phone import Phone
 
 log = logging.getLogger("companion.web")
@@ -227,12 +230,16 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
 
 
 def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id: str | None = None,
-          event=None) -> int:
+          event=None, tls: ssl.SSLContext | None = None, max_connections: int | None = None) -> int:
     """Raises OSError when the address cannot be used (port taken, no such interface), ValueError
     for a bad [publish] mqtt URL. mqtt: the event file's [publish] mqtt, publishing to
-    plunder/<event_id>/public. event: the event file; an Auction Bluff event's phone pages are served too."""
+    plunder/<event_id>/public. event: the event file; an Auction Bluff event's phone pages are served too.
+    tls: serve HTTPS with this context. max_connections: the cap on open connections (default: from
+    the open-file limit, raised first; tui/web/crowd.py)."""
     publisher = None
-    listening = f"companion: the audience page on http://{host}:{port}/ (following {journal})"
+    cap = max_connections or crowd.default_cap(crowd.raise_open_file_limit())
+    scheme = "https" if tls else "http"
+    listening = f"companion: the audience page on {scheme}://{host}:{port}/ (following {journal}; at most {cap} connections)"
     if mqtt:
         from .mqtt import Publisher, topic_for
         publisher = Publisher(mqtt, topic_for(event_id))
@@ -242,6 +249,41 @@ def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id
         listening += (f"; each player's private page at /p/<pass> (`companion print sheets`), dice votes until "
                       f"{phone.dice_until} and declarations until {phone.declare_until} by this machine's clock")
     app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher, phone=phone)
-    web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True),
-                handle_signals=True, shutdown_timeout=1)
+    quiet_logging()
+    asyncio.run(run_guarded(app, host, port, cap, tls, listening))
     return 0
+
+
+def quiet_logging() -> None:
+    """The server's warnings (one summary line per interval) on stderr as `companion: ...` lines."""
+    if not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("companion: %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
+
+
+async def run_guarded(app: web.Application, host: str, port: int, cap: int, tls: ssl.SSLContext | None,
+                      listening: str) -> None:
+    """Serve `app` behind a crowd.Doorman until SIGINT or SIGTERM."""
+    loop = asyncio.get_running_loop()
+    runner = web.AppRunner(app, keepalive_timeout=crowd.IDLE_S, shutdown_timeout=1)
+    doorman = crowd.Doorman(cap)
+    app.middlewares.insert(0, doorman.middleware)
+    await runner.setup()
+    doorman.factory = runner.server
+    loop.set_exception_handler(doorman.on_loop_error)
+    server = await loop.create_server(doorman, host, port, ssl=tls, backlog=crowd.BACKLOG,
+                                      ssl_handshake_timeout=crowd.HEADERS_WITHIN_S if tls else None)
+    stop = asyncio.Event()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signal_number, stop.set)
+    watching = asyncio.create_task(doorman.watch())
+    print(listening, flush=True)
+    try:
+        await stop.wait()
+    finally:
+        watching.cancel()
+        server.close()
+        await runner.cleanup()
+        doorman.report()
