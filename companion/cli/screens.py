@@ -190,11 +190,15 @@ def tls_context(cert: str | None, key: str | None):
             raise CommandError("--key needs --cert (the certificate it belongs to)", 2)
         return None
     import ssl
+    for option, path in (("--cert", cert), ("--key", key)):
+        try:
+            if path is not None:
+                Path(path).read_bytes()
+        except OSError as error:
+            raise CommandError(f"{option}: cannot read {path}: {error.strerror or error}")
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     try:
         context.load_cert_chain(cert, key)
-    except OSError as error:
-        raise CommandError(f"--cert/--key: cannot read {error.filename or cert}: {error.strerror or error}")
     except ssl.SSLError as error:
         raise CommandError(f"--cert {cert}{f' --key {key}' if key else ''}: not a PEM certificate and its private "
                            f"key ({error.reason or error})")
