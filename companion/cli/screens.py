@@ -50,7 +50,8 @@ def register(sub, groups) -> None:
     p.set_defaults(run=bench_screens)
 
     p = groups["bench"].add_parser("display", help="the audience page server under many SSE viewers (loopback)")
-    p.add_argument("--viewers", default="300,1000", help="viewer counts to measure, comma-separated (default 300,1000)")
+    p.add_argument("--viewers", default="300,1000,5000",
+                   help="viewer counts to measure, comma-separated (default 300,1000,5000)")
     p.add_argument("--commits", type=int, default=20, help="commits that change the view, per count (default 20)")
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated game (default 1)")
     p.set_defaults(run=bench_display)
@@ -227,3 +228,5 @@ def bench_display(args) -> int:
         return run(counts, args.commits, args.seed)
     except TimeoutError as error:
         raise CommandError(f"bench display: {error or 'timed out'}")
+    except OSError as error:
+        raise CommandError(f"bench display: {error}")

@@ -1,9 +1,9 @@
 """The page server before a crowd: open files, a connection cap, slow clients cut, one log line.
 
 At start the process's soft open-file limit is raised to its hard limit, and the cap on open
-connections is derived from it (what is left after BACKLOG sockets an accept burst may take and
-RESERVED_FILES for the journal, the broker, the console door and threads). Every connection goes
-through a Doorman: one that has not sent a whole request within HEADERS_WITHIN_S is cut
+connections is derived from it (what is left after two bursts of BACKLOG sockets the accept loop may
+take and RESERVED_FILES for the journal, the broker, the console door and threads). Every connection goes
+through a Doorman: one that has not sent whole request headers within HEADERS_WITHIN_S is cut
 (slowloris); at the cap a new connection makes room by closing the longest-idle one, and only when
 every connection is busy (viewers streaming, requests in flight) is it told HTTP 503. Refusals,
 cuts, evictions and failed accepts (EMFILE) are counted and logged as one line per
@@ -21,7 +21,7 @@ from aiohttp import web
 
 log = logging.getLogger("companion.web")
 
-HEADERS_WITHIN_S = 5.0        # a new connection must have sent a whole request by then
+HEADERS_WITHIN_S = 5.0        # a new connection must have sent whole request headers by then
 IDLE_S = 10.0                 # a keep-alive connection idle this long after its last answer is closed
 SUMMARY_EVERY_S = 10.0
 BACKLOG = 128                 # the listen queue, and the most sockets one accept burst takes
@@ -43,7 +43,9 @@ def raise_open_file_limit() -> int:
 
 
 def default_cap(open_files: int) -> int:
-    return max(16, open_files - BACKLOG - RESERVED_FILES)
+    """Room for two accept bursts: one burst's sockets may still be open (closed to make room, the
+    close not yet done) while the next is accepted."""
+    return max(16, open_files - 2 * BACKLOG - RESERVED_FILES)
 
 
 def refusal(cap: int) -> bytes:
@@ -54,7 +56,8 @@ def refusal(cap: int) -> bytes:
 
 
 class Visit:
-    """One open connection: since when it is idle, how many requests it is in, whether it sent one."""
+    """One open connection: since when it is idle, how many requests it is in, whether it has sent
+    a request's whole headers."""
     __slots__ = ("since", "busy", "asked")
 
     def __init__(self):
@@ -78,6 +81,12 @@ class Doorman:
             return False
         self.open[transport] = Visit()
         return True
+
+    def asked(self, transport) -> None:
+        """The connection has sent a request's whole headers."""
+        visit = self.open.get(transport)
+        if visit is not None:
+            visit.asked = True
 
     def left(self, transport) -> None:
         self.open.pop(transport, None)
@@ -107,10 +116,10 @@ class Doorman:
             visit.since = time.monotonic()
 
     def sweep(self) -> None:
-        """Cut every connection that has been open HEADERS_WITHIN_S without sending a whole request."""
+        """Cut every connection that has been open HEADERS_WITHIN_S without sending whole request headers."""
         late = time.monotonic() - HEADERS_WITHIN_S
         for transport in [t for t, visit in self.open.items() if not visit.asked and visit.since < late]:
-            self._close(transport, f"cut: no whole request within {HEADERS_WITHIN_S:.0f} s")
+            self._close(transport, f"cut: no whole request headers within {HEADERS_WITHIN_S:.0f} s")
 
     def on_loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
         """The event loop's error handler: a failed accept (out of open files) is counted, not logged."""
@@ -142,6 +151,7 @@ class Tracked(asyncio.Protocol):
 
     def __init__(self, doorman: Doorman, handler: asyncio.Protocol):
         self.doorman, self.handler, self.transport, self.admitted = doorman, handler, None, False
+        self.tail = b""             # the last bytes received, until the first request's headers are whole
 
     def connection_made(self, transport) -> None:
         self.transport = transport
@@ -159,6 +169,11 @@ class Tracked(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self.admitted:
+            if self.tail is not None and b"\r\n\r\n" in self.tail + data:     # the blank line ending the headers
+                self.tail = None
+                self.doorman.asked(self.transport)
+            elif self.tail is not None:
+                self.tail = data[-3:]
             self.handler.data_received(data)
 
     def eof_received(self):

@@ -159,8 +159,17 @@ class Follower:
 
     def _wake(self) -> None:
         self.version += 1
+        self.nudge()
+
+    def nudge(self) -> None:
+        """Wake every stream: those whose version is current send a keep-alive comment."""
         changed, self.changed = self.changed, asyncio.Event()
         changed.set()
+
+    async def keep_alive(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            self.nudge()
 
 
 @web.middleware
@@ -191,8 +200,8 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     async def events(request: web.Request) -> web.StreamResponse:
         stream = web.StreamResponse(headers={**HEADERS, "Content-Type": "text/event-stream",
                                              "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        await stream.prepare(request)
         try:
+            await stream.prepare(request)            # raises when the viewer has already gone
             sent = follower.version
             await stream.write(b"retry: 2000\n" + sse({"now": time.time()}, "now") + follower.message)
             while True:
@@ -200,9 +209,8 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
                     sent = follower.version
                     await stream.write(follower.message)
                     continue
-                try:
-                    await asyncio.wait_for(follower.changed.wait(), keep_alive)
-                except asyncio.TimeoutError:
+                await follower.changed.wait()         # no timer per viewer: follower.keep_alive wakes them all
+                if sent == follower.version:
                     await stream.write(b": keep-alive\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass
@@ -218,9 +226,10 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     async def start_following(app: web.Application):
         if publisher is not None:
             publisher.start()
-        task = asyncio.create_task(follower.run())
+        tasks = [asyncio.create_task(follower.run()), asyncio.create_task(follower.keep_alive(keep_alive))]
         yield
-        task.cancel()
+        for task in tasks:
+            task.cancel()
         follower._drop_feed()
         if publisher is not None:
             publisher.close()
