@@ -248,7 +248,8 @@ def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id
     publisher = None
     cap = max_connections or crowd.default_cap(crowd.raise_open_file_limit())
     scheme = "https" if tls else "http"
-    listening = f"companion: the audience page on {scheme}://{host}:{port}/ (following {journal}; at most {cap} connections)"
+    listening = (f"companion: the audience page on {scheme}://{host}:{port}/ (following {journal}; "
+                 f"at most {cap} connections)")
     if mqtt:
         from .mqtt import Publisher, topic_for
         publisher = Publisher(mqtt, topic_for(event_id))
@@ -282,17 +283,19 @@ async def run_guarded(app: web.Application, host: str, port: int, cap: int, tls:
     await runner.setup()
     doorman.factory = runner.server
     loop.set_exception_handler(doorman.on_loop_error)
-    server = await loop.create_server(doorman, host, port, ssl=tls, backlog=crowd.BACKLOG,
-                                      ssl_handshake_timeout=crowd.HEADERS_WITHIN_S if tls else None)
-    stop = asyncio.Event()
-    for signal_number in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signal_number, stop.set)
     watching = asyncio.create_task(doorman.watch())
-    print(listening, flush=True)
     try:
-        await stop.wait()
+        server = await loop.create_server(doorman, host, port, ssl=tls, backlog=crowd.BACKLOG,
+                                          ssl_handshake_timeout=crowd.HEADERS_WITHIN_S if tls else None)
+        stop = asyncio.Event()
+        for signal_number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signal_number, stop.set)
+        print(listening, flush=True)
+        try:
+            await stop.wait()
+        finally:
+            server.close()            # not wait_closed(): from Python 3.12 it waits for every viewer to leave
     finally:
         watching.cancel()
-        server.close()
         await runner.cleanup()
         doorman.report()
