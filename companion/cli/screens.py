@@ -29,6 +29,11 @@ def register(sub, groups) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to serve on (default 127.0.0.1: this machine only; 0.0.0.0: the venue network)")
     p.add_argument("--port", type=int, default=8080, help="port to serve on (default 8080)")
+    p.add_argument("--max-connections", type=int, metavar="N",
+                   help="--serve: connections open at once (default: from the open-file limit, raised to the hard "
+                        "limit at start); beyond it an idle one is closed, or HTTP 503 when all are busy")
+    p.add_argument("--cert", help="--serve over HTTPS: the certificate chain (PEM)")
+    p.add_argument("--key", help="--serve over HTTPS: the certificate's private key (PEM; default: in --cert)")
     p.add_argument("--max-viewers", type=int, default=4,
                    help="--terminal-serve: browsers served at once, one process each (default 4); one more gets HTTP 503")
     p.add_argument("--font-size", type=int, default=24, help="--terminal-serve: browser font size in pixels (default 24)")
@@ -45,7 +50,8 @@ def register(sub, groups) -> None:
     p.set_defaults(run=bench_screens)
 
     p = groups["bench"].add_parser("display", help="the audience page server under many SSE viewers (loopback)")
-    p.add_argument("--viewers", default="300,1000", help="viewer counts to measure, comma-separated (default 300,1000)")
+    p.add_argument("--viewers", default="300,1000,5000",
+                   help="viewer counts to measure, comma-separated (default 300,1000,5000)")
     p.add_argument("--commits", type=int, default=20, help="commits that change the view, per count (default 20)")
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated game (default 1)")
     p.set_defaults(run=bench_display)
@@ -100,8 +106,12 @@ def display(args) -> int:
         from tui.web.server import serve
         event = load_event(args.event) if args.event else None
         mqtt = event.sections.get("publish", {}).get("mqtt") if event else None
+        if args.max_connections is not None and args.max_connections < 1:
+            raise CommandError(f"--max-connections must be at least 1, not {args.max_connections}", 2)
+        tls = tls_context(args.cert, args.key)
         try:
-            return serve(path, args.host, args.port, mqtt, event.id if event else None, event)
+            return serve(path, args.host, args.port, mqtt, event.id if event else None, event, tls,
+                         args.max_connections)
         except ValueError as error:
             raise CommandError(f"{args.event}: {error}")
         except OSError as error:
@@ -186,6 +196,28 @@ def calibrate(args) -> int:
     return 0
 
 
+def tls_context(cert: str | None, key: str | None):
+    """The server's TLS context for --cert/--key, or None without them."""
+    if cert is None:
+        if key is not None:
+            raise CommandError("--key needs --cert (the certificate it belongs to)", 2)
+        return None
+    import ssl
+    for option, path in (("--cert", cert), ("--key", key)):
+        try:
+            if path is not None:
+                Path(path).read_bytes()
+        except OSError as error:
+            raise CommandError(f"{option}: cannot read {path}: {error.strerror or error}")
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(cert, key)
+    except ssl.SSLError as error:
+        raise CommandError(f"--cert {cert}{f' --key {key}' if key else ''}: not a PEM certificate and its private "
+                           f"key ({error.reason or error})")
+    return context
+
+
 def bench_screens(args) -> int:
     from tui.bench import run
     if args.commits < 1:
@@ -208,3 +240,5 @@ def bench_display(args) -> int:
         return run(counts, args.commits, args.seed)
     except TimeoutError as error:
         raise CommandError(f"bench display: {error or 'timed out'}")
+    except OSError as error:
+        raise CommandError(f"bench display: {error}")

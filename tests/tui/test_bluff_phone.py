@@ -3,95 +3,34 @@ DevTools): the display server runs in this process with the test's clock, the ga
 a session behind a real console door (companion.session.Door on the journal's .sock). A player's
 page sets their dice faces and declares (AB2) through that door; a token cannot read or act for
 another player; a vote after [bluff] dice_until and a declaration after declare_until are refused
-by the server's clock; a revoked or forged token is 403; with no console open the page says so."""
+by the server's clock; a revoked or forged token is 403; with no console open the page says so. The
+pass leaves the address bar for an HttpOnly cookie, also when the sheet's link is opened from another
+site (where SameSite=Strict withholds the cookie along a plain redirect)."""
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import subprocess
-import threading
 import urllib.request
-from datetime import datetime
 
 import pytest
-from aiohttp import web
 
-from companion import event_file, views
+from companion import views
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Door, Session
 from tui.web import phone as P
-from tui.web.server import make_app
 
-from screens_chromium import chromium, free_port
+from bluff_world import Clock, Server, Table, bluff_night
+from screens_chromium import chromium
 from test_web import Browser, get
 
 pytestmark = pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install chromium)")
 READY = "document.body.dataset.ready === '1'"
 
 
-class Clock:
-    """The server's clock, set by the test: a time of day today."""
-
-    def __init__(self, at: str = "21:00"):
-        self.at = at
-
-    def __call__(self) -> datetime:
-        hour, minute = map(int, self.at.split(":"))
-        return datetime.now().replace(hour=hour, minute=minute, second=0, microsecond=0)
-
-
-class Server:
-    """make_app's server on a loopback port, in a thread of this process."""
-
-    def __init__(self, journal, phone: P.Phone):
-        self.loop = asyncio.new_event_loop()
-        threading.Thread(target=self.loop.run_forever, daemon=True).start()
-        self.port = free_port()
-        self.runner = web.AppRunner(make_app(journal, poll=0.05, phone=phone))
-        self.call(self._start())
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def call(self, work):
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result(30)
-
-    async def _start(self):
-        await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
-
-    def close(self):
-        self.call(self.runner.cleanup())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-
-
-class Table:
-    """The dealer's side: the one writer session and its console door."""
-
-    def __init__(self, journal):
-        self.session = Session(Journal(journal))
-        self.door = None
-
-    def open_door(self):
-        self.door = Door.for_session(self.session, lambda command, reply: reply(self.session.submit(command)))
-
-    def close_door(self):
-        self.door.close()
-
-    def do(self, *commands):
-        for command in commands:
-            outcome = self.session.submit(command)
-            assert outcome.status == "ok", (command, outcome.reason)
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bluff-phone")
-    assert main(["init", "--game", "bluff", "--players", "3", "--name", "Phone night",
-                 "--out", str(folder / "event.toml")]) == 0
-    event = event_file.load(folder / "event.toml")
-    table = Table(event.journal)
-    table.do(event.setup_command(), {"do": "period"})
+    event, table = bluff_night(folder)
     table.open_door()
     clock = Clock()
     server = Server(event.journal, P.Phone.for_event(event, clock=clock))
@@ -330,3 +269,23 @@ def test_D8_a_phone_shows_its_players_own_holdings_the_public_part_only_first_ow
     s = table.session.state
     assert P.private_view(s, 2)["dice"] == {"sapphire": 5, "ruby": 2} and P.private_view(s, 1)["dice"] == {"ruby": 3}
     assert [p.get("dice") for p in views.public(s)["players"]] == [None, None]
+
+
+def test_the_pass_leaves_the_address_bar_for_a_cookie_the_page_cannot_read(world):
+    browser = open_page(world, 2)
+    assert browser.evaluate("location.pathname") == "/p/"
+    assert browser.evaluate("document.getElementById('gem').textContent") == "sapphire"
+    assert token_of(world, 2) not in browser.evaluate("location.href + document.cookie")      # HttpOnly
+
+
+def test_a_link_from_another_site_still_opens_the_players_page(world):
+    browser = world["browser"]
+    browser.go("about:blank")
+    browser.run(browser.tools.call("Network.clearBrowserCookies"))
+    other_site = world["url"].replace("127.0.0.1", "localhost")          # another host: another site
+    browser.go(other_site + "/")
+    browser.wait("document.readyState === 'complete'")
+    browser.evaluate(f"location.href = '{world['url']}/p/{token_of(world, 3)}'")
+    browser.wait(READY)
+    assert browser.evaluate("location.pathname") == "/p/"
+    assert browser.evaluate("document.getElementById('gem').textContent") == "emerald"

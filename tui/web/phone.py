@@ -7,6 +7,12 @@ print sheets --revoke`; read at every request, so a revocation holds at once): t
 longer matches. A page shows only its player's gem, dice held, own dice vote and declaration, and
 the public view; an action goes to the game through the open console's door (the one writer),
 with a command id, and is refused by the server's clock after [bluff] dice_until / declare_until.
+
+The token leaves the address bar at the first visit: /p/<token> sets it as a cookie (HttpOnly,
+SameSite=Strict, Secure over HTTPS, path /p/) and sends the browser on to /p/, so it is not left in
+screenshots and history. A browser that arrived from another site (a link in a message) is sent on
+by a same-origin page instead of a 303, since SameSite=Strict withholds the cookie all along a
+redirect chain that began elsewhere. Anything that is not a well-formed token is 403.
 """
 from __future__ import annotations
 
@@ -29,6 +35,12 @@ from aiohttp import web
 from companion.session import door_path, through_door
 
 MAC_BYTES = 12                       # 96 bits: guessing another player's page is hopeless
+TOKEN = re.compile(r"(?P<no>[0-9]{1,3})\.(?P<generation>[0-9]{1,9})\.[A-Za-z0-9_-]{16}")   # 16: MAC_BYTES in base64
+COOKIE = "phone"
+COOKIE_MAX_AGE_S = 24 * 3600         # a night; a revoked pass is refused however old its cookie
+BODY_WITHIN_S = 5.0                  # an action's body must have arrived by then
+SEND_ON = ('<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/p/">'
+           '<title>Auction Bluff</title><a href="/p/">あなたのページへ · Open your page</a>\n').encode()
 NONCE = re.compile(r"[A-Za-z0-9-]{8,40}")
 FOLD_WAIT_S = 3.0                    # how long an answer waits for the server to fold its own command
 ACTIONS = {"dice": ("faces",), "declare": ("face", "count")}
@@ -112,11 +124,11 @@ class Phone:
                    **kwargs)
 
     def player_of(self, text: str) -> int | None:
-        """The player a token is for, if it is genuine and not revoked."""
-        parts = text.split(".")
-        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        """The player a token is for, if it is well formed, genuine and not revoked."""
+        shape = TOKEN.fullmatch(text)
+        if shape is None:
             return None
-        no, generation = int(parts[0]), int(parts[1])
+        no, generation = int(shape["no"]), int(shape["generation"])
         if generations(self.journal).get(no, 0) != generation:
             return None
         return no if hmac.compare_digest(text, token(self.event_id, self.secret, no, generation)) else None
@@ -142,14 +154,22 @@ class Phone:
 
         for path in ASSETS:
             app.router.add_get(path, asset)
-        app.router.add_get("/p/{token}", phone_page)
+        app.router.add_get("/p/", phone_page)                     # the pass in the cookie
+        app.router.add_get("/p/state.json", self.state_json)
+        app.router.add_post("/p/{action:dice|declare}", self.act)
+        app.router.add_get("/p/{token}", self.first_visit)         # the pass in the address, from the sheet
         app.router.add_get("/p/{token}/state.json", self.state_json)
         app.router.add_post("/p/{token}/{action:dice|declare}", self.act)
 
     # --- the handlers ------------------------------------------------------------------------------
     def _player(self, request) -> int:
+        """The player of the pass in the address, else in the cookie; 403 when neither is valid."""
+        pass_ = request.match_info.get("token") or request.cookies.get(COOKIE)
+        if not pass_:
+            raise web.HTTPForbidden(text="no pass: open this page from the QR code on your sheet",
+                                    headers=self.headers)
         try:
-            no = self.player_of(request.match_info["token"])
+            no = self.player_of(pass_)
         except PassesError as error:
             raise web.HTTPServiceUnavailable(text=str(error), headers=self.headers)
         state = self._state()
@@ -157,6 +177,18 @@ class Phone:
             raise web.HTTPForbidden(text="this page's pass is not valid (revoked, or not of this event)",
                                     headers=self.headers)
         return no
+
+    async def first_visit(self, request) -> web.Response:
+        """The pass moves from the address into a cookie, and the browser on to /p/."""
+        self._player(request)
+        headers = {**self.headers, "Cache-Control": "no-store"}
+        if request.headers.get("Sec-Fetch-Site", "none") in ("none", "same-origin"):
+            answer = web.Response(status=303, headers={**headers, "Location": "/p/"})
+        else:
+            answer = web.Response(body=SEND_ON, content_type="text/html", charset="utf-8", headers=headers)
+        answer.set_cookie(COOKIE, request.match_info["token"], path="/p/", max_age=COOKIE_MAX_AGE_S,
+                          httponly=True, samesite="Strict", secure=request.secure)
+        return answer
 
     def _state(self):
         feed, view = self.follower.feed, self.follower.view
@@ -180,9 +212,12 @@ class Phone:
     async def act(self, request) -> web.Response:
         no, action = self._player(request), request.match_info["action"]
         try:
-            body = await request.json()
+            body = await asyncio.wait_for(request.json(), BODY_WITHIN_S)
         except ValueError:
             return self._json({"status": "refused", "reason": "send one JSON object"}, 400)
+        except asyncio.TimeoutError:
+            return self._json({"status": "refused", "reason": f"the body did not arrive within {BODY_WITHIN_S:.0f} s"},
+                              408)
         problem = body_problem(body, action)
         if problem:
             return self._json({"status": "refused", "reason": problem}, 400)

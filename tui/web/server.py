@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import sqlite3
+import ssl
 import threading
 import time
 from importlib import resources
@@ -25,6 +27,7 @@ from companion import views
 from companion.journal import Journal, JournalError
 
 from ..feed import Feed
+from . import crowd
 from .phone import Phone
 
 log = logging.getLogger("companion.web")
@@ -156,8 +159,17 @@ class Follower:
 
     def _wake(self) -> None:
         self.version += 1
+        self.nudge()
+
+    def nudge(self) -> None:
+        """Wake every stream: those whose version is current send a keep-alive comment."""
         changed, self.changed = self.changed, asyncio.Event()
         changed.set()
+
+    async def keep_alive(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            self.nudge()
 
 
 @web.middleware
@@ -188,8 +200,8 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     async def events(request: web.Request) -> web.StreamResponse:
         stream = web.StreamResponse(headers={**HEADERS, "Content-Type": "text/event-stream",
                                              "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        await stream.prepare(request)
         try:
+            await stream.prepare(request)            # raises when the viewer has already gone
             sent = follower.version
             await stream.write(b"retry: 2000\n" + sse({"now": time.time()}, "now") + follower.message)
             while True:
@@ -197,9 +209,8 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
                     sent = follower.version
                     await stream.write(follower.message)
                     continue
-                try:
-                    await asyncio.wait_for(follower.changed.wait(), keep_alive)
-                except asyncio.TimeoutError:
+                await follower.changed.wait()         # no timer per viewer: follower.keep_alive wakes them all
+                if sent == follower.version:
                     await stream.write(b": keep-alive\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass
@@ -215,9 +226,10 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     async def start_following(app: web.Application):
         if publisher is not None:
             publisher.start()
-        task = asyncio.create_task(follower.run())
+        tasks = [asyncio.create_task(follower.run()), asyncio.create_task(follower.keep_alive(keep_alive))]
         yield
-        task.cancel()
+        for task in tasks:
+            task.cancel()
         follower._drop_feed()
         if publisher is not None:
             publisher.close()
@@ -227,12 +239,17 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
 
 
 def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id: str | None = None,
-          event=None) -> int:
+          event=None, tls: ssl.SSLContext | None = None, max_connections: int | None = None) -> int:
     """Raises OSError when the address cannot be used (port taken, no such interface), ValueError
     for a bad [publish] mqtt URL. mqtt: the event file's [publish] mqtt, publishing to
-    plunder/<event_id>/public. event: the event file; an Auction Bluff event's phone pages are served too."""
+    plunder/<event_id>/public. event: the event file; an Auction Bluff event's phone pages are served too.
+    tls: serve HTTPS with this context. max_connections: the cap on open connections (default: from
+    the open-file limit, raised first; tui/web/crowd.py)."""
     publisher = None
-    listening = f"companion: the audience page on http://{host}:{port}/ (following {journal})"
+    cap = max_connections or crowd.default_cap(crowd.raise_open_file_limit())
+    scheme = "https" if tls else "http"
+    listening = (f"companion: the audience page on {scheme}://{host}:{port}/ (following {journal}; "
+                 f"at most {cap} connections)")
     if mqtt:
         from .mqtt import Publisher, topic_for
         publisher = Publisher(mqtt, topic_for(event_id))
@@ -242,6 +259,43 @@ def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id
         listening += (f"; each player's private page at /p/<pass> (`companion print sheets`), dice votes until "
                       f"{phone.dice_until} and declarations until {phone.declare_until} by this machine's clock")
     app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher, phone=phone)
-    web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True),
-                handle_signals=True, shutdown_timeout=1)
+    quiet_logging()
+    asyncio.run(run_guarded(app, host, port, cap, tls, listening))
     return 0
+
+
+def quiet_logging() -> None:
+    """The server's warnings (one summary line per interval) on stderr as `companion: ...` lines."""
+    if not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("companion: %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
+
+
+async def run_guarded(app: web.Application, host: str, port: int, cap: int, tls: ssl.SSLContext | None,
+                      listening: str) -> None:
+    """Serve `app` behind a crowd.Doorman until SIGINT or SIGTERM."""
+    loop = asyncio.get_running_loop()
+    runner = web.AppRunner(app, keepalive_timeout=crowd.IDLE_S, shutdown_timeout=1)
+    doorman = crowd.Doorman(cap)
+    app.middlewares.insert(0, doorman.middleware)
+    await runner.setup()
+    doorman.factory = runner.server
+    loop.set_exception_handler(doorman.on_loop_error)
+    watching = asyncio.create_task(doorman.watch())
+    try:
+        server = await loop.create_server(doorman, host, port, ssl=tls, backlog=crowd.BACKLOG,
+                                          ssl_handshake_timeout=crowd.HEADERS_WITHIN_S if tls else None)
+        stop = asyncio.Event()
+        for signal_number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signal_number, stop.set)
+        print(listening, flush=True)
+        try:
+            await stop.wait()
+        finally:
+            server.close()            # not wait_closed(): from Python 3.12 it waits for every viewer to leave
+    finally:
+        watching.cancel()
+        await runner.cleanup()
+        doorman.report()
