@@ -132,6 +132,27 @@ def test_dev_without_a_command_prints_its_usage_from_any_folder(tmp_path):
     assert run.returncode == 2 and "./dev demo" in run.stdout and "./dev test" in run.stdout
 
 
+@pytest.mark.parametrize("command, passed", [("companion init --out x.toml", "init --out x.toml"),
+                                             ("demo --folder night", "demo --folder night")])
+def test_dev_runs_the_companion_in_the_callers_folder(tmp_path, command, passed):
+    """`./dev companion init --out x.toml` from another folder writes x.toml there, not in the
+    repository (and `--event x.toml` reads it from there)."""
+    here = copy_of_dev(tmp_path / "repo")
+    (here / ".venv" / "bin").mkdir(parents=True)
+    companion = here / ".venv" / "bin" / "companion"
+    companion.write_text('#!/bin/sh\necho "$PWD" > "$(dirname "$0")/ran-in"; echo "$@" >> "$(dirname "$0")/ran-in"\n')
+    companion.chmod(0o755)
+    (here / ".venv" / "pyvenv.cfg").write_text("include-system-site-packages = false\n")
+    (here / ".venv" / ".installed").touch()
+    os.utime(here / "pyproject.toml", (1, 1))
+    caller = tmp_path / "venue"
+    caller.mkdir()
+    run = bash(f"source {here}/dev; PI_MODEL_FILE=/nonexistent; system_packages() {{ :; }}; "
+               f"main {command}", cwd=caller)
+    assert run.returncode == 0, run.stderr
+    assert (here / ".venv" / "bin" / "ran-in").read_text().splitlines() == [str(caller), passed]
+
+
 # ---- the systemd units
 
 def unit(path: Path) -> configparser.ConfigParser:
