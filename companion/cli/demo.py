@@ -45,7 +45,7 @@ def demo(args) -> int:
             night.run()
         else:
             from tui.demo import display_url, run_on_screen
-            print(f"audience display: {display_url(args.port)} (the console opens now; P pauses the simulated players)",
+            print(f"audience display: {display_url(args.port)}  (P in the console pauses the players)",
                   file=sys.stderr, flush=True)
             run_on_screen(night, args.port)
     except (DemoError, JournalError) as error:
