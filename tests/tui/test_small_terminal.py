@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from companion.cli import main
 from tui.bluff.console import BluffConsoleApp
+from tui.calibrate import CalibrateApp
 from tui.console import ConsoleApp
 from tui.demo import console_class
 from tui.jail.console import JailConsoleApp
@@ -35,12 +37,20 @@ class TableOnly:
         pass
 
 
+def calibration(tmp):
+    event = tmp / "event.toml"
+    assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
+    event.write_text(event.read_text() + '\n[camera]\nsource = "/nonexistent/*.png"\n')
+    return CalibrateApp(event)
+
+
 CONSOLES = {
     "bingo": lambda tmp: ConsoleApp(game(tmp / "g.db", "turn2_robbed")[0]),
     "voters": lambda tmp: VotersConsoleApp(voters_night(tmp / "v.db", "betting")[0]),
     "bluff": lambda tmp: BluffConsoleApp(bluff_night(tmp / "b.db", "ready")[0]),
     "jail": lambda tmp: JailConsoleApp(table(tmp / "j.db", 3)[0]),
     "demo": lambda tmp: console_class()(TableOnly(game(tmp / "d.db", "turn1_voting")[0]), "http://127.0.0.1:8080"),
+    "calibrate": calibration,
 }
 
 
@@ -50,7 +60,7 @@ def test_every_key_of_every_console_is_on_screen_at_80x24(tmp_path, name):
     keys = [(binding.key.replace("ctrl+", "^"), binding.description) for binding in app.BINDINGS]
 
     async def body(pilot):
-        await settle(pilot, lambda app: app.ready)
+        await settle(pilot, lambda app: getattr(app, "ready", "camera:" in text_of(app)))
         await pilot.pause(0.2)
         screen = text_of(pilot.app)
         assert ("^q", "quit") in keys and (name != "demo" or ("P", "pause/resume demo players") in keys)
