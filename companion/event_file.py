@@ -99,6 +99,13 @@ def _user_name(uid: int) -> str:
         return f"user {uid}"
 
 
+def journal_name(name: str, game: str) -> str:
+    """The journal an event's file names: night-1.db for the default game's "Night 1", and the
+    game's name in another game's (night-1-bluff.db), so events of two games set up in one
+    folder never share a journal."""
+    return f"{slug(name)}.db" if game == games.DEFAULT else f"{slug(name)}-{game}.db"
+
+
 def load(path: str | Path) -> EventFile:
     path = Path(path)
     try:
@@ -117,7 +124,7 @@ def load(path: str | Path) -> EventFile:
     _check(data, where, sections, required)
     event, players = data["event"], data["players"]
     rules = game.event.settings(data, where)
-    journal = Path(event.get("journal") or f"{event.get('id') or slug(event['name'])}.db")
+    journal = Path(event.get("journal") or journal_name(event.get("id") or event["name"], game.name))
     backup = Path(event["backup"]) if event.get("backup") else None
     return EventFile(path, event["name"], event.get("id") or slug(event["name"]), event["secret"],
                      beside(path, journal), rules, [{k: p[k] for k in sections["players"]} for p in players],

@@ -10,10 +10,11 @@ inject gpiozero's MockFactory as pin_factory.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 
-from gpiozero import LED, Button, Buzzer, DigitalInputDevice, DigitalOutputDevice, GPIOZeroError
+from gpiozero import LED, Button, Buzzer, DigitalInputDevice, DigitalOutputDevice, GPIOZeroError, PinFactoryFallback
 
 from . import settings
 
@@ -93,7 +94,11 @@ class Panel:
         self._link_ok: bool | None = None
         self._devices = []
         try:
-            self._build()
+            with warnings.catch_warnings():
+                # gpiozero warns of each default pin factory it cannot load (lgpio, RPi, pigpio,
+                # native) before it gives up; the one line below says what matters
+                warnings.simplefilter("ignore", PinFactoryFallback)
+                self._build()
         except GPIOZeroError as error:
             self.close()
             raise PanelError(f"[panel] GPIO: {error}") from None

@@ -132,6 +132,87 @@ def test_dev_without_a_command_prints_its_usage_from_any_folder(tmp_path):
     assert run.returncode == 2 and "./dev demo" in run.stdout and "./dev test" in run.stdout
 
 
+@pytest.mark.parametrize("command, passed", [("companion init --out x.toml", "init --out x.toml"),
+                                             ("demo --folder night", "demo --folder night")])
+def test_dev_runs_the_companion_in_the_callers_folder(tmp_path, command, passed):
+    """`./dev companion init --out x.toml` from another folder writes x.toml there, not in the
+    repository (and `--event x.toml` reads it from there)."""
+    here = copy_of_dev(tmp_path / "repo")
+    (here / ".venv" / "bin").mkdir(parents=True)
+    companion = here / ".venv" / "bin" / "companion"
+    companion.write_text('#!/bin/sh\necho "$PWD" > "$(dirname "$0")/ran-in"; echo "$@" >> "$(dirname "$0")/ran-in"\n')
+    companion.chmod(0o755)
+    (here / ".venv" / "pyvenv.cfg").write_text("include-system-site-packages = false\n")
+    (here / ".venv" / ".installed").touch()
+    os.utime(here / "pyproject.toml", (1, 1))
+    caller = tmp_path / "venue"
+    caller.mkdir()
+    run = bash(f"source {here}/dev; PI_MODEL_FILE=/nonexistent; system_packages() {{ :; }}; "
+               f"main {command}", cwd=caller)
+    assert run.returncode == 0, run.stderr
+    assert (here / ".venv" / "bin" / "ran-in").read_text().splitlines() == [str(caller), passed]
+
+
+NOISE = "debconf: delaying package configuration, since apt-utils is not installed"
+
+
+def sourced(here: Path, script: str) -> subprocess.CompletedProcess:
+    """`script` after sourcing the dev in `here`, with apt-get and sudo stubbed."""
+    return bash(f"""source ./dev; sudo() {{ "$@"; }}
+        apt-get() {{ echo "{NOISE}"; echo "apt-get $*" >> calls; case "$*" in *nope) return 100 ;; esac; }}
+        {script}""", cwd=here)
+
+
+def test_installs_say_one_line_and_keep_apt_and_pips_output_in_a_log(tmp_path):
+    here = copy_of_dev(tmp_path / "repo")
+    run = sourced(here, "apt_install 'system packages' libfoo")
+    assert run.returncode == 0 and run.stderr.splitlines() == \
+        ["dev: installing system packages: libfoo (apt-get; its output in .dev-install.log)"], run.stderr
+    assert NOISE in (here / ".dev-install.log").read_text()
+    stubs = """python3() { mkdir -p .venv/bin; printf '#!/bin/sh\\necho "WARNING: Location ignored" >&2\\n' > .venv/bin/pip
+                          chmod +x .venv/bin/pip; echo "setuptools: BuildBackendWarning"; }"""
+    run = sourced(here, f"{stubs}; install_venv")
+    assert run.returncode == 0 and len(run.stderr.splitlines()) == 1 and "installing the companion" in run.stderr, \
+        run.stderr
+    assert "WARNING: Location ignored" in (here / ".dev-install.log").read_text()
+
+
+def test_a_failed_install_shows_its_output(tmp_path):
+    here = copy_of_dev(tmp_path / "repo")
+    run = sourced(here, "system_packages() { apt_install 'system packages' nope || exit 1; }; system_packages")
+    assert run.returncode == 1 and NOISE in run.stderr and "dev: could not install nope" in run.stderr
+
+
+def test_dev_test_installs_what_the_tests_need_and_goes_on_without_it(tmp_path):
+    here = copy_of_dev(tmp_path / "repo")
+    run = bash("source ./dev; PATH=/nonexistent missing_test_packages", cwd=here)
+    assert {"chromium", "tmux", "systemd"} <= set(run.stdout.split()) <= {"chromium", "mosquitto", "tmux", "systemd"}
+    (here / ".venv" / "bin").mkdir(parents=True)
+    (here / ".venv" / "bin" / "python").write_text("#!/bin/sh\necho \"pytest $*\" >> calls\n")
+    (here / ".venv" / "bin" / "python").chmod(0o755)
+    run = sourced(here, "setup() { :; }; micropython_wasm() { :; }; missing_test_packages() { echo nope; }; main test -x")
+    calls = (here / "calls").read_text().splitlines()
+    assert run.returncode == 0 and "apt-get install -y -qq nope" in calls and calls[-1].startswith("pytest -m pytest")
+    assert "dev: could not install nope" in run.stderr
+
+
+def test_a_run_that_skips_tests_says_how_many_and_what_to_install(tmp_path):
+    shutil.copy2(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "test_x.py").write_text(
+        "import pytest\n"
+        "@pytest.mark.skip(reason='chromium is not installed (apt-get install chromium)')\n"
+        "def test_page(): pass\n"
+        "@pytest.mark.skip(reason='chromium is not installed (apt-get install chromium)')\n"
+        "def test_phone(): pass\n"
+        "def test_rule(): pass\n")
+    import sys
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(tmp_path)], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    lines = run.stdout.strip().splitlines()
+    assert lines[-2] == "2 tests skipped: 2 chromium is not installed (apt-get install chromium)", run.stdout
+    assert "1 passed, 2 skipped" in lines[-1]
+
+
 # ---- the systemd units
 
 def unit(path: Path) -> configparser.ConfigParser:

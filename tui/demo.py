@@ -40,6 +40,11 @@ class DemoError(RuntimeError):
     """The demo cannot go on: one line saying what and where."""
 
 
+class TookOver(Exception):
+    """The staff played during a pause: the step under way was planned for a state that is gone,
+    so it starts again from the one they left."""
+
+
 def prepare(folder: Path, seed: int, turns: int = TURNS) -> Path:
     """The demo event in its folder: event.toml (dealt cards, a secret from the seed), the printed
     cards (cards.pdf, with the special cards the players will buy) and the journal, set up. Kept
@@ -161,7 +166,10 @@ class Night:
             if self.paused:
                 time.sleep(0.1)
                 continue
-            self.step()
+            try:
+                self.step()
+            except TookOver:
+                continue
 
     def step(self) -> None:
         s = self.state
@@ -193,8 +201,8 @@ class Night:
 
     def _operator(self, command: dict, key: str):
         """A command the operator types, with an id: typed again after a restart, it is not applied twice."""
-        self._while_paused()
         time.sleep(self.pace)
+        self._while_paused()          # last, so a pause during the wait holds the command back too
         outcome = self.submit({**command, "id": f"demo:{key}"})
         if outcome.status == "rejected" and command["do"] not in ("buy", "order_lines"):
             raise DemoError(f"the operator's {command['do']} was refused: {outcome.reason}")
@@ -259,10 +267,14 @@ class Night:
                                f"rule-invalid:{serial}")
 
     def _while_paused(self) -> None:
+        """Wait out a pause; raises TookOver when the game moved meanwhile (the staff's commands)."""
+        paused, left = self.paused, self.state
         while self.paused and not self.stopping:
             time.sleep(0.1)
         if self.stopping:
             raise DemoError("stopped")
+        if paused and self.state is not left:
+            raise TookOver()
 
     def _wait(self, done: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + WAIT_S
@@ -311,13 +323,17 @@ def turn_line(state, ended) -> str:
 
 
 # -- on screen ---------------------------------------------------------------------------------------
-def run_on_screen(night: Night, port: int = 8080) -> str:
+def display_url(port: int) -> str:
+    """Where the demo serves its audience display."""
+    return f"http://127.0.0.1:{port}"
+
+
+def run_on_screen(night: Night, port: int = 8080) -> None:
     """The staff console on screen with the demo's hardware, the audience display served to
-    browsers (`companion display --serve`), the simulated players in a thread (P pauses them).
-    Returns the display's URL."""
+    browsers (`companion display --serve`), the simulated players in a thread (P pauses them)."""
     import subprocess
     import sys
-    url = f"http://127.0.0.1:{port}"
+    url = display_url(port)
     display = subprocess.Popen([sys.executable, "-m", "companion", "display", "--serve", "--journal",
                                 str(night.event.journal), "--port", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -326,7 +342,6 @@ def run_on_screen(night: Night, port: int = 8080) -> str:
     finally:
         display.terminate()
         display.wait(timeout=5)
-    return url
 
 
 @functools.cache
@@ -363,11 +378,11 @@ def console_class():
         async def on_mount(self) -> None:
             turns = RichLog(id="turns", wrap=True, min_width=20, max_lines=100)
             turns.border_title = "Demo turns"
+            if self.url:            # where it stays: the message bar answers the next key
+                turns.border_subtitle = f"audience display {self.url}"
             await self.mount(turns, before="#outcome")
             self.call_after_refresh(self.show_told, *self.told_before)     # the log has its width by then
             self.set_timer(0.5, self.run_players)
-            if self.url:
-                self.note(f"audience display: {self.url}   P pauses the simulated players")
 
         def tell_events(self, state, outcome) -> None:
             """The session's listener (its thread): the lines of what a command just did."""
@@ -416,6 +431,8 @@ def console_class():
 
         def action_players(self) -> None:
             self.night.paused = not self.night.paused
+            if not self.night.paused and not any(w.group == "demo players" for w in self.workers):
+                self.run_players()     # stopped by a refusal: they sit down again at the table as the staff left it
             self.show_outcome("simulated players paused: the table is yours (P resumes them)" if self.night.paused
                               else "simulated players playing (P pauses them)", "info")
 

@@ -26,6 +26,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -78,15 +79,18 @@ def shown(value) -> str:
     return str(value)
 
 
-class KeyBar(Static):
-    """Every key and what it does, wrapped so that a key never leaves its words."""
+class KeyBar(Widget):
+    """Every key and what it does, wrapped so that a key never leaves its words; as tall as its
+    lines at the width it gets, so no key (quit, the demo's pause) is ever cut off."""
+
+    DEFAULT_CSS = "KeyBar { height: auto; }"
 
     def __init__(self, bindings: list[Binding], **kwargs):
         super().__init__(**kwargs)
         self.pairs = [(b.key.replace("ctrl+", "^"), b.description) for b in bindings]
 
-    def on_resize(self) -> None:
-        width, text, used = max(20, self.size.width), Text(), 0
+    def keys_text(self, width: int) -> Text:
+        width, text, used = max(20, width), Text(), 0
         for key, words in self.pairs:
             size = len(key) + len(words) + 4
             if used and used + size > width:
@@ -95,7 +99,13 @@ class KeyBar(Static):
             text.append(f" {key} ", style="bold #000000 on #ffd400")
             text.append(f" {words} ")
             used += size
-        self.update(text)
+        return text
+
+    def render(self) -> Text:
+        return self.keys_text(self.content_region.width)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return self.keys_text(width).plain.count("\n") + 1
 
 
 class GameConsole(App):

@@ -17,7 +17,7 @@ TURN_PHASES = ("draw", "voting", "resolve")
 PHASE_WORDS = {
     "new": "the game is not set up yet", "ready": "the game has not begun",
     "draw": "the balls are not drawn yet", "voting": "voting is open",
-    "resolve": "voting is closed", "turn_over": "the turn is over",
+    "resolve": "voting is closed: end_turn comes next", "turn_over": "the turn is over",
     "final": "the final robbery submission is open", "counting": "the cash count is open",
     "finished": "the game is finished",
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, slug
+from ..event_file import VERSION, EventFileError, journal_name, slug
 from .rules import CHOICES, Rules, card_errors
 
 SECTIONS = {
@@ -52,7 +52,7 @@ version = {VERSION}
 name = "{name}"
 id = "{slug(name)}"          # printed in every card's code
 secret = "{secret}"   # signs printed cards: keep it private
-journal = "{slug(name)}.db"  # the event's journal, next to this file (backup = "/media/usb/....db": a copy each turn)
+journal = "{journal_name(name, 'bingo')}"  # the event's journal, next to this file (backup = "/media/usb/....db": a copy each turn)
 
 [rules]
 quorum_counts = "valid"      # D4: "valid" or "submitted" (invalid cards count too)

@@ -1,6 +1,8 @@
 """Plain-text renderings of the views, for the terminal (replay, status)."""
 from __future__ import annotations
 
+from ..core.columns import table
+
 
 def _balls(balls: dict) -> list[str]:
     return [f"  {place:<9}{' '.join(map(str, numbers)) or '-'}" for place, numbers in balls.items()]
@@ -28,12 +30,13 @@ def _beaten_by(rows: list[dict]) -> list[str]:
 def staff_text(view: dict) -> str:
     out = [f"{view['event']}: turn {view['turn']}, {view['phase']}", "Balls:", *_balls(view["balls"]),
            *_tally(view["tally"]), "Players:"]
+    rows = []
     for p in view["players"]:
         lines = ", ".join(f"{l['ordinal']}:{l['line']}(t{l['turn']})" for l in p["lines"]) or "no line"
-        final = (f"  final {p['final']:>10,}  rank {p['rank']}{' ' + BEATS if p['beats_secretariat'] else ''}"
-                 if "final" in p else "")
-        out.append(f"  {p['no']:>2} {p['name']:<16} {p['account']}  {p['balance']:>11,} L$  {lines}{final}")
-    return "\n".join(out + _beaten_by([p for p in view["players"] if "final" in p]))
+        final = ["final", f"{p['final']:,}", "rank", str(p["rank"]), BEATS if p["beats_secretariat"] else ""] \
+            if "final" in p else []
+        rows.append([str(p["no"]), p["name"], p["account"], f"{p['balance']:,}", "L$", lines, *final])
+    return "\n".join(out + table(rows, right=(0, 3, 7)) + _beaten_by([p for p in view["players"] if "final" in p]))
 
 
 def public_text(view: dict) -> str:
@@ -42,6 +45,6 @@ def public_text(view: dict) -> str:
         out.append("Accounts: " + "  ".join(f"{a['account']} {a['balance']:,}" for a in view["accounts"]))
     if view.get("ranking") and not view["accounts"]:
         out.append("Final money in whole 10,000 L$ chips, rounded down (R13: account letters stay secret)")
-    for row in view.get("ranking", []):
-        out.append(f"  {row['rank']:>2}. {row['name']:<16} {row['final']:>11,} L${' ' + BEATS if row['beats_secretariat'] else ''}")
-    return "\n".join(out + _beaten_by(view.get("ranking", [])))
+    ranking = [[f"{row['rank']}.", row["name"], f"{row['final']:,}", "L$", BEATS if row["beats_secretariat"] else ""]
+               for row in view.get("ranking", [])]
+    return "\n".join(out + table(ranking, right=(0, 2)) + _beaten_by(view.get("ranking", [])))

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, slug
+from ..event_file import VERSION, EventFileError, journal_name, slug
 from .commands import GEMS
 from .decide import PLAYERS
 
@@ -50,7 +50,7 @@ game = "bluff"
 name = "{name}"
 id = "{slug(name)}"          # printed in every card's code
 secret = "{secret}"   # signs printed cards and phone pages: keep it private
-journal = "{slug(name)}.db"  # the event's journal, next to this file
+journal = "{journal_name(name, 'bluff')}"  # the event's journal, next to this file
 
 [bluff]
 star_wild = true             # D1: a die showing ★ counts as every face

@@ -1,6 +1,8 @@
 """Plain-text renderings of the views, for the terminal (replay, status)."""
 from __future__ import annotations
 
+from ..core.columns import table
+
 OUTCOME = {"won": "wins", "eliminated": "is eliminated"}
 
 
@@ -13,20 +15,20 @@ def _period_line(period: dict) -> str:
             f"{count}{OUTCOME[period['result']]}")
 
 
-def _player_line(player: dict) -> str:
+def _player_row(player: dict) -> list[str]:
     if "dice" in player:
         dice = ", ".join(f"{n} {gem}" for gem, n in player["dice"].items()) or "no dice"
     else:       # D8: while the game runs the public view names each gem's first owner only
         dice = f"owns the {player['gem']}"
     out = " (eliminated)" if player["eliminated"] else ""
-    result = "" if player["result"] is None else f"  {player['result']:>+14,}"
-    return f"  {player['no']:>2} {player['name']:<16} {player['gem']:<9} {dice}{out}{result}"
+    result = [] if player["result"] is None else [f"{player['result']:+,}"]
+    return [str(player["no"]), player["name"], player["gem"], dice + out, *result]
 
 
 def _lines(view: dict) -> list[str]:
     period = f", period {view['period']}" if view["period"] else ""
     return [f"{view['event']}: Auction Bluff, {view['phase']}{period}", "Periods:",
-            *map(_period_line, view["periods"]), "Players:", *map(_player_line, view["players"])]
+            *map(_period_line, view["periods"]), "Players:", *table([_player_row(p) for p in view["players"]], right=(0, 4))]
 
 
 def _current(view: dict) -> list[str]:

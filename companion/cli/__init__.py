@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from ..journal import JournalError
@@ -19,6 +20,12 @@ GROUPS = {
     "read": "read still images",
     "sim": "simulated hardware",
 }
+
+
+# What OpenCV and the FFmpeg inside it write to stderr (a camera that cannot open, a damaged video)
+# lands under the console's screen and around the one line a command prints, which says it better.
+# Read when OpenCV loads; a value set in the environment wins.
+QUIET_LIBRARIES = {"OPENCV_LOG_LEVEL": "OFF", "OPENCV_FFMPEG_LOGLEVEL": "-8"}
 
 
 class CommandError(Exception):
@@ -52,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for name, value in QUIET_LIBRARIES.items():
+        os.environ.setdefault(name, value)
     args = build_parser().parse_args(argv)
     try:
         return args.run(args) or 0

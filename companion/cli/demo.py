@@ -44,8 +44,10 @@ def demo(args) -> int:
             night.start()
             night.run()
         else:
-            from tui.demo import run_on_screen
-            print(f"audience display: {run_on_screen(night, args.port)}", file=sys.stderr)
+            from tui.demo import display_url, run_on_screen
+            print(f"audience display: {display_url(args.port)}  (P in the console pauses the players)",
+                  file=sys.stderr, flush=True)
+            run_on_screen(night, args.port)
     except (DemoError, JournalError) as error:
         raise CommandError(str(error))
     finally:

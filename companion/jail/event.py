@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.commands import Malformed
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, slug
+from ..event_file import VERSION, EventFileError, journal_name, slug
 from .commands import check_deck
 from .decide import MAX_PLAYERS, MIN_PLAYERS
 
@@ -43,7 +43,7 @@ game = "jail"
 name = "{name}"
 id = "{slug(name)}"
 secret = "{secret}"   # every event file has one (it signs printed cards; this game prints none)
-journal = "{slug(name)}.db"  # the event's journal, next to this file
+journal = "{journal_name(name, 'jail')}"  # the event's journal, next to this file
 
 # The deck (J1, D1): kind = copies. AN EXAMPLE, not the published game's deck: put your cards here.
 [rules.deck]

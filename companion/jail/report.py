@@ -1,6 +1,8 @@
 """Plain-text renderings of the views, for the terminal (replay, status)."""
 from __future__ import annotations
 
+from ..core.columns import table
+
 
 def cards(counts: dict) -> str:
     return " ".join(f"{kind}x{n}" for kind, n in counts.items()) or "-"
@@ -17,9 +19,10 @@ def _head(view: dict) -> list[str]:
             f"  jail: {cards(view['jail'])} (round ends at {progress(view)})"]
 
 
-def _player_line(player: dict, hand: str) -> str:
-    scores = "+".join(map(str, player["scores"])) or "0"
-    return f"  {player['no']:>2} {player['name']:<12} {hand:<24} shows {cards(player['display']):<20} {scores} = {player['total']}"
+def _players(view: dict, hand) -> list[str]:
+    """A line per player; hand(player): what the view may say of the hand."""
+    return table([[str(p["no"]), p["name"], hand(p), "shows", cards(p["display"]),
+                   "+".join(map(str, p["scores"])) or "0", "=", str(p["total"])] for p in view["players"]], right=(0,))
 
 
 def _winner(view: dict) -> list[str]:
@@ -28,11 +31,11 @@ def _winner(view: dict) -> list[str]:
 
 def staff_text(view: dict) -> str:
     return "\n".join([*_head(view), f"  deck: {cards(view['deck'])}", f"  discard: {cards(view['discard'])}",
-                      "Players:", *(_player_line(p, "hand " + cards(p["hand"])) for p in view["players"]),
+                      "Players:", *_players(view, lambda p: "hand " + cards(p["hand"])),
                       *_winner(view)])
 
 
 def public_text(view: dict) -> str:
     return "\n".join([*_head(view), f"  deck: {view['deck_size']} cards",
-                      "Players:", *(_player_line(p, f"{p['hand_size']} cards in hand") for p in view["players"]),
+                      "Players:", *_players(view, lambda p: f"{p['hand_size']} cards in hand"),
                       *_winner(view)])

@@ -3,7 +3,7 @@ sets each game's stake, V9); its setup command and its commented example."""
 from __future__ import annotations
 
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, slug
+from ..event_file import VERSION, EventFileError, journal_name, slug
 from .decide import MAX_NO, MIN_PLAYERS
 
 
@@ -23,7 +23,7 @@ game = "voters"
 name = "{name}"
 id = "{slug(name)}"          # printed in every number card's code
 secret = "{secret}"   # signs printed cards: keep it private
-journal = "{slug(name)}.db"  # the event's journal, next to this file (backup = "/media/usb/....db": a copy each game)
+journal = "{journal_name(name, 'voters')}"  # the event's journal, next to this file (backup = "/media/usb/....db": a copy each game)
 
 ''' + "\n".join(blocks)
 

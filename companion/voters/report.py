@@ -1,6 +1,8 @@
 """Plain-text renderings of the views, for the terminal (replay, status)."""
 from __future__ import annotations
 
+from ..core.columns import table
+
 
 def _outcome(game: dict) -> str:
     if game["result"] == "won":
@@ -23,7 +25,7 @@ def _game_line(game: dict) -> str:
 
 
 def _ledger(view: dict) -> list[str]:
-    return ["Ledger:", *(f"  {p['no']:>2} {p['name']:<16} {p['net']:>+11,}" for p in view["players"])]
+    return ["Ledger:", *table([[str(p["no"]), p["name"], f"{p['net']:+,}"] for p in view["players"]], right=(0, 2))]
 
 
 def staff_text(view: dict) -> str:

@@ -377,7 +377,7 @@ def test_replay_text_names_each_period_and_result(capsys):
     code, out, _ = run(capsys, "replay", NIGHT)
     assert code == 0 and "line 19: invalid: ★ cannot be declared: the face is 1-5 (AB2)" in out
     assert "period 2: player 5 declared 10 x 5; true count 2: is eliminated" in out
-    assert "   4 Daiki            garnet    4 garnet    +400,000,000" in out
+    assert "  4 Daiki garnet   4 garnet                           +400,000,000" in out
 
 
 def script(tmp_path, *commands) -> Path:

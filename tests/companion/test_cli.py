@@ -126,6 +126,48 @@ def test_init_start_do_status(tmp_path, capsys):
     assert json.loads(out)["phase"] == "draw" and "Player" not in out
 
 
+NAMES = ["秋山 花子", "Bartholomew Fitzgerald-Smythe", "Zoë"]     # wide, long, and an accent
+
+
+def test_display_width_counts_the_columns_a_terminal_draws():
+    from companion.core.columns import display_width, table
+    assert [display_width(text) for text in ("秋山", "ＡＢ", "Zoe\u0308", "a\u200db", "abc")] == [4, 4, 3, 2, 3]
+    assert table([["1", "秋山", "x"], ["10", "Bo", "y"]], right=(0,)) == ["   1 秋山 x", "  10 Bo   y"]
+
+
+@pytest.mark.parametrize("game", ["bingo", "bluff", "voters", "jail"])
+def test_status_tables_line_up_with_japanese_and_long_names(tmp_path, capsys, game):
+    """The column after the name starts at the same screen column on every player's line."""
+    from companion.core.columns import display_width
+    event = tmp_path / "event.toml"
+    run(capsys, "init", "--game", game, "--out", event, "--players", 4, "--seed", 1)
+    text = event.read_text()
+    for no, name in enumerate(NAMES, 1):
+        text = text.replace(f'name = "Player {no}"', f'name = "{name}"')
+    event.write_text(text)
+    assert run(capsys, "start", "--event", event)[0] == 0
+    for public in ([], ["--public"]):
+        code, out, _ = run(capsys, "status", "--event", event, *public)
+        rows = [line for line in out.splitlines() if any(name in line for name in [*NAMES, "Player 4"])]
+        assert code == 0 and len(rows) == (4 if not public or game != "bingo" else 0), out   # bingo: a ranking at the end
+        after_name = set()
+        for row in rows:
+            name = next(name for name in [*NAMES, "Player 4"] if name in row)
+            end = row.index(name) + len(name)
+            after_name.add(display_width(row[:end]) + len(row[end:]) - len(row[end:].lstrip(" ")))
+        assert len(after_name) <= 1, out
+
+
+def test_events_of_two_games_in_one_folder_keep_their_journals_apart(tmp_path, capsys):
+    bingo, bluff = tmp_path / "event.toml", tmp_path / "bluff.toml"
+    run(capsys, "init", "--out", bingo)
+    run(capsys, "init", "--game", "bluff", "--out", bluff)
+    assert run(capsys, "start", "--event", bingo)[0] == 0
+    code, out, err = run(capsys, "start", "--event", bluff)
+    assert code == 0, err
+    assert sorted(path.name for path in tmp_path.glob("*.db")) == ["night-1-bluff.db", "night-1.db"]
+
+
 def test_init_deals_the_same_cards_for_the_same_seed(tmp_path, capsys):
     run(capsys, "init", "--out", tmp_path / "a.toml", "--seed", 5)
     run(capsys, "init", "--out", tmp_path / "b.toml", "--seed", 5)

@@ -54,6 +54,12 @@ def test_balls_drawn_one_at_a_time_by_the_reader():
     assert s.phase == "voting" and s.drawn == [9, 2, 27]
 
 
+def test_begin_turn_after_the_count_says_that_end_turn_comes_next():
+    counted = turn(setup(), [1, 2, 3], ["X", "X", "X", "Y"], end=False)
+    assert counted.phase == "resolve"
+    assert rejected(counted, {"do": "begin_turn"}) == "not now: voting is closed: end_turn comes next"
+
+
 def test_R6_invalid_votes_blank_multiple_and_wrong_turn():
     s = play(setup(), {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]})
     assert "blank" in invalid(s, {"do": "vote", "serial": "Va", "turn": 1, "marks": []})

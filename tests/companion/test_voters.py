@@ -396,9 +396,9 @@ def test_init_start_do_status_journal_on_a_voters_event(tmp_path, capsys):
     run(capsys, "do", "--event", event, '{"do":"close"}', '{"do":"open"}')
     view = json.loads(run(capsys, "status", "--event", event, "--json")[1])
     assert [p["net"] for p in view["players"]] == [50, -50, 0, 0]
-    code, out, _ = run(capsys, "journal", "verify", tmp_path / "club-night.db")
+    code, out, _ = run(capsys, "journal", "verify", tmp_path / "club-night-voters.db")
     assert code == 0 and "OK, 6 batches" in out
-    code, out, _ = run(capsys, "journal", "export", "--public", tmp_path / "club-night.db")
+    code, out, _ = run(capsys, "journal", "export", "--public", tmp_path / "club-night-voters.db")
     assert code == 0 and all(json.loads(line)["view"]["game"] == "voters" for line in out.splitlines())
 
 

@@ -139,6 +139,63 @@ def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tm
         night.stop()
 
 
+def test_resumed_after_the_staff_played_the_players_carry_on_from_where_the_staff_left(tmp_path):
+    """P, then the operator closes the voting themselves, then P: the players do not retry their
+    stale close_voting (refused, and the players stopped); they end the turn and begin the next."""
+    night = Night(tmp_path, SEED, turns=TURNS, pace=0.1)
+    app = console_class()(night, "http://127.0.0.1:8080")
+
+    async def body(pilot):
+        await settle(pilot, lambda app: night.state.phase == "voting" and app.batches, timeout=120)
+        turn = night.state.turn
+        await pilot.press("P")
+        await pilot.pause(1.0)                                     # the command under way lands
+        await settle(pilot, lambda app: not night._pending(), timeout=30)
+        await pilot.press("t")                                     # the staff close the voting
+        await settle(pilot, lambda app: night.state.phase == "resolve", timeout=30)
+        await pilot.press("P")
+        await settle(pilot, lambda app: night.state.turn == turn + 1, timeout=90)
+        assert "demo players stopped" not in text_of(pilot.app)
+        await pilot.press("ctrl+q")
+
+    try:
+        drive(app, body, (160, 45))
+    finally:
+        night.stop()
+
+
+def test_the_audience_displays_address_stays_on_the_demo_console(tmp_path):
+    """The message bar answers every key: the address is under the demo's turn log instead."""
+    from test_small_terminal import TableOnly
+    from screens_game import game
+    session, _ = game(tmp_path / "d.db", "turn1_voting")
+    app = console_class()(TableOnly(session), "http://127.0.0.1:8123")
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        assert "audience display http://127.0.0.1:8123" in text_of(pilot.app)
+        await pilot.press("t")                                     # an answer in the message bar
+        await settle(pilot, lambda app: app.handled)
+        assert "✔ close_voting" in text_of(pilot.app)
+        assert "audience display http://127.0.0.1:8123" in text_of(pilot.app)
+
+    drive(app, body, (80, 24))
+
+
+def test_on_a_terminal_the_demo_prints_the_displays_address_before_the_console_opens(tmp_path, capsys, monkeypatch):
+    import types
+    import tui.demo
+    from companion.cli import main
+    said_before = []
+    night = types.SimpleNamespace(state=types.SimpleNamespace(turn=0, phase="ready"),
+                                  event=types.SimpleNamespace(journal=tmp_path / "j.db"), stop=lambda: None)
+    monkeypatch.setattr(tui.demo, "Night", lambda *args, **kwargs: night)
+    monkeypatch.setattr(tui.demo, "run_on_screen", lambda night, port: said_before.append(capsys.readouterr().err))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["demo", "--folder", str(tmp_path), "--port", "8123"]) == 0
+    assert len(said_before) == 1 and "audience display: http://127.0.0.1:8123" in said_before[0]
+
+
 def headless_lines(folder: Path, turns: int) -> list[str]:
     """What `companion demo --headless` prints for the journal in folder."""
     lines: list[str] = []

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from companion import views
+from companion.core.columns import pad
 
 from ..forms import CommandForm, Field, FormError
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
@@ -121,7 +122,7 @@ class BluffConsoleApp(PanesConsole):
             text.append(f"\nTransfer: {t['count']} {t['gem']} {who.get(t['from'], '?')} → {who.get(t['to'], '?')}{again}")
         text.append(f"\nDeclarations ({sum(1 for d in now['declarations'] if not d['reason'])} valid):")
         for d in now["declarations"]:
-            line = f"\n  {d['player']:>2} {who.get(d['player'], '?'):<16} {d['count']} × {d['face']}"
+            line = f"\n  {d['player']:>2} {pad(who.get(d['player'], '?'), 16)} {d['count']} × {d['face']}"
             text.append(line + (f"  invalid: {d['reason']}" if d["reason"] else ""),
                         style="#ffd400" if d["reason"] else "")
         return text

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from companion import views
+from companion.core.columns import pad
 
 from ..forms import CommandForm
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
@@ -64,7 +65,7 @@ class VotersConsoleApp(PanesConsole):
         text.append(f"Bets ({len(game['bets'])}):\n")
         for no, number in sorted(game["bets"].items(), key=lambda item: int(item[0])):
             shown = "invalid card" if number is None else str(number)
-            text.append(f"  {no:>2} {who.get(int(no), '?'):<20} {shown}\n",
+            text.append(f"  {no:>2} {pad(who.get(int(no), '?'), 20)} {shown}\n",
                         style="#ffd400" if number is None else "")
         if game["result"]:
             text.append(result_line(game, who), style="bold #00d455")
