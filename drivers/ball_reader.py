@@ -96,12 +96,14 @@ def _distance(value) -> tuple[float, float]:
 
 class BallReader:
     """Takes the newest frames, reads them (`workers` side by side), feeds the acceptor in the
-    order the frames were taken; messages go to on_message."""
+    order the frames were taken; messages go to on_message, and each frame's read, with its
+    sequence number, to on_read when given (the benchmark's record)."""
 
     def __init__(self, camera: Camera, decoder: BallDecoder, acceptor: acceptance.Acceptor,
-                 on_message: Callable[[object], None], workers: int = 1):
+                 on_message: Callable[[object], None], workers: int = 1,
+                 on_read: Callable[[int, object], None] | None = None):
         self.camera, self.decoder, self.acceptor = camera, decoder, acceptor
-        self.on_message = on_message
+        self.on_message, self.on_read = on_message, on_read
         self.workers = workers
         self.frames = 0                  # frames read (the camera counts those dropped)
         self.last = None                 # the last frame's FrameRead, for a status line
@@ -186,9 +188,12 @@ class BallReader:
     def _feed_in_order(self) -> list:
         messages = []
         while self._taken and self._taken[0] in self._done:
-            t, result = self._done.pop(self._taken.popleft())
+            seq = self._taken.popleft()
+            t, result = self._done.pop(seq)
             self.frames += 1
             self.last = result
+            if self.on_read:
+                self.on_read(seq, result)
             messages += self.acceptor.frame(t, result.found, result.ball, result.conflict, result.alert)
         return messages
 

@@ -8,6 +8,7 @@ Sources, chosen by configuration (the event file's [camera] source):
 - "pi"                    the Raspberry Pi camera through Picamera2
 - "auto"                  Picamera2 when it is installed (a Pi), else device 0
 - "sim", "sim:chute"      rendered balls passing a simulated cradle or chute (vision.sim.balls)
+(and, for the benchmark, PlaybackSource: images already in memory, at `fps`)
 
 Capture never waits for the consumer: the thread keeps only the newest frame, and a frame
 replaced before anyone took it is counted in `dropped`. A slow decoder therefore always
@@ -224,6 +225,23 @@ class SimSource(Source):
         if i >= len(self._pass) + int(self.gap * self.fps):
             self._pass = None
         return self._empty
+
+
+class PlaybackSource(Source):
+    """Images already in memory, `fps` a second on the wall clock, then the end of the stream:
+    a rendered pass played to the live reader. `shown_at[i]`: when image i was handed over."""
+    paced = True
+    name = "playback"
+
+    def __init__(self, images: list[np.ndarray], fps: float):
+        self.images, self.fps = images, fps
+        self.shown_at: list[float] = []
+
+    def read(self) -> np.ndarray | None:
+        if len(self.shown_at) >= len(self.images):
+            return None
+        self.shown_at.append(time.monotonic())
+        return self.images[len(self.shown_at) - 1]
 
 
 def open_source(spec: str, width: int = 640, height: int = 480, fps: float = 30.0) -> Source:

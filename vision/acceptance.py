@@ -146,57 +146,5 @@ class Acceptor:
                                                "turn it to the camera or enter it by hand", at))
 
 
-@dataclass
-class Replay:
-    """What happened when a decoder met a stream of frames in real time."""
-    messages: list                  # (time the result was ready, BallRead | Alert)
-    processed: int = 0
-    dropped: int = 0                # frames that arrived while the decoder was busy, never looked at
-
-
-def replay(times: list[float], read: Callable[[int], tuple], acceptor: Acceptor,
-           stop: Callable[[list], bool] | None = None, workers: int = 1) -> Replay:
-    """Feed frames captured at `times` to decoders that take the time they take, as the live
-    reader does: `workers` decode side by side; while all are busy, frames pile up and only the
-    newest is read next. Results reach the acceptor in the order the frames were taken.
-    read(i) -> (found, ball, conflict, alert, seconds spent). `stop(messages)` may end the run early."""
-    result = Replay([])
-    free = [float("-inf")] * workers
-    pending: list[tuple[float, int, tuple]] = []     # (ready, frame, read) in frame order
-    delivered = float("-inf")
-    i, n = 0, len(times)
-    while i < n:
-        w = min(range(workers), key=free.__getitem__)
-        start = max(free[w], times[i])
-        while pending and max(pending[0][0], delivered) <= start:
-            delivered = _deliver(pending.pop(0), delivered, times, acceptor, result)
-            if stop and stop(result.messages):
-                return result
-        j = i
-        while j + 1 < n and times[j + 1] <= start:
-            j += 1
-        result.dropped += j - i
-        *verdict, seconds = read(j)
-        free[w] = start + seconds
-        result.processed += 1
-        pending.append((free[w], j, tuple(verdict)))
-        i = j + 1
-    while pending:
-        delivered = _deliver(pending.pop(0), delivered, times, acceptor, result)
-        if stop and stop(result.messages):
-            return result
-    for message in acceptor.tick(max(delivered, times[-1]) + acceptor.window):
-        result.messages.append((message.at, message))
-    return result
-
-
-def _deliver(item, delivered: float, times, acceptor: Acceptor, result: Replay) -> float:
-    ready, j, verdict = item
-    at = max(ready, delivered)
-    for message in acceptor.frame(times[j], *verdict):
-        result.messages.append((at, message))
-    return at
-
-
 def _list(balls) -> str:
     return ", ".join(map(str, balls))

@@ -4,6 +4,7 @@ OpenCV, ReportLab and the vision package are imported inside each command (law 1
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from . import CommandError
 # (kind, frames a second) of the benchmark's passes, in equal shares
 PASS_KINDS = (("cradle", 30), ("cradle", 60), ("chute", 30), ("chute", 60))
 WINDOW_MS = {"cradle": 1500, "chute": 400}     # the acceptance window each rig is set up with
-HOLD_SECONDS = 0.25                            # frames still read after a verdict, to catch a late misread
+PI_SHARES = {"pi4": 0.3, "pi5": 0.6}          # one Pi core as a share of one core here (README: how chosen)
 TARGETS = {"cradle": 99.9, "chute": 99.0, "median_ms": 10.0, "latency_ms": 150.0}
 
 
@@ -50,10 +51,15 @@ def register(sub, groups) -> None:
                         "one a full run draws at its place, so a figure for a kind needs no full run")
     p.add_argument("--decoder", action="append", help="only this decoder (repeat for several; default all)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=1, help="worker processes rendering and reading passes "
-                                                       "(decode times stay per core)")
-    p.add_argument("--workers", type=int, default=2, help="decoding threads the simulated live reader runs "
+    p.add_argument("--jobs", type=int, default=1, help="worker processes reading the blurred and adversarial "
+                   "frames (the passes are played one at a time, on the wall clock)")
+    p.add_argument("--workers", type=int, default=2, help="decoding threads of the live reader "
                    "(the [camera] workers setting; default 2)")
+    p.add_argument("--cpu-quota", help="play the passes held to this share of one core: a number (0.3 = 30%%), "
+                   "or pi4 / pi5 for the share standing for one of their cores (%s)"
+                   % ", ".join(f"{k} {v:g}" for k, v in PI_SHARES.items()))
+    p.add_argument("--cores", type=int, default=1, help="with --cpu-quota: cores of that speed the reader may use "
+                   "(the quota is share x cores; default 1)")
     p.add_argument("--frames", type=int, default=100, help="frames in each set that must name no wrong ball "
                    "(a sticker sheet, a hand or page, two balls, not-a-label codes, mirrored stickers), and "
                    "three times as many blurred 0-15 px for the read rate by blur (default 100)")
@@ -211,23 +217,27 @@ def bench_balls(args) -> int:
             raise CommandError(str(error), 2)
     names = [d.name for d in decoders.values()]        # after any fallback
     stats = {name: _Stats() for name in dict.fromkeys(names)}
+    held, live = _held(args, decoders)
     print(f"companion bench balls: {args.passes} passes ({', '.join(f'{k} {f} fps' for k, f in kinds)}), "
-          f"decoders {', '.join(stats)}, {args.workers} decoding thread(s) live, {args.jobs} job(s); decode times "
-          "are the decoding thread's CPU time on one core (cv2.setNumThreads(1))", flush=True)
+          f"decoders {', '.join(stats)}, {args.workers} decoding thread(s) live, {args.jobs} job(s) for the frame sets; "
+          f"each pass played to the live reader on the wall clock {held.describe}; decode times are wall-clock ms; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     started = time.monotonic()
     renderer = ball_render.Renderer()
     for name, ok, ball in _label_checks(renderer, decoders, args.seed):
         stats[name].label(ok, ball)
     print(f"  every sticker of every ball: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
     started = time.monotonic()
-    indices = _pass_indices(args.passes, kinds)
-    chunks = [(args.seed, indices[i:i + CHUNK], list(stats), args.workers) for i in range(0, len(indices), CHUNK)]
-    done = 0
-    for records in _map(_bench_chunk, chunks, args.jobs):
-        for record in records:
-            stats[record["decoder"]].add(record)
-        done += len(records) // len(stats)
-        _progress(done, args.passes, started)
+    try:
+        for done, k in enumerate(_pass_indices(args.passes, kinds), 1):
+            kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
+            ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
+            p = ball_render.render_pass(renderer, kind, fps, ball, _seed(args.seed, f"pass{k}"))
+            for decoder in live.values():
+                stats[decoder.name].add(_bench_pass(p, decoder, args.workers, held))
+            _progress(done, args.passes, started)
+    finally:
+        held.close()
     started = time.monotonic()
     frames = [(args.seed, kind, list(range(i, min(i + FRAME_CHUNK, n))), list(stats))
               for kind, n in [("blur", 3 * args.frames)] + [(name, args.frames) for name in _scene_sets()]
@@ -241,9 +251,6 @@ def bench_balls(args) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
-
-
-CHUNK = 8          # passes handed to a worker at a time
 
 
 def _kind_key(kind: tuple[str, int]) -> str:
@@ -292,21 +299,6 @@ def _worker(names: list[str]) -> None:
                                for name in names}
 
 
-def _bench_chunk(job) -> list[dict]:
-    """Render passes and run each decoder over them: one record per pass and decoder."""
-    from vision.sim import balls as ball_render
-    seed, indices, names, workers = job
-    _worker(names)
-    records = []
-    for k in indices:
-        kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
-        ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
-        p = ball_render.render_pass(_WORKER["renderer"], kind, fps, ball, _seed(seed, f"pass{k}"))
-        for name, decoder in _WORKER["decoders"].items():
-            records.append({"decoder": name, **_bench_pass(p, decoder, workers)})
-    return records
-
-
 FRAME_CHUNK = 25
 
 
@@ -339,7 +331,7 @@ def _frames_chunk(job) -> list[dict]:
 class _Stats:
     def __init__(self):
         self.passes: dict[str, dict] = {}
-        self.cpu_ms: list[float] = []        # frames showing a ball
+        self.ms: list[float] = []            # frames showing a ball: decode wall-clock ms
         self.empty_ms: list[float] = []      # frames without one
         self.frames_read = self.frames_matched = self.frames_seen = 0
         self.false_finds = self.empty_frames = 0
@@ -370,8 +362,11 @@ class _Stats:
             self.balls_failed.add(ball)
 
     def add(self, r: dict) -> None:
-        k = self.passes.setdefault(r["kind"], {"passes": 0, "accepted": 0, "misread": 0, "alerts": {}, "none": 0})
+        k = self.passes.setdefault(r["kind"], {"passes": 0, "accepted": 0, "misread": 0, "alerts": {}, "none": 0,
+                                               "kept": 0, "dropped": 0})
         k["passes"] += 1
+        k["kept"] += r["processed"]
+        k["dropped"] += r["dropped"]
         outcome = r["outcome"]
         if outcome in ("accepted", "misread", "none"):
             k[outcome] += 1
@@ -379,9 +374,9 @@ class _Stats:
             k["alerts"][outcome] = k["alerts"].get(outcome, 0) + 1
         if r["latency_ms"] is not None:
             self.latency.setdefault(r["kind"], []).append(r["latency_ms"])
-        self.cpu_ms += r["cpu_ms"]
+        self.ms += r["ms"]
         self.empty_ms += r["empty_ms"]
-        self.frames_seen += len(r["cpu_ms"])
+        self.frames_seen += len(r["ms"])
         self.frames_read += r["frames_read"]
         self.frames_matched += r["frames_matched"]
         self.empty_frames += len(r["empty_ms"])
@@ -407,7 +402,7 @@ class _Stats:
                 "frame": {"read_pct": round(100 * self.frames_read / max(self.frames_seen, 1), 2),
                           "matched_pct": round(100 * self.frames_matched / max(self.frames_seen, 1), 2),
                           "frames": self.frames_seen,
-                          "ms_median": stat(self.cpu_ms, 50), "ms_p95": stat(self.cpu_ms, 95),
+                          "ms_median": stat(self.ms, 50), "ms_p95": stat(self.ms, 95),
                           "empty_ms_median": stat(self.empty_ms, 50),
                           "false_ball_pct": round(100 * self.false_finds / max(self.empty_frames, 1), 2)},
                 "dropped_pct": round(100 * self.dropped / max(self.dropped + self.processed, 1), 2),
@@ -448,47 +443,73 @@ def _label_checks(renderer, decoders: dict, seed: int):
                 yield decoder.name, result.ball == ball and not result.matched, ball
 
 
-def _bench_pass(p, decoder, workers: int = 1) -> dict:
-    """One pass through a decoder in simulated real time (it reads the newest frame whenever it
-    is free, as the live reader does): what happened, and each frame's decode time."""
-    from vision import acceptance
-    hold = max(2, int(HOLD_SECONDS * p.fps))
-    record = {"kind": f"{p.kind} {p.fps:g} fps", "cpu_ms": [], "empty_ms": [], "frames_read": 0, "frames_matched": 0,
-              "false_finds": 0}
-    count, verdict_at = [0], []
+def _held(args, decoders: dict):
+    """How the passes are held to a Pi's speed (--cpu-quota): a cgroup quota, else decoders slowed
+    in proportion to their CPU time; and the decoders to use."""
+    import contextlib
+    from drivers import ball_bench
+    if args.cpu_quota is None:
+        return _Held(contextlib.nullcontext(), "at full speed"), decoders
+    text = args.cpu_quota.strip().lower()
+    try:
+        share = PI_SHARES[text] if text in PI_SHARES else float(text)
+    except ValueError:
+        share = 0.0
+    if not 0.01 <= share <= 1 or args.cores < 1:
+        raise CommandError(f"--cpu-quota {args.cpu_quota!r}: a share of one core, 0.01-1, or "
+                           f"{' / '.join(PI_SHARES)}; --cores at least 1", 2)
+    what = f"{share:g} of a core x {args.cores}"
+    try:
+        quota = ball_bench.CpuQuota(share * args.cores)
+    except ball_bench.QuotaUnavailable as error:
+        print(f"companion: {error}: instead each decode is stretched to 1/{share:g} of its CPU time", file=sys.stderr)
+        return _Held(contextlib.nullcontext(), f"with decodes stretched to {what}"), \
+            {name: ball_bench.Slowed(d, share) for name, d in decoders.items()}
+    return _Held(quota, f"held to {what} (cgroup CPU quota)", quota.close), decoders
 
-    def read(i):
-        shot = p.shot(i)
-        start = time.thread_time()
-        result = decoder.read(shot.image)
-        cpu = time.thread_time() - start
-        if shot.visible:
-            record["cpu_ms"].append(round(cpu * 1000, 3))
+
+class _Held:
+    def __init__(self, context, describe: str, close=lambda: None):
+        self.context, self.describe, self.close = context, describe, close
+
+    def __enter__(self):
+        return self.context.__enter__()
+
+    def __exit__(self, *exc):
+        return self.context.__exit__(*exc)
+
+
+def _bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
+    """One pass played to the live reader on the wall clock (inside `held`, e.g. a CPU quota):
+    what happened, frames kept and dropped, and each frame's decode time."""
+    import contextlib
+    from drivers import ball_bench
+    from vision import acceptance
+    images = [p.shot(i).image for i in range(len(p))]
+    with held or contextlib.nullcontext():
+        run = ball_bench.play(images, p.fps, decoder, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), workers)
+    record = {"kind": f"{p.kind} {p.fps:g} fps", "ms": [], "empty_ms": [], "frames_read": 0, "frames_matched": 0,
+              "false_finds": 0}
+    for i, result in run.reads.items():
+        if p.visible[i]:
+            record["ms"].append(round(result.ms, 3))
             record["frames_read"] += result.ball == p.ball
             record["frames_matched"] += result.ball == p.ball and result.matched
         else:
-            record["empty_ms"].append(round(cpu * 1000, 3))
+            record["empty_ms"].append(round(result.ms, 3))
             record["false_finds"] += result.found
-        return result.found, result.ball, result.conflict, result.alert, cpu
-
-    def stop(messages) -> bool:
-        count[0] += 1
-        if messages and not verdict_at:
-            verdict_at.append(count[0])
-        return bool(verdict_at) and count[0] - verdict_at[0] >= hold
-
-    run = acceptance.replay(p.times, read, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), stop, workers)
-    reads = [(ready, m) for ready, m in run.messages if isinstance(m, acceptance.BallRead)]
+    reads = [(at, m) for at, m in run.messages if isinstance(m, acceptance.BallRead)]
     alerts = [m for _, m in run.messages if isinstance(m, acceptance.Alert)]
     latency = None
     if any(m.ball != p.ball for _, m in reads):
         outcome = "misread"
     elif reads:
         outcome = "accepted"
-        latency = round((reads[0][0] - p.first_visible) * 1000, 2)
+        first = p.visible.index(True)
+        latency = round((reads[0][0] - run.shown_at[first]) * 1000, 2)
     else:
         outcome = alerts[0].kind if alerts else "none"
-    return {**record, "outcome": outcome, "latency_ms": latency, "dropped": run.dropped, "processed": run.processed}
+    return {**record, "outcome": outcome, "latency_ms": latency, "dropped": run.dropped, "processed": run.kept}
 
 
 def _progress(done: int, total: int, started: float) -> None:
@@ -512,7 +533,8 @@ def _print_report(report: dict) -> None:
             alerts = ", ".join(f"{a} {n}" for a, n in sorted(k["alerts"].items())) or "none"
             print(f"  {kind:15} read {k['accepted']:5}/{k['passes']:<5} = {k['success_pct']:7.3f}%  "
                   f"(target {target}%: {_met(k['success_pct'] >= target, k['success_pct'] - target, '%')})  "
-                  f"latency median {lat['median']} ms, p95 {lat['p95']} ms  alerts: {alerts}")
+                  f"latency median {lat['median']} ms, p95 {lat['p95']} ms  frames kept {k['kept']}, dropped "
+                  f"{k['dropped']} ({100 * k['dropped'] / max(k['kept'] + k['dropped'], 1):.1f}%)  alerts: {alerts}")
         labels, f = r["labels"], r["frame"]
         print(f"  labels: {labels['stickers_read']}/{labels['stickers']} stickers decoded, "
               f"{labels['balls_all_read']}/27 balls with every sticker decoded"

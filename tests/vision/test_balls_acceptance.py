@@ -1,9 +1,9 @@
-"""Acceptance: agreement across frames, conflicts and strangers are alerts, the beam, replay."""
+"""Acceptance: agreement across frames, conflicts and strangers are alerts, the beam."""
 import pytest
 
 from companion.journal import Journal
 from companion.session import Session
-from vision.acceptance import Acceptor, Alert, BallRead, replay
+from vision.acceptance import Acceptor, Alert, BallRead
 
 FRAME = 1 / 30
 
@@ -85,36 +85,6 @@ def test_the_beam_opens_the_window_and_a_ball_never_read_is_reported():
 def test_settings_are_checked():
     with pytest.raises(ValueError):
         Acceptor(agree=0)
-
-
-def test_a_slow_decoder_reads_the_newest_frame_and_skips_the_rest():
-    times = [i * FRAME for i in range(10)]
-    seen = []
-
-    def read(i):
-        seen.append(i)
-        return True, 3, (), 0.05                 # 50 ms a frame: slower than the camera
-    run = replay(times, read, Acceptor(agree=3))
-    assert seen == [0, 1, 3, 4, 6, 7, 9]          # each time it is free, the newest frame waits
-    assert run.dropped == 3 and run.processed == 7
-    ready, message = run.messages[0]
-    assert message.ball == 3 and ready == pytest.approx(times[3] + 0.05)
-
-
-def test_two_decoding_workers_keep_up_and_hand_results_on_in_frame_order():
-    times = [i * FRAME for i in range(10)]
-    seen, order = [], []
-
-    def read(i):
-        seen.append(i)
-        return True, None, (), 0.05 if i % 2 else 0.02    # odd frames are slow: they finish late
-
-    acceptor = Acceptor(agree=3)
-    fed = acceptor.frame
-    acceptor.frame = lambda t, *rest: order.append(t) or fed(t, *rest)
-    run = replay(times, read, acceptor, workers=2)
-    assert seen == list(range(10)) and run.dropped == 0
-    assert order == times                                   # never out of order
 
 
 def test_an_accepted_read_is_a_draw_the_referee_takes():

@@ -1,0 +1,131 @@
+"""The live ball reader on the wall clock, for `companion bench balls`.
+
+A rendered pass is played to the real BallReader through a real Camera: a frame arrives every
+1/fps s of real time, a reader still busy misses it (the camera keeps only the newest frame,
+never a queue), so a slow CPU shows as frames dropped and latency. `CpuQuota` holds this
+process to a share of a core while it plays (a stand-in for a Raspberry Pi's slower cores).
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from vision import acceptance
+
+from .ball_reader import BallReader
+from .camera import Camera, PlaybackSource
+
+CGROUPS = Path("/sys/fs/cgroup")
+# the quota's period: shorter than one decode, so a decode is stretched evenly instead of
+# running at full speed until the period's budget is spent (measured here: 8 ms of CPU under
+# 0.3 of a core took 12 ms median with a 100 ms period, 24 ms with 5 ms, 27 ms would be exact)
+PERIOD_US = 5000
+MIN_QUOTA_US = 1000            # the kernel's smallest quota
+
+
+@dataclass
+class Playback:
+    messages: list            # (time.monotonic() it reached on_message, BallRead or Alert)
+    shown_at: list[float]     # when each frame was handed to the camera
+    reads: dict               # frame number -> the decoder's FrameRead, for the frames read
+    dropped: int              # frames replaced by a newer one before a decoder was free
+
+    @property
+    def kept(self) -> int:
+        return len(self.reads)
+
+
+def play(images: list, fps: float, decoder, acceptor: acceptance.Acceptor, workers: int = 1) -> Playback:
+    """The images through Camera and BallReader at `fps`, until the stream ends and the last ball is ruled."""
+    source = PlaybackSource(images, fps)
+    camera = Camera(source)
+    messages, reads = [], {}
+    reader = BallReader(camera, decoder, acceptor, lambda m: messages.append((time.monotonic(), m)), workers,
+                        on_read=reads.__setitem__)
+    reader.start()
+    reader.join(timeout=len(images) / fps + 60)
+    reader.stop()
+    return Playback(messages, source.shown_at, reads, camera.dropped)
+
+
+class QuotaUnavailable(RuntimeError):
+    pass
+
+
+class CpuQuota:
+    """Inside `with`, this process (every thread) gets at most `cores` of CPU time (0.3: 30% of
+    one core), through a cgroup of its own: cgroup v2 `cpu.max`, else v1 `cpu.cfs_quota_us`.
+    Needs root and a writable /sys/fs/cgroup; QuotaUnavailable says in one line why not."""
+
+    def __init__(self, cores: float, root: Path = CGROUPS):
+        self.cores = cores
+        period = max(PERIOD_US, round(MIN_QUOTA_US / cores))
+        quota = round(cores * period)
+        name = f"companion-bench-{os.getpid()}"
+        try:
+            if "cpu" in _read(root / "cgroup.controllers").split():                  # v2
+                (root / "cgroup.subtree_control").write_text("+cpu")
+                self.group, self.home = root / name, root / _own_cgroup("")
+                self.group.mkdir(exist_ok=True)
+                (self.group / "cpu.max").write_text(f"{quota} {period}")
+            elif (root / "cpu" / "cpu.cfs_quota_us").exists():                     # v1
+                self.group, self.home = root / "cpu" / name, root / "cpu" / _own_cgroup("cpu")
+                self.group.mkdir(exist_ok=True)
+                (self.group / "cpu.cfs_period_us").write_text(str(period))
+                (self.group / "cpu.cfs_quota_us").write_text(str(quota))
+            else:
+                raise QuotaUnavailable(f"{root}: no cpu controller (cgroup v2 cpu.max or v1 cpu.cfs_quota_us)")
+        except OSError as error:
+            raise QuotaUnavailable(f"{error.filename or root}: cannot set a CPU quota ({error.strerror}; "
+                                   "it needs root and a writable cgroup file system)") from None
+
+    def __enter__(self) -> "CpuQuota":
+        (self.group / "cgroup.procs").write_text(str(os.getpid()))
+        return self
+
+    def __exit__(self, *_) -> None:
+        (self.home / "cgroup.procs").write_text(str(os.getpid()))
+
+    def close(self) -> None:
+        try:
+            self.group.rmdir()
+        except OSError:
+            pass
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _own_cgroup(controller: str) -> str:
+    """This process's cgroup path (relative) in the hierarchy of `controller` ("" for v2)."""
+    for line in _read(Path("/proc/self/cgroup")).splitlines():
+        _, names, path = line.split(":", 2)
+        mine = controller in names.split(",") if controller else names == ""
+        if mine:
+            return path.lstrip("/")
+    return ""
+
+
+class Slowed:
+    """A decoder on a core `share` as fast as this one: each read lasts 1/share of its CPU time
+    on the wall clock (sleeping the rest, as a slower core would still be busy). The stand-in
+    where no cgroup can be written; it slows only the decoding, not the rest of the reader."""
+
+    def __init__(self, decoder, share: float):
+        self.decoder, self.share, self.name = decoder, share, decoder.name
+
+    def read(self, image):
+        start, cpu = time.perf_counter(), time.thread_time()
+        result = self.decoder.read(image)
+        time.sleep((time.thread_time() - cpu) * (1 / self.share - 1))
+        result.ms = (time.perf_counter() - start) * 1000
+        return result
+
+    def twin(self) -> "Slowed":
+        return Slowed(self.decoder.twin(), self.share)

@@ -1,0 +1,97 @@
+"""The ball bench on the wall clock: a pass played to the live reader, a slow CPU seen as
+frames dropped and latency, and the CPU quota that stands for a Pi."""
+import os
+from pathlib import Path
+
+import pytest
+
+from companion.cli import balls as cli
+from companion.cli import main
+from drivers import ball_bench
+from vision import acceptance, balls
+from vision.sim import balls as br
+
+RENDERER = br.Renderer()
+
+
+class Sleepy:
+    """A decoder that answers `ball` after `seconds` of wall-clock time (no CPU)."""
+    name = "sleepy"
+
+    def __init__(self, seconds, ball=None):
+        self.seconds, self.ball = seconds, ball
+
+    def read(self, image):
+        import time
+        time.sleep(self.seconds)
+        return balls.FrameRead(self.ball, self.ball is not None, "slept", self.name)
+
+    def twin(self):
+        return Sleepy(self.seconds, self.ball)
+
+
+def test_a_reader_still_busy_drops_frames_and_reads_the_newest_never_a_queue():
+    images = [_grey()] * 30
+    run = ball_bench.play(images, 60, Sleepy(0.05), acceptance.Acceptor(), workers=1)
+    read = sorted(run.reads)
+    assert run.kept + run.dropped == 30 and run.dropped >= 10        # 3 frame periods a read: most missed
+    assert read[-1] == 29                                            # the newest frame, not a backlog
+    assert max(b - a for a, b in zip(read, read[1:])) >= 2            # frames skipped, not queued
+
+
+def test_the_bench_sees_a_slow_cpu_as_dropped_frames_and_latency():
+    p = br.render_pass(RENDERER, "cradle", 30, 4, seed=8)
+    decoder = balls.BallDecoder(distance=br.RIG_DISTANCE)
+    fast = cli._bench_pass(p, decoder, workers=2)
+    slow = cli._bench_pass(p, ball_bench.Slowed(decoder, 0.05), workers=2)   # cores 20 times slower
+    assert fast["outcome"] == "accepted" and fast["processed"] + fast["dropped"] == len(p)
+    assert slow["dropped"] > fast["dropped"] and slow["processed"] + slow["dropped"] == len(p)
+    assert slow["outcome"] != "accepted" or slow["latency_ms"] > fast["latency_ms"]
+    assert sorted(slow["ms"])[len(slow["ms"]) // 2] > sorted(fast["ms"])[len(fast["ms"]) // 2]   # wall-clock ms
+
+
+def test_a_cpu_quota_writes_cpu_max_and_moves_the_process_in_and_back(tmp_path):
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory\n")
+    quota = ball_bench.CpuQuota(0.3, root=tmp_path)
+    group = tmp_path / f"companion-bench-{os.getpid()}"
+    assert (group / "cpu.max").read_text() == "1500 5000"
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "+cpu"
+    with quota:
+        assert (group / "cgroup.procs").read_text() == str(os.getpid())
+    quota.close()
+
+
+def test_a_cpu_quota_that_cannot_be_set_says_why_in_one_line(tmp_path):
+    with pytest.raises(ball_bench.QuotaUnavailable) as error:
+        ball_bench.CpuQuota(0.3, root=tmp_path / "none")
+    assert "no cpu controller" in str(error.value) and "\n" not in str(error.value)
+    (tmp_path / "cgroup.controllers").write_text("cpu\n")
+    (tmp_path / "cgroup.subtree_control").mkdir()                     # not writable as a file
+    with pytest.raises(ball_bench.QuotaUnavailable) as error:
+        ball_bench.CpuQuota(0.3, root=tmp_path)
+    assert "cannot set a CPU quota" in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.skipif(not os.access(ball_bench.CGROUPS / "cpu", os.W_OK) and
+                    not os.access(ball_bench.CGROUPS / "cgroup.procs", os.W_OK), reason="no writable cgroup here")
+def test_a_real_cpu_quota_holds_the_process_and_lets_it_go():
+    quota = ball_bench.CpuQuota(0.5)
+    try:
+        with quota:
+            assert quota.group.name in Path("/proc/self/cgroup").read_text()
+        assert quota.group.name not in Path("/proc/self/cgroup").read_text()
+    finally:
+        quota.close()
+    assert not quota.group.exists()
+
+
+@pytest.mark.parametrize("value", ["fast", "0", "2"])
+def test_a_bad_cpu_quota_is_one_line(value, capsys):
+    code = main(["bench", "balls", "--passes", "4", "--cpu-quota", value, "--decoder", "zxing"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--cpu-quota {value!r}" in err and len(err.strip().splitlines()) == 1
+
+
+def _grey():
+    import numpy as np
+    return np.full((480, 640, 3), 128, np.uint8)
