@@ -22,6 +22,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Image, KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from companion.core.report import PUBLIC, STAFF, Chart, Picture, Report, Words
+from companion.core.review import crop_file
 
 from . import charts
 from .layouts import PRINT_GREY
@@ -45,12 +46,6 @@ def cell(value) -> str:
 
 def kind(report: Report) -> Words:
     return STAFF if report.staff else PUBLIC
-
-
-def crop_file(path: str, base: Path) -> Path:
-    """A crop as the journal keeps it: absolute, or relative to the journal's folder."""
-    stored = Path(path)
-    return stored if stored.is_absolute() else base / stored
 
 
 def _readable(path: Path) -> bytes | None:
@@ -80,8 +75,8 @@ def _p(text: str, style: ParagraphStyle) -> Paragraph:
     return Paragraph(escape(text), style)
 
 
-def write_pdf(report: Report, out: str | Path, base: Path) -> int:
-    """The report as an A4 PDF; returns its number of pages. base: the journal's folder (crops)."""
+def write_pdf(report: Report, out: str | Path, journal: str | Path) -> int:
+    """The report as an A4 PDF; returns its number of pages. journal: its path (crops are beside it)."""
     register_font()
     styles = _styles()
     header = f"{words(report.game)} · {report.event} · {words(kind(report))}"
@@ -91,7 +86,7 @@ def write_pdf(report: Report, out: str | Path, base: Path) -> int:
     story = [_p(words(report.game), styles["title"]), _p(report.event, styles["sub"]),
              _p(f"夜の記録 · The night's report ({words(kind(report))})", styles["sub"]), Spacer(0, 4 * mm)]
     for section in report.sections:
-        blocks = [_pdf_block(block, styles, base) for block in section.blocks]     # each a list of flowables
+        blocks = [_pdf_block(block, styles, journal) for block in section.blocks]     # each a list of flowables
         blocks[0].insert(0, _p(words(section.title), styles["h2"]))
         story += [KeepTogether(parts) for parts in blocks]
     pages = []
@@ -124,14 +119,14 @@ def _fitted_string(canvas, text: str, x: float, y: float, room: float, size: flo
     canvas.drawString(x, y, text)
 
 
-def _pdf_block(block, styles: dict, base: Path) -> list:
+def _pdf_block(block, styles: dict, journal: str | Path) -> list:
     if isinstance(block, Chart):
         data = charts.png(block)
         width, height = ImageReader(io.BytesIO(data)).getSize()
         image = Image(io.BytesIO(data), width=FRAME_W, height=FRAME_W * height / width)
         return [_p(words(block.title), styles["h3"]), image]
     if isinstance(block, Picture):
-        data = _readable(crop_file(block.path, base))
+        data = _readable(crop_file(block.path, journal))
         if data is None:
             return [_p(f"{block.caption} — 切り抜きなし · crop not found: {block.path}", styles["note"])]
         width, height = ImageReader(io.BytesIO(data)).getSize()
@@ -195,7 +190,7 @@ def _h(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def write_html(report: Report, out: str | Path, base: Path) -> None:
+def write_html(report: Report, out: str | Path, journal: str | Path) -> None:
     title = f"{words(report.game)} · {report.event}"
     parts = [f'<!doctype html>\n<html lang="ja"><head><meta charset="utf-8">'
              f'<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -204,17 +199,17 @@ def write_html(report: Report, out: str | Path, base: Path) -> None:
              f'<p class="kind">夜の記録 · The night\'s report ({_h(words(kind(report)))})</p></header>']
     for section in report.sections:
         parts.append(f"<section><h2>{_h(words(section.title))}</h2>")
-        parts += [_html_block(block, base) for block in section.blocks]
+        parts += [_html_block(block, journal) for block in section.blocks]
         parts.append("</section>")
     parts.append("</body></html>\n")
     Path(out).write_text("".join(parts), encoding="utf-8")
 
 
-def _html_block(block, base: Path) -> str:
+def _html_block(block, journal: str | Path) -> str:
     if isinstance(block, Chart):
         return f"<h3>{_h(words(block.title))}</h3><figure>{charts.svg(block)}</figure>"
     if isinstance(block, Picture):
-        data = _readable(crop_file(block.path, base))
+        data = _readable(crop_file(block.path, journal))
         if data is None:
             return f'<p class="note">{_h(block.caption)} — 切り抜きなし · crop not found: {_h(block.path)}</p>'
         source = "data:image/png;base64," + base64.b64encode(data).decode() if data[:4] == b"\x89PNG" else \

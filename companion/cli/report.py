@@ -56,8 +56,8 @@ def write(journal: Journal, event: str, out: Path, staff: bool) -> int:
     try:
         built = night(journal, staff, event)
         if out.suffix.lower() == ".pdf":
-            return write_pdf(built, out, Path(journal.path).parent)
-        write_html(built, out, Path(journal.path).parent)
+            return write_pdf(built, out, journal.path)
+        write_html(built, out, journal.path)
         return 0
     except NotFinished as why:
         raise CommandError(f"{journal.path}: no report yet: {why}")
