@@ -24,6 +24,7 @@ from .render import font_path  # noqa: E402
 
 WIDTH_IN = 6.8                    # the PDF's frame width (A4 less 18 mm margins)
 LABEL_PT = 7.5
+MARGINS_IN = (0.85, 0.1, 0.5, 0.1)   # left (room for "2,000,000"), right, bottom (ticks and label), top
 GREY = str(PRINT_GREY)
 # 26 colours told apart on white paper: none pale (tab10, Dark2, then tab20b's and tab20c's darkest)
 COLOURS = [*matplotlib.colormaps["tab10"].colors, *matplotlib.colormaps["Dark2"].colors,
@@ -50,8 +51,11 @@ def svg(chart: Chart) -> str:
 
 def _save(chart: Chart, form: str, dpi: int) -> bytes:
     with matplotlib.rc_context(_style()):
-        figure = Figure(figsize=(WIDTH_IN, _height(chart)), layout="constrained")
+        height = _height(chart)
+        figure = Figure(figsize=(WIDTH_IN, height))
         FigureCanvasAgg(figure)
+        figure.subplots_adjust(left=MARGINS_IN[0] / WIDTH_IN, right=1 - MARGINS_IN[1] / WIDTH_IN,
+                               bottom=MARGINS_IN[2] / height, top=1 - MARGINS_IN[3] / height)
         axes = figure.add_subplot()
         (_bars if chart.kind == "bar" else _lines)(axes, chart)
         axes.set_xlabel(f"{chart.x_label.ja} · {chart.x_label.en}")
@@ -104,17 +108,14 @@ def _end_labels(axes, ends: list, at_x: float) -> None:
     """Each line's label at its end, moved up or down just enough that no two overlap."""
     if not ends:
         return
-    figure = axes.figure
-    figure.draw_without_rendering()      # the axes' final size and limits
-    low, high = axes.get_ylim()
+    low, high = axes.set_ylim(*axes.get_ylim())      # fixed now: the leader lines must not move them
     height_px = axes.get_window_extent().height
-    gap = (LABEL_PT * 1.2 * figure.dpi / 72) / height_px * (high - low)     # one label's height in data units
+    gap = (LABEL_PT * 1.2 * axes.figure.dpi / 72) / height_px * (high - low)     # one label's height in data units
     ends = sorted(ends, key=lambda end: end[0][1])
     placed = spread([y for (_, y), _, _ in ends], gap, low, high)
     for ((x, y), label, colour), text_y in zip(ends, placed):
-        axes.annotate(label, xy=(x, y), xytext=(at_x, text_y), textcoords="data", va="center", ha="left",
-                      fontsize=LABEL_PT, color=colour, annotation_clip=False,
-                      arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.5, "shrinkA": 0, "shrinkB": 1})
+        axes.plot([x, at_x - 0.08], [y, text_y], color=colour, linewidth=0.5, clip_on=False)    # the leader line
+        axes.text(at_x, text_y, label, va="center", ha="left", fontsize=LABEL_PT, color=colour, clip_on=False)
 
 
 def spread(ys: list[float], gap: float, low: float, high: float) -> list[float]:
