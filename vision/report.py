@@ -30,7 +30,9 @@ from .printing import FONT, register_font
 
 MARGIN = 18 * mm
 HEADER_Y = 11 * mm                 # the running header's baseline, from the top (text 5 mm inside at least)
-FRAME_W = A4[0] - 2 * MARGIN
+PAGE_W = A4[0] - 2 * MARGIN       # between the margins: the running header's rule
+FRAME_W = PAGE_W - 12             # inside the frame's 6 pt padding on each side: tables and charts
+PAD = 3                           # a table cell's padding, each side
 GREY = colors.Color(PRINT_GREY, PRINT_GREY, PRINT_GREY)
 RULE = colors.Color(0.8, 0.8, 0.8)
 CROP_H = 45 * mm
@@ -71,8 +73,23 @@ def _styles() -> dict[str, ParagraphStyle]:
             "note": ParagraphStyle("note", base, fontSize=7, leading=9, textColor=GREY, spaceBefore=2)}
 
 
-def _p(text: str, style: ParagraphStyle) -> Paragraph:
-    return Paragraph(escape(text), style)
+def _p(text: str, style: ParagraphStyle, room: float | None = None) -> Paragraph:
+    """People's text as a paragraph, escaped; with room, broken into lines that fit it (ReportLab's
+    own CJK wrapping lets a line of mixed Latin and Japanese run a character past its cell)."""
+    lines = _broken(text, room, style.fontSize) if room else [text]
+    return Paragraph("<br/>".join(escape(line) for line in lines), style)
+
+
+def _broken(text: str, room: float, size: float) -> list[str]:
+    """Greedy lines no wider than room: at the last space when there is one, else between characters."""
+    lines, line = [], ""
+    for char in text:
+        if line and stringWidth(line + char, FONT, size) > room:
+            cut = line.rfind(" ")
+            head, line = (line[:cut], line[cut + 1:]) if cut > 0 else (line, "")
+            lines.append(head)
+        line += char
+    return [*lines, line]
 
 
 def write_pdf(report: Report, out: str | Path, journal: str | Path) -> int:
@@ -98,7 +115,7 @@ def write_pdf(report: Report, out: str | Path, journal: str | Path) -> int:
         number = f"{document.page}"
         canvas.setFont(FONT, 7)
         canvas.drawRightString(A4[0] - MARGIN, A4[1] - HEADER_Y, number)
-        _fitted_string(canvas, header, MARGIN, A4[1] - HEADER_Y, FRAME_W - stringWidth(number, FONT, 7) - 4 * mm)
+        _fitted_string(canvas, header, MARGIN, A4[1] - HEADER_Y, PAGE_W - stringWidth(number, FONT, 7) - 4 * mm)
         canvas.setStrokeColor(RULE)
         canvas.setLineWidth(0.4)
         canvas.line(MARGIN, A4[1] - HEADER_Y - 2.5 * mm, A4[0] - MARGIN, A4[1] - HEADER_Y - 2.5 * mm)
@@ -139,14 +156,16 @@ def _pdf_block(block, styles: dict, journal: str | Path) -> list:
 def _pdf_table(table, styles: dict) -> list:
     numeric = [all(isinstance(row[i], int) for row in table.rows) and table.rows for i in range(len(table.columns))]
     head = [Paragraph(f"{escape(c.ja)}<br/>{escape(c.en)}", styles["head"]) for c in table.columns]
-    body = [[_p(cell(v), styles["number" if numeric[i] else "base"]) for i, v in enumerate(row)] for row in table.rows]
-    grid = Table([head, *body], colWidths=_widths(table), repeatRows=1, hAlign="LEFT")
+    widths = _widths(table)
+    body = [[_p(cell(v), styles["number" if numeric[i] else "base"], widths[i] - 2 * PAD) for i, v in enumerate(row)]
+            for row in table.rows]
+    grid = Table([head, *body], colWidths=widths, repeatRows=1, hAlign="LEFT")
     grid.setStyle(TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), FONT), ("VALIGN", (0, 0), (-1, -1), "TOP"),
         ("LINEBELOW", (0, 0), (-1, 0), 0.8, colors.black),
         ("LINEBELOW", (0, 1), (-1, -1), 0.3, RULE),
         ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-        ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3)]))
+        ("LEFTPADDING", (0, 0), (-1, -1), PAD), ("RIGHTPADDING", (0, 0), (-1, -1), PAD)]))
     parts = [_p(words(table.title), styles["h3"]), grid]
     if not table.rows:
         parts.append(_p("なし · none", styles["note"]))
@@ -156,13 +175,15 @@ def _pdf_table(table, styles: dict) -> list:
 
 
 def _widths(table) -> list[float]:
-    """Each column as wide as its widest cell wants (capped), narrowed together when they overflow the frame."""
-    wants = []
-    for i, column in enumerate(table.columns):
-        texts = [column.ja, column.en, *(cell(row[i]) for row in table.rows)]
-        wants.append(min(max(stringWidth(t, FONT, 8) for t in texts) + 12, FRAME_W * 0.45))
-    scale = min(1.0, FRAME_W / sum(wants))
-    return [w * scale for w in wants]
+    """Each column as wide as its widest cell wants; when they overflow the frame, the widest are
+    narrowed to one cap, so short columns (numbers, serials) keep their width."""
+    wants = [max(stringWidth(t, FONT, 8) for t in (column.ja, column.en, *(cell(row[i]) for row in table.rows)))
+             + 2 * PAD + 1 for i, column in enumerate(table.columns)]
+    cap = max(wants)
+    while sum(min(w, cap) for w in wants) > FRAME_W:
+        narrow = sum(w for w in wants if w < cap)
+        cap = (FRAME_W - narrow) / sum(1 for w in wants if w >= cap) if narrow < FRAME_W else cap * 0.9
+    return [min(w, cap) for w in wants]
 
 
 # ---- HTML
