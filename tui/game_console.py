@@ -31,6 +31,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from companion.core.commands import Malformed
+from companion.core.review import crop_file
 from companion.journal import Journal, JournalError
 from companion.session import Door, Outcome, Session
 
@@ -352,11 +353,7 @@ class GameConsole(App):
         self.post_message(self.CropLoaded(serial, image, "" if image is not None else f"cannot read crop {path}"))
 
     def crop_file(self, path: str) -> Path:
-        """A crop as the journal has it: absolute, or relative to the journal's folder (or, as
-        older journals stored it, to the folder the console ran in)."""
-        stored = Path(path)
-        beside = Path(self.session.journal.path).parent / stored
-        return beside if not stored.is_absolute() and beside.exists() else stored
+        return crop_file(path, self.session.journal.path)
 
     def on_game_console_crop_loaded(self, message: CropLoaded) -> None:
         held = self.current_held()

@@ -1,6 +1,6 @@
 """Plunder Bingo (強奪ビンゴ): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
-from . import commands, events, report, views
+from . import commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -12,4 +12,5 @@ GAME = GameRules(
     invalid=lambda event: event.reason if isinstance(event, events.CardInvalid) else None,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished),
-    cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT)
+    cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
+    night=night.REPORT)

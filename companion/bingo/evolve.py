@@ -28,7 +28,7 @@ def _move_money(s: State, moved: list[dict]) -> None:
     for t in moved:
         s.players[t["victim"]].balance -= t["amount"]
         s.players[t["robber"]].balance += t["amount"]
-    s.robberies = []
+    s.robberies, s.robbed = [], len(moved)
 
 
 def set_up(s: State, ev: e.GameSetUp) -> None:

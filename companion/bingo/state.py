@@ -77,6 +77,7 @@ class State:
     held: dict[str, Held] = field(default_factory=dict)          # cards awaiting the operator (D2)
     tally: Tally | None = None
     announced: dict[str, int] = field(default_factory=dict)      # last balances shown, by letter (R13)
+    robbed: int = 0                     # how many robberies the last turn's end (or the final) carried out
     reveal_accounts: bool = False       # the finished public view may tie names to letters (event file)
     results: list[dict] = field(default_factory=list)
 

@@ -47,13 +47,14 @@ def staff(s: State) -> dict:
 
 def public(s: State) -> dict:
     """The audience's view: balls, counts, balances by letter when announced, the ranking (with who
-    beat the secretariat, R2).
-    No names next to letters, no robber/victim, no purchases, no per-card votes. Once finished,
+    beat the secretariat, R2). No names next to letters, no robber/victim (only how many
+    robberies), no purchases, no per-card votes. Once finished,
     unless the event reveals accounts: no board of balances, and final money in whole chips."""
     secret = not s.reveal_accounts
     board = [] if s.results and secret else sorted(s.announced.items())
     view = {"turn": s.turn, "phase": s.phase, "balls": balls(s), "tally": tally(s),
-            "accounts": [{"account": letter, "balance": n} for letter, n in board]}
+            "accounts": [{"account": letter, "balance": n} for letter, n in board],
+            "robberies": s.robbed}      # R13: how many robberies the last turn's end carried out, no names
     if s.results:
         names = {p.no: p.name for p in s.players.values()}
         view["ranking"] = [{"rank": row["rank"], "name": names[row["player"]],

@@ -1,6 +1,6 @@
 """Auction Bluff (オークションブラフ, docs/rules/auction-bluff.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
-from . import commands, events, report, views
+from . import commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -11,4 +11,5 @@ GAME = GameRules(
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.PeriodOpened, events.PeriodJudged),
-    cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT)
+    cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
+    night=night.REPORT)

@@ -11,7 +11,7 @@ import sys
 from ..journal import JournalError
 
 # Modules that add commands; each has register(sub, groups).
-MODULES = ["companion.cli.game", "companion.cli.bench", "companion.cli.screens", "companion.cli.link", "companion.cli.cards", "companion.cli.balls", "companion.cli.demo"]
+MODULES = ["companion.cli.game", "companion.cli.bench", "companion.cli.screens", "companion.cli.link", "companion.cli.cards", "companion.cli.balls", "companion.cli.demo", "companion.cli.report"]
 # Command groups shared by several modules: `companion print cards`, `companion bench link`, ...
 GROUPS = {
     "print": "print cards and ball labels",

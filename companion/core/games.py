@@ -89,6 +89,7 @@ class GameRules:
     cards: tuple[str, ...] = ()                 # its printed card kinds (vision/layouts.py), scanned alike
     replay: Callable[[object, list], dict] | None = None   # `replay --json` (staff) if not staff + log
     event: EventRules | None = None             # its part of the event file (event.toml)
+    night: "NightReport | None" = None          # its part of `companion report` (companion/core/report.py)
 
     def replay_json(self, state, log: list) -> dict:
         return self.replay(state, log) if self.replay else {**self.staff(state), "log": log}

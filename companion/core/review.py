@@ -8,6 +8,7 @@ decide() calls these with its own schema and handlers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from .commands import Hold, Rule, Schema
@@ -21,6 +22,14 @@ class Held:
     reason: str
     crop: str
     scores: dict = field(default_factory=dict)
+
+
+def crop_file(stored: str, journal: str | Path) -> Path:
+    """A held card's crop as the journal keeps it: absolute, or relative to the journal's folder (or,
+    as older journals stored it, to the folder the console ran in)."""
+    path = Path(stored)
+    beside = Path(journal).parent / path
+    return beside if not path.is_absolute() and beside.exists() else path
 
 
 def read_card(schema: Schema, cmd: Hold):

@@ -1,6 +1,6 @@
 """The jail card game (ならず者の脱獄, docs/rules/jailbreak.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
-from . import commands, events, report, views
+from . import commands, events, night, report, views
 from .decide import decide
 from .event import EVENT
 from .evolve import fold
@@ -10,4 +10,5 @@ GAME = GameRules(
     name="jail", title="the jail card game", schema=commands.SCHEMA, events=events.EVENTS, state=State,
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
-    checkpoints=(events.GameSetUp, events.RoundEnded), replay=views.replay, event=EVENT)
+    checkpoints=(events.GameSetUp, events.RoundEnded), replay=views.replay, event=EVENT,
+    night=night.REPORT)

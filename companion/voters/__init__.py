@@ -1,6 +1,6 @@
 """Voters (ボーター, docs/rules/voters.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules
-from . import commands, events, report, views
+from . import commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -11,4 +11,5 @@ GAME = GameRules(
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.GameDealt, events.GameSettled, events.GameVoided),
-    cards=("number",), replay=views.replay, event=EVENT)
+    cards=("number",), replay=views.replay, event=EVENT,
+    night=night.REPORT)
