@@ -235,8 +235,9 @@ def test_no_report_of_a_game_not_finished_or_a_wrong_event_file(tmp_path):
     other = tmp_path / "voters"
     other.mkdir()
     voters = night(other, script("voters-night.jsonl"), "voters")
-    (other / "night-1.db").unlink()
-    shutil.copy(next(tmp_path.glob("*.db")), other / "night-1.db")
+    journal = next(other.glob("*.db"))
+    journal.unlink()
+    shutil.copy(next(tmp_path.glob("*.db")), journal)
     assert "the event file is for voters, but its journal" in refused("--event", voters, "--out", out)[1]
-    (other / "night-1.db").unlink()
+    journal.unlink()
     assert "does not exist" in refused("--event", voters, "--out", out)[1]
