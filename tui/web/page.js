@@ -199,15 +199,16 @@ function chartLines(boards, x, y) {
 }
 
 // Labels at full size and never on each other: the leader first, then the turn's biggest movers,
-// then the richest; each as near its line's end as a free place allows, joined to it by a leader
-// line. Those that find no place stay grey in the chart (the board above has every account).
+// then the richest; each as near its line's end as a free place allows (at most three labels away),
+// joined to it by a leader line. Those that find no place stay grey in the chart (the board above has every account).
 function placeLabels(lines, first, last, gap) {
   const leader = lines.reduce((a, b) => (b.balance > a.balance ? b : a));
   const order = [...lines].sort((a, b) => (b === leader) - (a === leader) || b.change - a.change || b.balance - a.balance);
   const placed = new Map();
   for (const line of order) {
     const want = line.points[line.points.length - 1][1];
-    const free = (at) => at >= first && at <= last && [...placed.values()].every((other) => Math.abs(other - at) >= gap);
+    const free = (at) => Math.abs(at - want) <= gap * 3      // further away, it would name the wrong line
+      && [...placed.values()].every((other) => Math.abs(other - at) >= gap - 0.01);
     const tries = [want, first, last, ...[...placed.values()].flatMap((other) => [other - gap, other + gap])];
     const best = tries.map((at) => Math.min(last, Math.max(first, at))).filter(free)
       .sort((a, b) => Math.abs(a - want) - Math.abs(b - want))[0];
