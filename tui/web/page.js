@@ -118,6 +118,9 @@ function showAccounts(view) {
   const box = $("accounts");
   box.replaceChildren();
   box.classList.toggle("-many", view.accounts.length > 6);      // three columns, so the chart keeps its room
+  const crowd = view.accounts.length > 12;                     // one line each, the side column wider
+  box.classList.toggle("-crowd", crowd);
+  document.body.classList.toggle("-crowd", crowd);
   const before = state.boards.length > 1 ? state.boards[state.boards.length - 2].accounts : [];
   const earlier = new Map(before.map((a) => [a.account, a.balance]));
   for (const { account, balance } of view.accounts) {
@@ -139,67 +142,89 @@ function showChart() {
   const width = Math.max(1, box.width), height = Math.max(1, box.height);
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   if (!boards.length) return;
-  const font = parseFloat(getComputedStyle(svg).fontSize) || 16;
-  const letters = boards[boards.length - 1].accounts.map((a) => a.account);
+  const font = parseFloat(getComputedStyle(svg).fontSize) || 16;   // every text of the chart, never smaller
   const values = boards.flatMap((b) => b.accounts.map((a) => a.balance));
   const spread = Math.max(...values) - Math.min(...values) || Math.max(1, Math.abs(values[0]));
   const low = Math.min(...values) - spread * 0.1, high = Math.max(...values) + spread * 0.1;
-  const left = font * 4.2, right = font * 2, top = font, bottom = font * 1.6;
+  const left = font * 4.2, right = font * 2.8, top = font * 0.7, bottom = font * 1.9;
   const x = (i) => left + (boards.length === 1 ? 0 : (i * (width - left - right)) / (boards.length - 1));
   const y = (v) => top + ((high - v) * (height - top - bottom)) / (high - low || 1);
-  const line = (x1, y1, x2, y2, cls) => {
-    const l = document.createElementNS(SVG, "line");
-    Object.entries({ x1, y1, x2, y2, class: cls }).forEach(([k, v]) => l.setAttribute(k, v));
-    svg.append(l);
+  const draw = (tag, attrs) => {
+    const node = document.createElementNS(SVG, tag);
+    Object.entries(attrs).forEach(([k, v]) => node.setAttribute(k, v));
+    svg.append(node);
+    return node;
   };
-  const text = (tx, ty, words, attrs = {}) => {
-    const t = document.createElementNS(SVG, "text");
-    Object.entries({ x: tx, y: ty, ...attrs }).forEach(([k, v]) => t.setAttribute(k, v));
-    if (attrs.fill) t.style.fill = attrs.fill;        // over the stylesheet's text colour
-    if (attrs.size) t.style.fontSize = `${attrs.size}px`;
-    t.textContent = words;
-    svg.append(t);
+  const text = (tx, ty, words, attrs) => {
+    const node = draw("text", { x: tx, y: ty, ...attrs });
+    node.textContent = words;
+    return node;
   };
-  line(left, top, left, height - bottom, "axis");
-  line(left, height - bottom, width - right, height - bottom, "axis");
+  draw("line", { x1: left, y1: top, x2: left, y2: height - bottom, class: "axis" });
+  draw("line", { x1: left, y1: height - bottom, x2: width - right, y2: height - bottom, class: "axis" });
   for (const v of [Math.max(...values), Math.min(...values)]) {
     text(left - font * 0.3, y(v) + font * 0.35, short(v), { "text-anchor": "end", class: "tick" });
   }
-  boards.forEach((b, i) => text(x(i), height - font * 0.3, `T${b.turn}`, { "text-anchor": "middle", class: "tick" }));
-  const labels = [];
-  letters.forEach((letter, k) => {
-    const colour = COLOURS[k % COLOURS.length];
-    const points = boards.map((b, i) => [i, b.accounts.find((a) => a.account === letter)])
-      .filter(([, a]) => a).map(([i, a]) => [x(i), y(a.balance)]);
-    const path = document.createElementNS(SVG, "polyline");
-    path.setAttribute("points", points.map((p) => p.join(",")).join(" "));
-    path.setAttribute("fill", "none");
-    path.setAttribute("stroke", colour);
-    path.setAttribute("stroke-width", Math.max(2, font / 6));
-    path.dataset.account = letter;
-    svg.append(path);
-    const [px, py] = points[points.length - 1];
-    const dot = document.createElementNS(SVG, "circle");
-    Object.entries({ cx: px, cy: py, r: Math.max(3, font / 4), fill: colour }).forEach(([k2, v]) => dot.setAttribute(k2, v));
-    svg.append(dot);
-    labels.push({ x: px, y: py, letter, colour });
-  });
-  // Letters at the lines' ends, pushed apart so that equal balances stay readable; when they do
-  // not fit one above the other at their heights, they are spread evenly down the chart.
-  labels.sort((a, b) => a.y - b.y);
-  const room = height - bottom - top, step = Math.min(font * 0.95, room / Math.max(1, labels.length));
-  let below = top - step;
-  labels.forEach((label) => { label.y = Math.max(label.y, below + step); below = label.y; });
-  const over = Math.max(0, below - (height - bottom));
-  labels.forEach((label, i) => {
-    label.y = Math.max(top + i * step, label.y - over);
-    text(label.x + font * 0.5, label.y + step * 0.35, label.letter, { fill: label.colour, size: step / 0.95 });
-  });
+  const every = turnStride(boards.length, width - left - right, font);
+  boards.forEach((b, i) => (boards.length - 1 - i) % every === 0
+    && text(x(i), height - font * 0.3, `T${b.turn}`, { "text-anchor": "middle", class: "tick" }));
+  const lines = chartLines(boards, x, y);
+  const labelled = placeLabels(lines, top + font * 0.5, height - bottom, font * 1.2);
+  lines.sort((a, b) => labelled.has(a) - labelled.has(b));       // coloured lines over the grey ones
+  for (const line of lines) {
+    const colour = labelled.has(line) ? line.colour : "var(--line)";
+    draw("polyline", { points: line.points.map((p) => p.join(",")).join(" "), fill: "none", stroke: colour,
+                       "stroke-width": Math.max(2, font / (labelled.has(line) ? 6 : 10)), "data-account": line.letter });
+    const [px, py] = line.points[line.points.length - 1];
+    draw("circle", { cx: px, cy: py, r: Math.max(3, font / 4), fill: colour });
+  }
+  const column = width - right + font * 0.9;
+  for (const [line, ly] of labelled) {
+    const [px, py] = line.points[line.points.length - 1];
+    draw("line", { x1: px, y1: py, x2: column - font * 0.2, y2: ly, stroke: line.colour, class: "leader" });
+    text(column, ly + font * 0.36, line.letter, { class: "label" }).style.fill = line.colour;  // over the stylesheet's
+  }
+}
+
+// One line per account (the letters of the latest board), with its last change.
+function chartLines(boards, x, y) {
+  const latest = boards[boards.length - 1].accounts;
+  const before = new Map((boards.length > 1 ? boards[boards.length - 2].accounts : latest).map((a) => [a.account, a.balance]));
+  return latest.map(({ account, balance }, k) => ({
+    letter: account, colour: COLOURS[k % COLOURS.length], balance,
+    change: Math.abs(balance - (before.has(account) ? before.get(account) : balance)),
+    points: boards.map((b, i) => [i, b.accounts.find((a) => a.account === account)])
+      .filter(([, a]) => a).map(([i, a]) => [x(i), y(a.balance)]),
+  }));
+}
+
+// Labels at full size and never on each other: the leader first, then the turn's biggest movers,
+// then the richest; each as near its line's end as a free place allows (at most three labels away),
+// joined to it by a leader line. Those that find no place stay grey in the chart (the board above has every account).
+function placeLabels(lines, first, last, gap) {
+  const leader = lines.reduce((a, b) => (b.balance > a.balance ? b : a));
+  const order = [...lines].sort((a, b) => (b === leader) - (a === leader) || b.change - a.change || b.balance - a.balance);
+  const placed = new Map();
+  for (const line of order) {
+    const want = line.points[line.points.length - 1][1];
+    const free = (at) => Math.abs(at - want) <= gap * 3      // further away, it would name the wrong line
+      && [...placed.values()].every((other) => Math.abs(other - at) >= gap - 0.01);
+    const tries = [want, first, last, ...[...placed.values()].flatMap((other) => [other - gap, other + gap])];
+    const best = tries.map((at) => Math.min(last, Math.max(first, at))).filter(free)
+      .sort((a, b) => Math.abs(a - want) - Math.abs(b - want))[0];
+    if (best !== undefined) placed.set(line, best);
+  }
+  return placed;
+}
+
+// Every how many turns the axis names one, so that the names never touch (the latest is named).
+function turnStride(turns, span, font) {
+  return turns < 2 ? 1 : Math.max(1, Math.ceil((font * 2.4 * (turns - 1)) / Math.max(1, span)));
 }
 
 function short(v) {
   const a = Math.abs(v);
-  return a >= 1e6 ? `${+(v / 1e6).toFixed(1)}M` : a >= 1e3 ? `${+(v / 1e3).toFixed(0)}k` : String(v);
+  return a >= 1e6 ? `${+(v / 1e6).toFixed(2)}M` : a >= 1e3 ? `${+(v / 1e3).toFixed(0)}k` : String(v);
 }
 
 // R2: a player whose final money is not negative beat the secretariat.
