@@ -92,7 +92,7 @@ class Night:
             self.photographer = dp.Photographer.of_pdf(self.folder / "cards.pdf", cache)
         except DeckError as error:
             raise DemoError(str(error)) from None
-        self.session = Session(Journal(self.event.journal))
+        self.session = Session(Journal(self.event.journal, event=self.event))   # sealed with its secret
         self.submit = self.session.submit     # on screen: through the console's queue (its one session thread)
         self.printed, self.told = Game(), 0   # the lines printed so far: the journal folded to batch `told`
         self.alerts: list[str] = []

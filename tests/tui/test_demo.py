@@ -108,9 +108,9 @@ def test_killed_during_voting_resolution_and_count_it_ends_as_the_clean_run(clea
     out, _ = finished(tmp_path)
     assert comparable(state_of(tmp_path)) == comparable(state_of(clean_folder))
     assert out == clean_out                                     # the same lines, the same ranking
-    verified = subprocess.run([sys.executable, "-m", "companion", "journal", "verify", str(tmp_path / "demo-night.db")],
-                              capture_output=True, text=True)
-    assert verified.returncode == 0, verified.stderr
+    verified = subprocess.run([sys.executable, "-m", "companion", "journal", "verify", str(tmp_path / "demo-night.db"),
+                               "--event", str(tmp_path / "event.toml")], capture_output=True, text=True)
+    assert verified.returncode == 0 and "authentic" in verified.stdout, verified.stderr   # sealed with its secret
 
 
 def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tmp_path):
