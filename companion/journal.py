@@ -6,7 +6,8 @@
   Readers never lock.
 - Durable in the .db alone: a rollback journal (journal_mode=DELETE) with
   synchronous=EXTRA (FULL, plus a directory sync once the rollback journal is deleted, so a
-  commit cannot be undone by a power cut), one transaction per command. Copying the .db
+  commit cannot be undone by a power cut), one transaction per command (or per group of
+  commands: transaction() holds several appends, all kept or none). Copying the .db
   file after a command copies every committed batch.
 - Proves itself: each batch stores sha256(previous hash, the batch as stored: its command
   row and its event rows), and the `tip` row names the last batch and its hash. Opening
@@ -384,14 +385,37 @@ class Journal:
 
     # ---- writing
 
+    @contextlib.contextmanager
+    def transaction(self):
+        """The appends made inside as one transaction: all committed at the end, or (an exception
+        inside) none."""
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened read-only")
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            yield
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise JournalError(f"{self.path}: {_readable(error)}: commands not written "
+                               "(every command before them is kept)") from None
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
     def append(self, at: str, command: dict, status: str, reason: str | None,
                events: list[tuple[str, dict]], command_id: str | None = None) -> int:
         """Write one command and its events in one transaction; returns its batch number."""
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
         db = self.db
+        own = not db.in_transaction          # else part of a transaction(): committed there
         try:
-            db.execute("BEGIN IMMEDIATE")
+            if own:
+                db.execute("BEGIN IMMEDIATE")
             number, previous = db.execute("SELECT batch, hash FROM tip").fetchone() or (0, GENESIS)
             number += 1
             seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (GAME,)).fetchone()[0]
@@ -403,7 +427,8 @@ class Journal:
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, digest))
             db.executemany("INSERT INTO events (game, seq, batch, kind, data) VALUES (?, ?, ?, ?, ?)", rows)
             db.execute("INSERT OR REPLACE INTO tip (one, batch, hash) VALUES (1, ?, ?)", (number, digest))
-            db.execute("COMMIT")
+            if own:
+                db.execute("COMMIT")
         except (sqlite3.Error, UnicodeEncodeError) as error:
             if db.in_transaction:
                 db.execute("ROLLBACK")
