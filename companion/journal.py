@@ -387,20 +387,23 @@ class Journal:
 
     @contextlib.contextmanager
     def transaction(self):
-        """The appends made inside as one transaction: all committed at the end, or (an exception
-        inside) none."""
+        """One write transaction: what is appended inside is committed at its end, or (an exception
+        inside) none of it. Inside another transaction, it is part of that one."""
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
         db = self.db
+        if db.in_transaction:
+            yield
+            return
         try:
             db.execute("BEGIN IMMEDIATE")
             yield
             db.execute("COMMIT")
-        except sqlite3.Error as error:
+        except (sqlite3.Error, UnicodeEncodeError) as error:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            raise JournalError(f"{self.path}: {_readable(error)}: commands not written "
-                               "(every command before them is kept)") from None
+            raise JournalError(f"{self.path}: {_readable(error)}: command not written "
+                               "(every command before it is kept)") from None
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
@@ -408,14 +411,10 @@ class Journal:
 
     def append(self, at: str, command: dict, status: str, reason: str | None,
                events: list[tuple[str, dict]], command_id: str | None = None) -> int:
-        """Write one command and its events in one transaction; returns its batch number."""
-        if self.readonly:
-            raise JournalError(f"{self.path}: opened read-only")
+        """Write one command and its events in one transaction (or in the transaction() it is
+        made in); returns its batch number."""
         db = self.db
-        own = not db.in_transaction          # else part of a transaction(): committed there
-        try:
-            if own:
-                db.execute("BEGIN IMMEDIATE")
+        with self.transaction():
             number, previous = db.execute("SELECT batch, hash FROM tip").fetchone() or (0, GENESIS)
             number += 1
             seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (GAME,)).fetchone()[0]
@@ -427,17 +426,6 @@ class Journal:
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, digest))
             db.executemany("INSERT INTO events (game, seq, batch, kind, data) VALUES (?, ?, ?, ?, ?)", rows)
             db.execute("INSERT OR REPLACE INTO tip (one, batch, hash) VALUES (1, ?, ?)", (number, digest))
-            if own:
-                db.execute("COMMIT")
-        except (sqlite3.Error, UnicodeEncodeError) as error:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise JournalError(f"{self.path}: {_readable(error)}: command not written "
-                               "(every command before it is kept)") from None
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
         return number
 
     def backup(self, path: str | Path) -> None:
