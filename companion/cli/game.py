@@ -45,7 +45,7 @@ def register(sub, groups) -> None:
     p.add_argument("--journal", help="journal file (default: the one named in the event file)")
     p.set_defaults(run=start)
 
-    p = sub.add_parser("do", help="apply commands (script-format JSON) to a game journal")
+    p = sub.add_parser("do", help="apply commands (script-format JSON) to a game journal: all of them or none")
     _journal_args(p)
     p.add_argument("commands", nargs="+", metavar="JSON", help='e.g. \'{"do":"draw","balls":[17,4,22]}\'')
     p.set_defaults(run=do)
