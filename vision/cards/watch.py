@@ -45,9 +45,9 @@ def photo_id(result: Result) -> str | None:
 class FolderWatcher:
     """The live event's scanner folder: each new image is scanned, sent to the referee, logged,
     and moved to done/, review/ or rejected/ (a forged, foreign or unreadable card never counts).
-    A file is read once its size and time have stopped changing; one that does not decode (the
-    first half of a slow copy) waits while it changes, and is rejected only when it has been left
-    alone for GIVE_UP seconds."""
+    A file is read once its size and time have stopped changing for SETTLE seconds (seen so, or
+    its time says so); one that does not decode (the first half of a slow copy) waits while it
+    changes, and is rejected only when it has been seen unchanged for GIVE_UP seconds."""
 
     SETTLE = 0.3        # seconds a file's size and time must stay the same before it is read (the scanner may be writing)
     GIVE_UP = 5.0       # seconds a file that does not decode must stay the same before it is rejected (a copy paused)
@@ -62,7 +62,7 @@ class FolderWatcher:
         self._seen: dict[Path, _Arrival] = {}
 
     def pending(self) -> list[Path]:
-        """The files due a read: unchanged for SETTLE seconds (GIVE_UP after a failed decode)."""
+        """The files due a read: unchanged for SETTLE seconds (seen unchanged for GIVE_UP after a failed decode)."""
         now, seen = time.monotonic(), {}
         for path in self.folder.iterdir():
             if not path.is_dir() and path.suffix.lower() in WATCHED_SUFFIXES:     # a FIFO too: rejected, not left
@@ -71,7 +71,7 @@ class FolderWatcher:
                     old = self._seen.get(path)
                     seen[path] = old if old is not None and old.stamp == stamp else _Arrival(stamp, now)
         self._seen = seen
-        due = [path for path, arrival in seen.items() if now - arrival.since >= arrival.wait(self)]
+        due = [path for path, arrival in seen.items() if arrival.due(now, self)]
         return sorted(due, key=lambda path: (seen[path].stamp[1], path.name))
 
     def process(self, path: Path) -> Result | None:
@@ -129,8 +129,12 @@ class _Arrival:
     since: float
     failed: bool = False
 
-    def wait(self, watcher: FolderWatcher) -> float:
-        return watcher.GIVE_UP if self.failed else watcher.SETTLE
+    def due(self, now: float, watcher: FolderWatcher) -> bool:
+        """Failed: seen unchanged for GIVE_UP (never judged by the file's own time: a share's clock
+        may be off). Else unchanged for SETTLE, seen so or by its time (no wait for a settled file)."""
+        if self.failed:
+            return now - self.since >= watcher.GIVE_UP
+        return now - self.since >= watcher.SETTLE or time.time() - self.stamp[1] / 1e9 >= watcher.SETTLE
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
