@@ -6,7 +6,8 @@
   Readers never lock.
 - Durable in the .db alone: a rollback journal (journal_mode=DELETE) with
   synchronous=EXTRA (FULL, plus a directory sync once the rollback journal is deleted, so a
-  commit cannot be undone by a power cut), one transaction per command. Copying the .db
+  commit cannot be undone by a power cut), one transaction per command (or per group of
+  commands: transaction() holds several appends, all kept or none). Copying the .db
   file after a command copies every committed batch.
 - Proves itself: each batch stores sha256(previous hash, the batch as stored: its command
   row and its event rows), and the `tip` row names the last batch and its hash. That proves
@@ -522,14 +523,40 @@ class Journal:
 
     # ---- writing
 
-    def append(self, at: str, command: dict, status: str, reason: str | None,
-               events: list[tuple[str, dict]], command_id: str | None = None) -> int:
-        """Write one command and its events in one transaction; returns its batch number."""
+    @contextlib.contextmanager
+    def transaction(self):
+        """One write transaction: what is appended inside is committed at its end, or (an exception
+        inside) none of it. Inside another transaction, it is part of that one."""
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
         db = self.db
+        if db.in_transaction:
+            yield
+            return
+        known, ids = self._known, dict(self._ids)     # what find() knew: rolled back with the batches
         try:
             db.execute("BEGIN IMMEDIATE")
+            yield
+            db.execute("COMMIT")
+        except (sqlite3.Error, UnicodeEncodeError) as error:
+            self._roll_back(known, ids)
+            raise JournalError(f"{self.path}: {_readable(error)}: command not written "
+                               "(every command before it is kept)") from None
+        except BaseException:
+            self._roll_back(known, ids)
+            raise
+
+    def _roll_back(self, known: tuple[int, str], ids: dict[str, int]) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+        self._known, self._ids = known, ids
+
+    def append(self, at: str, command: dict, status: str, reason: str | None,
+               events: list[tuple[str, dict]], command_id: str | None = None) -> int:
+        """Write one command and its events in one transaction (or in the transaction() it is
+        made in); returns its batch number."""
+        db = self.db
+        with self.transaction():
             number, previous = db.execute("SELECT batch, hash FROM tip").fetchone() or (0, GENESIS)
             number += 1
             seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (GAME,)).fetchone()[0]
@@ -545,20 +572,10 @@ class Journal:
                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, digest))
             db.executemany("INSERT INTO events (game, seq, batch, kind, data) VALUES (?, ?, ?, ?, ?)", rows)
             db.execute("INSERT OR REPLACE INTO tip (one, batch, hash) VALUES (1, ?, ?)", (number, digest))
-            db.execute("COMMIT")
-        except (sqlite3.Error, UnicodeEncodeError) as error:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise JournalError(f"{self.path}: {_readable(error)}: command not written "
-                               "(every command before it is kept)") from None
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-        if self._known[0] == number - 1:            # the ids known stay those of every batch up to _known
-            if command_id is not None:
-                self._ids[command_id] = number
-            self._known = (number, digest)
+            if self._known[0] == number - 1:        # the ids known stay those of every batch up to _known
+                if command_id is not None:
+                    self._ids[command_id] = number
+                self._known = (number, digest)
         return number
 
     def _seal(self, digest: str) -> str | None:

@@ -3,6 +3,10 @@
 A command may carry "id" (a string of up to 64 characters): the session takes it off before
 the game's parser sees it and journals it with the command; a command whose id the journal
 already holds is not applied again, and submit() answers with the first outcome.
+
+Several commands as one, {"all": [command, ...]}: all applied, in order and in one journal
+transaction, or none (one malformed or rejected). `companion do` sends its commands so, to its
+own session or through an open console's door.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from .event_file import EventFile
 from .journal import Journal, JournalDamaged, JournalError, private_temporary
 
 ID_LENGTH = 64
+GROUP = "all"               # {"all": [command, ...]}: several commands applied as one, or none
 
 
 @dataclass
@@ -34,6 +39,7 @@ class Outcome:
     events: list = field(default_factory=list)
     already: bool = False       # the command's id was journaled before: this is that first outcome
     warning: str | None = None  # something beside the command failed (the backup copy)
+    each: list = field(default_factory=list)    # a group's: each command's outcome, in order
 
 
 def split_id(command: dict) -> tuple[str | None, dict]:
@@ -81,6 +87,14 @@ class Game:
             raise ValueError(f"the game is {self.rules.name} already")
         if rules is not self.rules:
             self.rules, self.state = rules, rules.state()
+
+    def mark(self) -> tuple:
+        """Where the game is, to come back to (states are never changed in place)."""
+        return self.rules, self.state, list(self._before)
+
+    def back_to(self, mark: tuple) -> None:
+        self.rules, self.state, before = mark
+        self._before = list(before)
 
     def undoable(self) -> int | None:
         return self._before[-1][0] if self._before else None
@@ -153,18 +167,66 @@ class Session:
     def submit(self, command, command_id: str | None = None) -> Outcome:
         """command: a parsed command or a script-format dict, which may carry "id" (raises
         commands.Malformed). A command whose id is journaled already is not applied again: the
-        answer is the first outcome, with `already` set."""
+        answer is the first outcome, with `already` set. {"all": [...]}: see submit_all."""
+        if isinstance(command, dict) and GROUP in command:
+            return self.submit_all(command)
         if isinstance(command, dict):
             found, command = split_id(command)
             command_id = command_id or found
             command = self.parse(command)
         with self._lock:
-            earlier = self.journal.find(command_id) if command_id is not None else None
-            if earlier is not None:
-                return Outcome(earlier.status, earlier.reason, earlier.number,
-                               [self.rules.events.decode(kind, data) for _, kind, data in earlier.events], already=True)
-            outcome = self._submit(command, command_id)
-        if outcome.status != "rejected":
+            outcome = self._once(command, command_id)
+            self._checkpoint(outcome)
+        self._tell(outcome)
+        return outcome
+
+    def submit_all(self, group: dict) -> Outcome:
+        """{"all": [command, ...]} (script-format dicts, each may carry an id): every one parsed
+        first (raises Malformed naming the first bad one), then applied in order in one journal
+        transaction; one rejected and none is applied (the outcome names it). Applied: the worst
+        status, each command's outcome in `each`, all their events."""
+        commands = group.get(GROUP) if set(group) == {GROUP} else None
+        if not isinstance(commands, list) or not commands:
+            raise Malformed(f'a group of commands is {{"{GROUP}": [command, ...]}} with one or more commands')
+        n = len(commands)
+        where = (lambda k: f"command {k} of {n}: ") if n > 1 else (lambda k: "")
+        parsed = []
+        for k, data in enumerate(commands, 1):
+            try:
+                command_id, data = split_id(data)
+                parsed.append((self.parse(data), command_id))
+            except Malformed as error:
+                raise Malformed(f"{where(k)}{error}") from None
+        with self._lock:
+            mark, each = self.game.mark(), []
+            try:
+                with self.journal.transaction():
+                    for k, (command, command_id) in enumerate(parsed, 1):
+                        each.append(self._once(command, command_id))
+                        if each[-1].status == "rejected":
+                            raise _Refused(f"{where(k)}{each[-1].reason}" + (f"; none of the {n} commands applied"
+                                                                              if n > 1 else ""))
+            except _Refused as refused:
+                self.game.back_to(mark)
+                return Outcome("rejected", str(refused))
+            except BaseException:
+                self.game.back_to(mark)
+                raise
+            outcome = _together(each, where)
+            self._checkpoint(outcome)
+        self._tell(outcome)
+        return outcome
+
+    def _once(self, command, command_id: str | None) -> Outcome:
+        """Applied, or the first outcome of the command that carried its id before."""
+        earlier = self.journal.find(command_id) if command_id is not None else None
+        if earlier is None:
+            return self._submit(command, command_id)
+        return Outcome(earlier.status, earlier.reason, earlier.number,
+                       [self.rules.events.decode(kind, data) for _, kind, data in earlier.events], already=True)
+
+    def _tell(self, outcome: Outcome) -> None:
+        if outcome.status != "rejected" and not outcome.already:
             for listener in self._listeners:
                 try:
                     listener(self.state, outcome)
@@ -172,7 +234,12 @@ class Session:
                     warning = f"{getattr(listener, '__qualname__', 'a listener')} failed after command " \
                               f"{outcome.batch} was applied ({type(error).__name__}: {error})"
                     outcome.warning = f"{outcome.warning}; {warning}" if outcome.warning else warning
-        return outcome
+
+    def _checkpoint(self, outcome: Outcome) -> None:
+        """The backup copy, at the game's checkpoints (never for a command applied before)."""
+        if self.backup and not outcome.already and any(isinstance(event, self.rules.checkpoints)
+                                                       for event in outcome.events):
+            outcome.warning = self.copy_backup()
 
     def _submit(self, command, command_id: str | None = None) -> Outcome:
         rules = self.rules
@@ -193,10 +260,7 @@ class Session:
         state = self.game.after(events)           # the rules fold before the journal writes: a rule that
         batch = self.journal.append(self.clock(), rules.schema.to_dict(command), status, reason, encoded, command_id)
         self.game.apply(batch, events, state)     # raises leaves the journal as it was
-        outcome = Outcome(status, reason, batch, events)
-        if self.backup and any(isinstance(event, rules.checkpoints) for event in events):
-            outcome.warning = self.copy_backup()
-        return outcome
+        return Outcome(status, reason, batch, events)
 
     def copy_backup(self) -> str | None:
         """Copy the journal to the backup file; a failure is returned as one line."""
@@ -205,6 +269,20 @@ class Session:
         except (OSError, sqlite3.Error) as error:
             return f"backup to {self.backup} failed ({getattr(error, 'strerror', None) or error}); the game goes on"
         return None
+
+
+class _Refused(Exception):
+    """A command of a group was rejected: the group's transaction is rolled back."""
+
+
+def _together(each: list[Outcome], where) -> Outcome:
+    """A group's outcome from its commands': invalid if one is, the reasons named by command."""
+    status = "invalid" if any(o.status == "invalid" for o in each) else "ok"
+    reasons = [f"{where(k)}{o.reason}" for k, o in enumerate(each, 1) if o.reason]
+    applied = [o.batch for o in each if o.batch is not None]
+    return Outcome(status, "; ".join(reasons) or None, max(applied, default=None),
+                   [event for o in each if not o.already for event in o.events],
+                   already=all(o.already for o in each), each=each)
 
 
 def _status(events: list, rules: GameRules) -> tuple[str, str | None]:
@@ -323,8 +401,7 @@ class Door:
                     outcome = Outcome("rejected", str(error))
                 except Exception as error:        # the console's own failure boundary answers for it
                     outcome = Outcome("rejected", f"not applied: {type(error).__name__}: {error}")
-                stream.write(json.dumps({"status": outcome.status, "reason": outcome.reason, "batch": outcome.batch,
-                                         "already": outcome.already, "warning": outcome.warning}).encode() + b"\n")
+                stream.write(json.dumps(_answer_of(outcome)).encode() + b"\n")
                 stream.flush()
 
 
@@ -358,5 +435,15 @@ def through_door(journal_path: str | Path, commands: list[dict]):
             answer = json.loads(stream.readline(DOOR_LINE_LIMIT) or b"null")
             if not isinstance(answer, dict):
                 raise ConnectionError("the console closed the door")
-            yield Outcome(answer["status"], answer["reason"], answer["batch"],
-                          already=answer["already"], warning=answer["warning"])
+            yield _outcome_of(answer)
+
+
+def _answer_of(outcome: Outcome) -> dict:
+    """An outcome as the door answers it (a group's with each command's)."""
+    return {"status": outcome.status, "reason": outcome.reason, "batch": outcome.batch, "already": outcome.already,
+            "warning": outcome.warning, "each": [_answer_of(each) for each in outcome.each]}
+
+
+def _outcome_of(answer: dict) -> Outcome:
+    return Outcome(answer["status"], answer["reason"], answer["batch"], already=answer["already"],
+                   warning=answer["warning"], each=[_outcome_of(each) for each in answer.get("each", [])])

@@ -5,8 +5,11 @@ Two modes (event file [serial] mode):
   rule by rule): CRC-checked frames, a BALL delivered and ACKed only when its seq is the next
   of its boot, de-duplicated by (boot id, seq), heartbeats, NAK on a damaged line, and an
   alert (on_alert, health().alert) for every frame refused.
-- "raw": a plain barcode scanner that types one label per line; a repeat of the same
-  ball within raw_repeat_seconds is the scanner repeating itself and is suppressed.
+- "raw": a plain barcode scanner that types one label per line (ended by CR, LF or CR LF);
+  a line holding one printed ball label (vision.ball_labels: "PB", the ball, two check
+  digits), whatever the scanner puts round it (an AIM id like ]Q1, a prefix or suffix), is
+  that ball, anything else none; a repeat of the same ball within raw_repeat_seconds is the
+  scanner repeating itself and is suppressed.
 
 Either way each new ball goes to on_read (a callable, or a queue: anything with put) as a
 BallRead; a ball the referee says is not in the machine comes with an alert. The port is
@@ -23,6 +26,7 @@ from dataclasses import dataclass, replace
 import serial
 
 from companion.bingo.rules import BALLS
+from vision import ball_labels
 
 from . import protocol as p
 
@@ -34,6 +38,7 @@ HELLO_RETRY_SECONDS = 0.5    # a heartbeat from a boot whose HELLO (or END) is m
 END_ASKS = 10                # SYNCs sent for one earlier boot's END before its counts are taken as lost
 ALERT_REPEAT_SECONDS = 30.0  # the same alert is passed to on_alert again after this long
 READ_TIMEOUT = 0.1           # how often the reader thread looks at its stop flag
+LABEL = re.compile(rf"{ball_labels.PREFIX}\d{{4}}(?!\d)")    # a printed ball label in a scanner's line (checked after)
 
 
 class LinkError(ValueError):
@@ -141,6 +146,7 @@ class SerialLink:
         self._alert_at: float | None = None
         self._last: tuple[int, float] | None = None       # raw: last ball and when
         self._heard: float | None = None
+        self._lines = self._splitter()
         self._h = LinkHealth(url, mode)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -206,12 +212,10 @@ class SerialLink:
             self._h.connected, self._h.connected_at, self._fresh = True, time.monotonic(), True
             if self.mode == "framed":
                 port.write(p.encode(p.SYNC, p.NO_BOOT, 0))
-            lines = p.Lines()
+            self._lines = self._splitter()
             while not self._stop.is_set():
-                data = port.read(port.in_waiting or 1)
-                for line in lines.feed(data):
-                    for reply in self.handle(line):
-                        port.write(reply)
+                for reply in self.receive(port.read(port.in_waiting or 1)):
+                    port.write(reply)
         except (serial.SerialException, OSError) as error:
             self._h.last_error = f"{self.url}: {error}"
         finally:
@@ -222,6 +226,13 @@ class SerialLink:
                 pass
 
     # -- lines in, balls out --
+
+    def _splitter(self) -> p.Lines:
+        return _ScannerLines() if self.mode == "raw" else p.Lines()
+
+    def receive(self, data: bytes) -> list[bytes]:
+        """Bytes as read from the port (any part of a line); returns the frames to send back."""
+        return [reply for line in self._lines.feed(data) for reply in self.handle(line)]
 
     def handle(self, line: bytes) -> list[bytes]:
         """Process one received line (no line end); returns the frames to send back."""
@@ -365,7 +376,7 @@ class SerialLink:
         now = time.monotonic()
         self._good_line()
         self._h.frames += 1
-        ball = self._raw_ball(text)
+        ball = self._raw_ball(text) if len(line) <= p.cagelink.MAX_LINE else None
         if ball is None:
             self._h.malformed += 1
             self._h.last_error = f"scanner sent {text[:30]!r}: not a ball label"
@@ -379,7 +390,7 @@ class SerialLink:
 
     def _raw_ball(self, text: str) -> int | None:
         if self._pattern is None:
-            return p.parse_ball(text)
+            return _label_ball(text)
         match = self._pattern.fullmatch(text)
         if not match:
             return None
@@ -403,6 +414,19 @@ class SerialLink:
         self._h.reads += 1
         self._h.alerts += alert is not None
         return True
+
+
+def _label_ball(text: str) -> int | None:
+    """The ball of the one printed ball label in a scanner's line, or None (none, or two)."""
+    balls = {ball_labels.parse_payload(found) for found in LABEL.findall(text)}
+    return balls.pop() if len(balls) == 1 else None
+
+
+class _ScannerLines(p.Lines):
+    """A scanner's lines: ended by CR alone too (many scanners' default), by LF or by CR LF."""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        return super().feed(data.replace(b"\r", b"\n"))
 
 
 def _compile(pattern: str | None):

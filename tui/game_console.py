@@ -235,7 +235,7 @@ class GameConsole(App):
             clock.deadline = message.deadline
         self.refresh_view()
         if message.command:
-            name = message.command.get("do", "?")
+            name = message.command.get("do") or "companion do"
             words = {"ok": f"✔ {name}", "invalid": f"⚠ {name}: card invalid", "rejected": f"✖ {name} rejected"}
             detail = f": {outcome.reason}" if outcome.reason else ""
             level = {"ok": "info", "invalid": "warning", "rejected": "error"}[outcome.status]

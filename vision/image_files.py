@@ -21,6 +21,11 @@ MAX_BYTES = 64 * 1024 * 1024     # a 20-megapixel photo as PNG or BMP is well be
 MAX_PIXELS = 20_000_000          # 5000x4000: any phone photo or 600 dpi scan of a card; decoded, about 60 MB
 
 
+HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
+HEIF_REFUSED = ("a HEIC/HEIF photo, which is not read here: send it as JPEG "
+                "(iPhone: Settings > Camera > Formats > Most Compatible)")
+
+
 class ImageFileError(OSError):
     """Why an image file is refused before (or at) decoding. An OSError, so a caller that reports
     unreadable files reports these too; str() is one line naming the file and the limit."""
@@ -124,6 +129,8 @@ def image_size(path, data: bytes) -> tuple[int, int]:
             if not size or min(size) < 1:
                 raise ImageFileError(path, "a damaged image header: no width and height")
             return size
+    if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
+        raise ImageFileError(path, HEIF_REFUSED)
     raise ImageFileError(path, "not an image read here: only PNG, JPEG, BMP, TIFF and WebP files, whose "
                                "headers give their size before decoding")
 

@@ -12,7 +12,7 @@ from .. import event_file, views
 from ..core import commands as c
 from ..core import games
 from ..journal import Journal, JournalBusy, JournalError
-from ..session import Game, Session, door_path, rules_of, salvage, split_id, through_door
+from ..session import GROUP, Game, Session, door_path, rules_of, salvage, split_id, through_door
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
 SIMULATED_HARDWARE = """
@@ -45,7 +45,7 @@ def register(sub, groups) -> None:
     p.add_argument("--journal", help="journal file (default: the one named in the event file)")
     p.set_defaults(run=start)
 
-    p = sub.add_parser("do", help="apply commands (script-format JSON) to a game journal")
+    p = sub.add_parser("do", help="apply commands (script-format JSON) to a game journal: all of them or none")
     _journal_args(p)
     p.add_argument("commands", nargs="+", metavar="JSON", help='e.g. \'{"do":"draw","balls":[17,4,22]}\'')
     p.set_defaults(run=do)
@@ -173,6 +173,8 @@ def start(args) -> int:
 
 
 def do(args) -> int:
+    """All the commands or none, the same whether this process writes the journal or an open
+    console does (they go through its door): each is checked first, then all are sent as one group."""
     try:
         session = session_for(args)
     except CommandError as error:
@@ -180,50 +182,60 @@ def do(args) -> int:
         if error.code == BUSY and door_path(path).exists():
             return do_through_door(path, args.commands, error)
         raise
-    worst = 0
-    for text in args.commands:
-        try:
-            outcome = session.submit(c.loads(text))
-        except c.Malformed as error:
-            raise CommandError(f"{c.shown(text, 60)}: {error}", 2)
-        except JournalError as error:
-            raise CommandError(str(error))
-        worst = max(worst, print_outcome(outcome))
-    return worst
+    group = {GROUP: checked(args.commands, session.rules)}
+    try:
+        outcome = session.submit(group)
+    except c.Malformed as error:        # checked above: only a setup's own game could differ
+        raise CommandError(str(error), 2)
+    except JournalError as error:
+        raise CommandError(str(error))
+    return print_outcomes(outcome)
 
 
 def do_through_door(path, texts: list[str], busy: CommandError) -> int:
-    """The journal's writer is an open console: its session applies the commands, in its order."""
+    """The journal's writer is an open console: its session applies the group, in its order."""
     try:        # only the setup's game: the console verified the whole chain when it opened the journal
-        schema = rules_of(Journal(path, readonly=True, check=False)).schema
+        rules = rules_of(Journal(path, readonly=True, check=False))
     except JournalError as error:
         raise CommandError(str(error)) from None
+    group = {GROUP: checked(texts, rules)}
+    try:
+        [outcome] = through_door(path, [group])
+    except (FileNotFoundError, ConnectionRefusedError):
+        raise busy from None            # no console listens there after all: nothing was sent
+    except (OSError, ValueError, KeyError) as error:
+        raise CommandError(f"{path}: the console stopped answering ({error}); check with companion status "
+                           "whether the commands were applied") from None
+    return print_outcomes(outcome)
+
+
+def checked(texts: list[str], rules: games.GameRules) -> list[dict]:
+    """The commands as dicts, each parsed by the game's rules before any is applied (exit 2)."""
     commands = []
-    for text in texts:                      # all checked before any is sent
+    for text in texts:
         try:
             command = c.loads(text)
-            schema.parse(split_id(command)[1])
+            data = split_id(command)[1]
+            (games.of_setup(data) if isinstance(data, dict) and data.get("do") == "setup" else rules).schema.parse(data)
         except c.Malformed as error:
-            raise CommandError(f"{c.shown(text, 60)}: {error}", 2)
+            none = f"; none of the {len(texts)} commands applied" if len(texts) > 1 else ""
+            raise CommandError(f"{c.shown(text, 60)}: {error}{none}", 2)
         commands.append(command)
-    worst, answered = 0, 0
-    try:
-        for outcome in through_door(path, commands):
-            worst, answered = max(worst, print_outcome(outcome)), answered + 1
-    except (OSError, ValueError, KeyError) as error:
-        if not answered:
-            raise busy from None
-        raise CommandError(f"{path}: the console stopped answering after {answered} of {len(commands)} "
-                           f"commands ({error}); check with companion status") from None
-    return worst
+    return commands
 
 
-def print_outcome(outcome) -> int:
-    """One line per command; returns 1 for a rejection."""
+def print_outcomes(outcome) -> int:
+    """One line per command applied, or the one line of the rejection; returns 1 for a rejection."""
+    for each in outcome.each or [outcome]:
+        print_outcome(each)
+    warn(outcome)
+    return int(outcome.status == "rejected")
+
+
+def print_outcome(outcome) -> None:
     print(outcome.status + (f": {outcome.reason}" if outcome.reason else "")
           + (f" (already applied as command {outcome.batch}; not applied again)" if outcome.already else ""))
     warn(outcome)
-    return int(outcome.status == "rejected")
 
 
 def warn(outcome) -> None:

@@ -122,7 +122,11 @@ def test_init_start_do_status(tmp_path, capsys):
     assert run(capsys, "start", "--event", event)[0] == 0
     assert (tmp_path / "night-1.db").exists()
     code, out, _ = run(capsys, "do", "--event", event, '{"do":"begin_turn"}', '{"do":"draw","balls":[1,2,99]}')
-    assert code == 1 and out.splitlines() == ["ok", "rejected: there is no ball 99 (balls are 1-27)"]
+    assert code == 1 and out.splitlines() == ["rejected: command 2 of 2: there is no ball 99 (balls are 1-27); "
+                                              "none of the 2 commands applied"]
+    before = json.loads(run(capsys, "status", "--event", event, "--public", "--json")[1])["phase"]
+    code, out, _ = run(capsys, "do", "--event", event, '{"do":"begin_turn"}')
+    assert code == 0 and out == "ok\n" and before != "draw"
     code, out, _ = run(capsys, "status", "--event", event, "--public", "--json")
     assert json.loads(out)["phase"] == "draw" and "Player" not in out
 

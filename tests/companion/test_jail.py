@@ -470,8 +470,11 @@ def test_start_do_status_on_a_jail_event(tmp_path, capsys):
     run(capsys, "init", "--game", "jail", "--players", 2, "--out", event, "--name", "Jail night")
     assert run(capsys, "start", "--event", event)[0] == 0
     rows = [list("GHGHGHGHGH"), list("IJIJIJIJIJ"), list("EFEFEFEFEF")]
-    code, out, _ = run(capsys, "do", "--event", event, json.dumps({"do": "layout", "rows": rows}),
-                       json.dumps(hands("ABC", "DDDD")), json.dumps(take(2, 1)))
-    assert code == 1 and out.splitlines() == ["ok", "ok", "rejected: it is player 1's turn, not player 2's"]
+    deal = [json.dumps({"do": "layout", "rows": rows}), json.dumps(hands("ABC", "DDDD"))]
+    code, out, _ = run(capsys, "do", "--event", event, *deal, json.dumps(take(2, 1)))
+    assert code == 1 and out.splitlines() == ["rejected: command 3 of 3: it is player 1's turn, not player 2's; "
+                                              "none of the 3 commands applied"]
+    code, out, _ = run(capsys, "do", "--event", event, *deal)
+    assert code == 0 and out.splitlines() == ["ok", "ok"]
     view = json.loads(run(capsys, "status", "--event", event, "--public", "--json")[1])
     assert view["event"] == "Jail night" and view["turn_player"] == 1 and view["rows"] == rows

@@ -54,7 +54,8 @@ def test_the_event_backup_is_copied_after_setup_and_each_turn(tmp_path):
     copy = tmp_path / "usb" / "night-1.db"
     assert run("start", "--event", event)[0] == 0
     assert Journal(copy, readonly=True).count() == 1
-    assert run("do", "--event", event, '{"do":"begin_turn"}', '{"do":"draw","balls":[1,2,3]}')[0] == 0
+    assert run("do", "--event", event, '{"do":"begin_turn"}')[0] == 0
+    assert run("do", "--event", event, '{"do":"draw","balls":[1,2,3]}')[0] == 0
     assert Journal(copy, readonly=True).count() == 2       # copied at the turn's start, not at each draw
     assert Session(Journal(copy, readonly=True)).state.turn == 1
 

@@ -111,6 +111,7 @@ def test_do_while_the_console_is_open_goes_through_the_console(tmp_path):
             draw = {**DEMO[2], "id": "cage:1"}
             results["first"] = await asyncio.to_thread(companion, "do", "--journal", tmp_path / "j.db",
                                                        json.dumps(draw), '{"do":"draw","balls":[4,5,6]}')
+            results["alone"] = await asyncio.to_thread(companion, "do", "--journal", tmp_path / "j.db", json.dumps(draw))
             results["again"] = await asyncio.to_thread(companion, "do", "--journal", tmp_path / "j.db", json.dumps(draw))
             results["bad"] = await asyncio.to_thread(companion, "do", "--journal", tmp_path / "j.db", '{"do":"dance"}')
             await pilot.pause(0.3)
@@ -118,7 +119,9 @@ def test_do_while_the_console_is_open_goes_through_the_console(tmp_path):
             results["rows"] = len(app.batches)
     asyncio.run(body())
     first, again, bad = results["first"], results["again"], results["bad"]
-    assert first.returncode == 1 and first.stdout.splitlines()[0] == "ok" and "rejected" in first.stdout, first
+    assert first.returncode == 1 and first.stdout.splitlines() == [
+        "rejected: command 2 of 2: not now: voting is open; none of the 2 commands applied"], first
+    assert results["alone"].returncode == 0 and results["alone"].stdout == "ok\n", results["alone"]
     assert again.returncode == 0 and "already applied as command 3" in again.stdout
     assert bad.returncode == 2 and "unknown command" in bad.stderr
     assert results["drawn"] == DEMO[2]["balls"] and results["rows"] == 3     # the console shows the draw

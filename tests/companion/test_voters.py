@@ -386,11 +386,13 @@ def test_init_start_do_status_journal_on_a_voters_event(tmp_path, capsys):
     assert code == 0 and out == f"wrote {event}: 4 players; edit names, then: companion start --event {event}\n"
     assert 'game = "voters"' in event.read_text() and "account" not in event.read_text()
     assert run(capsys, "start", "--event", event)[0] == 0
-    code, out, _ = run(capsys, "do", "--event", event, '{"do":"deal","dealer":4,"stake":50}',
-                       '{"do":"bet","player":1,"number":2}', '{"do":"bet","player":2,"number":null}',
-                       '{"do":"bet","player":4,"number":1}')
-    assert code == 1 and out.splitlines() == ["ok", "ok", "invalid: unreadable or miswritten card (V7)",
-                                              "rejected: player 4 deals this game: the dealer does not bet (D2)"]
+    bets = ['{"do":"deal","dealer":4,"stake":50}', '{"do":"bet","player":1,"number":2}',
+            '{"do":"bet","player":2,"number":null}']
+    code, out, _ = run(capsys, "do", "--event", event, *bets, '{"do":"bet","player":4,"number":1}')
+    assert code == 1 and out.splitlines() == ["rejected: command 4 of 4: player 4 deals this game: the dealer "
+                                              "does not bet (D2); none of the 4 commands applied"]
+    code, out, _ = run(capsys, "do", "--event", event, *bets)
+    assert code == 0 and out.splitlines() == ["ok", "ok", "invalid: unreadable or miswritten card (V7)"]
     view = json.loads(run(capsys, "status", "--event", event, "--public", "--json")[1])
     assert view["event"] == "Club night" and view["games"][0]["bettors"] == [1, 2]
     run(capsys, "do", "--event", event, '{"do":"close"}', '{"do":"open"}')

@@ -10,6 +10,7 @@ from companion.session import Session
 from drivers import protocol as p
 from drivers.cage_sim import Faults, PtyPort, SimCage, SocketPort
 from drivers.serial_link import BallRead, LinkError, SerialLink, alert_for
+from vision.ball_labels import payload
 
 BOOT = "0badcafe"
 
@@ -156,10 +157,11 @@ def test_the_console_shows_a_refused_frame_as_an_alert_and_the_link_as_degraded(
 def test_raw_scanner_lines_with_repeat_suppression_and_a_custom_pattern():
     got = []
     link = SerialLink("loop://", got.append, mode="raw", raw_repeat=0.2, machine=[5, 6])
-    for line in (b"5", b"05\r", b"junk", b"", b"6", b"28"):
+    five, six = payload(5).encode(), payload(6).encode()
+    for line in (five, b"]Q1" + five + b"\r", b"junk", b"", six, b"5"):
         link.handle(line)
     time.sleep(0.25)
-    link.handle(b"5")                                        # after the window: a new read
+    link.handle(five)                                        # after the window: a new read
     assert [(r.ball, r.source, r.alert) for r in got] == [(5, "scanner", None), (6, "scanner", None),
                                                           (5, "scanner", None)]
     h = link.health()
@@ -207,7 +209,7 @@ def test_raw_scanner_on_a_pty():
     try:
         with SerialLink(os.ttyname(slave), q, mode="raw") as link:
             until(lambda: link.health().connected)
-            os.write(master, b"17\r\n3\r\n")
+            os.write(master, payload(17).encode() + b"\r\n" + payload(3).encode() + b"\r\n")
             assert [r.ball for r in take(q, 2)] == [17, 3]
     finally:
         os.close(master)

@@ -200,7 +200,7 @@ def test_watched_folder_counts_logs_and_moves(game, tmp_path):
     (folder / "c.jpg").write_bytes(b"")
     (folder / "notes.txt").write_text("not an image")
     watcher = FolderWatcher(Scanner(ev.id, ev.secret), folder, _submit(session))
-    watcher.SETTLE = 0
+    watcher.SETTLE = watcher.GIVE_UP = 0     # the empty file too is given up on at once
     results = {r.image.split("/")[-1]: r for r in watcher.poll()}
     assert results["a.png"].decision == "counted" and (folder / "done" / "a.png").exists()
     assert results["b.png"].reason.startswith("forged") and (folder / "rejected" / "b.png").exists()
@@ -278,3 +278,69 @@ def test_the_same_photo_scanned_twice_is_journaled_once(game, tmp_path):
     batches = list(Journal(session.journal.path, readonly=True).batches())
     assert len(batches) == journaled
     assert batches[-1].id.startswith("card:V0301:")
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _watch_until(watcher, until: float, done=lambda results: False) -> list:
+    """Poll as FolderWatcher.run does (every 0.1 s) until `until` (time.monotonic()) or done(results)."""
+    import time
+    results = []
+    while time.monotonic() < until and not done(results):
+        results += watcher.poll()
+        time.sleep(0.1)
+    return results
+
+
+@pytest.mark.parametrize("suffix", [".jpg", ".png"])
+def test_a_card_written_in_two_halves_a_second_apart_is_counted(game, tmp_path, suffix):
+    """A slow scanner or a network copy pauses mid-file: the first half alone does not decode, and
+    is neither read as a card nor moved to rejected/ while the file may still grow."""
+    import time
+    ev, session = game
+    folder = tmp_path / "in"
+    folder.mkdir()
+    photo = _card_photo(L.Card("vote", ev.id, "V0401", 4, 1), ev.secret, {"mark": ["Z"]})
+    data = cv2.imencode(suffix, photo)[1].tobytes()
+    watcher = FolderWatcher(Scanner(ev.id, ev.secret), folder, _submit(session))
+    path = folder / f"card{suffix}"
+    path.write_bytes(data[:len(data) // 2])
+    assert _watch_until(watcher, time.monotonic() + 1.0) == []
+    assert path.exists() and not (folder / "rejected").exists()
+    with path.open("ab") as file:
+        file.write(data[len(data) // 2:])
+    [result] = _watch_until(watcher, time.monotonic() + 5.0, done=bool)
+    assert result.decision == "counted" and (folder / "done" / path.name).exists(), result
+    assert session.journal.find(referee_id := f"card:V0401:{_digest(data)}") is not None, referee_id
+
+
+def test_a_file_that_never_decodes_is_rejected_once_it_has_stopped_changing(tmp_path):
+    """Only a file left unchanged for GIVE_UP seconds and still not an image is given up on."""
+    import time
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = cv2.imencode(".jpg", np.full((300, 400, 3), 200, np.uint8))[1].tobytes()
+    (folder / "half.jpg").write_bytes(data[:len(data) // 2])
+    watcher = FolderWatcher(Scanner("ev", "secret"), folder)
+    watcher.SETTLE, watcher.GIVE_UP = 0.0, 0.5
+    assert watcher.poll() == [] and (folder / "half.jpg").exists()
+    [result] = _watch_until(watcher, time.monotonic() + 3.0, done=bool)
+    assert result.decision == "rejected" and result.reason.startswith("truncated JPEG")
+    assert (folder / "rejected" / "half.jpg").exists()
+
+
+@pytest.mark.parametrize("name, brand", [("IMG_0001.HEIC", b"heic"), ("photo.heif", b"mif1"),
+                                         ("sent-as.jpg", b"heix")])
+def test_a_heic_photo_is_refused_saying_how_to_send_jpeg(tmp_path, name, brand):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / name).write_bytes(b"\x00\x00\x00\x18ftyp" + brand + b"\x00\x00\x00\x00mif1heic" + bytes(500))
+    watcher = FolderWatcher(Scanner("ev", "secret"), folder)
+    watcher.SETTLE = watcher.GIVE_UP = 0.0
+    [result] = watcher.poll()
+    assert result.decision == "rejected" and (folder / "rejected" / name).exists()
+    assert "\n" not in result.reason and "JPEG" in result.reason, result.reason
+    assert "Settings > Camera > Formats > Most Compatible" in result.reason, result.reason

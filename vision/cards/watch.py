@@ -4,12 +4,14 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from .result import Result
-from .scanner import Scanner
+from .result import Rejection, Result
+from .scanner import Scanner, load_image
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp")
+WATCHED_SUFFIXES = (*IMAGE_SUFFIXES, ".heic", ".heif")     # HEIC/HEIF: picked up to be refused, saying how to send JPEG
 
 
 def referee(result: Result, submit) -> Result:
@@ -42,9 +44,13 @@ def photo_id(result: Result) -> str | None:
 
 class FolderWatcher:
     """The live event's scanner folder: each new image is scanned, sent to the referee, logged,
-    and moved to done/, review/ or rejected/ (a forged, foreign or unreadable card never counts)."""
+    and moved to done/, review/ or rejected/ (a forged, foreign or unreadable card never counts).
+    A file is read once its size and time have stopped changing for SETTLE seconds (seen so, or
+    its time says so); one that does not decode (the first half of a slow copy) waits while it
+    changes, and is rejected only when it has been seen unchanged for GIVE_UP seconds."""
 
-    SETTLE = 0.3        # seconds a file must be left alone before it is read (the scanner may be writing)
+    SETTLE = 0.3        # seconds a file's size and time must stay the same before it is read (the scanner may be writing)
+    GIVE_UP = 5.0       # seconds a file that does not decode must stay the same before it is rejected (a copy paused)
 
     def __init__(self, scanner: Scanner, folder: str | Path, submit=None):
         self.scanner, self.folder, self.submit = scanner, Path(folder), submit
@@ -53,32 +59,58 @@ class FolderWatcher:
         if scanner.crops is None:
             scanner.crops = self.folder / "crops"
         self.log = self.folder / "scan-log.jsonl"
+        self._seen: dict[Path, _Arrival] = {}
 
     def pending(self) -> list[Path]:
-        now = time.time()
-        files = []
+        """The files due a read: unchanged for SETTLE seconds (seen unchanged for GIVE_UP after a failed decode)."""
+        now, seen = time.monotonic(), {}
         for path in self.folder.iterdir():
-            if not path.is_dir() and path.suffix.lower() in IMAGE_SUFFIXES:     # a FIFO too: rejected, not left
-                try:
-                    if now - path.stat().st_mtime >= self.SETTLE:
-                        files.append(path)
-                except FileNotFoundError:
-                    continue
-        return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
+            if not path.is_dir() and path.suffix.lower() in WATCHED_SUFFIXES:     # a FIFO too: rejected, not left
+                stamp = _stamp(path)
+                if stamp is not None:
+                    old = self._seen.get(path)
+                    seen[path] = old if old is not None and old.stamp == stamp else _Arrival(stamp, now)
+        self._seen = seen
+        due = [path for path, arrival in seen.items() if arrival.due(now, self)]
+        return sorted(due, key=lambda path: (seen[path].stamp[1], path.name))
 
-    def process(self, path: Path) -> Result:
-        result = self.scanner.scan_file(path)
+    def process(self, path: Path) -> Result | None:
+        """The file scanned, refereed, logged and moved; None while it may still be arriving."""
+        start = time.perf_counter()
+        try:
+            image, why = load_image(path), None
+        except Rejection as error:
+            image, why = None, error
+        if self._arriving(path, failed=why is not None):
+            return None
+        result = Result(str(path), "rejected", str(why)) if why else self.scanner.scan_image(image, str(path))
+        result.ms = round((time.perf_counter() - start) * 1000, 2)
         if self.submit is not None:
             referee(result, self.submit)
         place = {"review": "review", "rejected": "rejected", "refused": "rejected"}.get(result.decision, "done")
         result.image = str(_move(path, self.folder / place))
+        self._seen.pop(path, None)
         with self.log.open("a", encoding="utf-8") as log:
             log.write(json.dumps({"at": time.strftime("%Y-%m-%dT%H:%M:%S"), **result.to_json()},
                                  ensure_ascii=False) + "\n")
         return result
 
+    def _arriving(self, path: Path, failed: bool) -> bool:
+        """Whether the file changed while it was read (read again once it settles), vanished, or did
+        not decode and has not yet been left alone for GIVE_UP seconds."""
+        arrival, stamp = self._seen.get(path), _stamp(path)
+        if stamp is None:
+            return True
+        if arrival is None or arrival.stamp != stamp:
+            self._seen[path] = _Arrival(stamp, time.monotonic())
+            return arrival is not None
+        if failed and time.monotonic() - arrival.since < self.GIVE_UP:
+            arrival.failed = True
+            return True
+        return False
+
     def poll(self) -> list[Result]:
-        return [self.process(path) for path in self.pending()]
+        return [result for path in self.pending() if (result := self.process(path)) is not None]
 
     def run(self, on_result, stop=lambda: False, interval: float = 0.2) -> None:
         while not stop():
@@ -87,6 +119,30 @@ class FolderWatcher:
                 on_result(result)
             if not results:
                 time.sleep(interval)
+
+
+@dataclass
+class _Arrival:
+    """A watched file as last seen: (size, mtime in ns), since when (time.monotonic()) it has been
+    so, and whether it failed to decode so."""
+    stamp: tuple[int, int]
+    since: float
+    failed: bool = False
+
+    def due(self, now: float, watcher: FolderWatcher) -> bool:
+        """Failed: seen unchanged for GIVE_UP (never judged by the file's own time: a share's clock
+        may be off). Else unchanged for SETTLE, seen so or by its time (no wait for a settled file)."""
+        if self.failed:
+            return now - self.since >= watcher.GIVE_UP
+        return now - self.since >= watcher.SETTLE or time.time() - self.stamp[1] / 1e9 >= watcher.SETTLE
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
 
 
 def _move(path: Path, folder: Path) -> Path:
