@@ -85,6 +85,17 @@ def test_a_rejected_group_leaves_the_session_as_it_was_and_it_goes_on(tmp_path):
     assert Session(Journal(tmp_path / "j.db", readonly=True)).state == session.state
 
 
+def test_an_id_in_a_rejected_group_is_not_remembered_as_applied(tmp_path):
+    """The ids the journal knows are rolled back with the group: retried alone, the command applies
+    (law 6 both ways: never twice, and never lost as 'already applied')."""
+    session = write_game(tmp_path / "j.db", DEMO[:2])
+    draw = {**DEMO[2], "id": "cage:7"}
+    assert session.submit({"all": [draw, DEMO[3], DEMO[2]]}).status == "rejected"
+    again = session.submit(draw)
+    assert (again.status, again.batch, again.already) == ("ok", 3, False)
+    assert session.submit(draw).already
+
+
 def test_a_write_failing_halfway_through_a_group_keeps_none_of_it(tmp_path, monkeypatch):
     """A journal that refuses the second write (a full disk): the first is rolled back with it."""
     session = write_game(tmp_path / "j.db", DEMO[:2])
