@@ -96,6 +96,24 @@ def test_a_card_scanned_past_the_time_limit_is_rejected_naming_the_limit(tmp_pat
     assert filed.decision == "rejected" and (tmp_path / "rejected" / "card.png").exists() and not sent
 
 
+def test_a_card_on_a_busy_machine_is_not_turned_away_by_the_time_limit(monkeypatch):
+    """The limit counts the scan's own work (CPU time): a scan kept waiting by other work on the
+    machine (here: a second of wall time with no CPU spent) still counts the card."""
+    import time
+    from vision.cards import Settings
+    from vision.cards import scanner as S
+    card, photo = _robbery({"robber_tens": "0", "robber_units": "2", "victim_tens": "0", "victim_units": "3",
+                            "ordinal": "4"})
+    scan = S.Scanner._scan
+
+    def starved(self, *args):
+        time.sleep(1.0)
+        return scan(self, *args)
+    monkeypatch.setattr(S.Scanner, "_scan", starved)
+    result = Scanner(P.EVENT, P.SECRET, Settings(time_limit_ms=500)).scan_image(photo)
+    assert result.decision == "counted", result
+
+
 def test_every_scanner_setting_can_be_set_in_the_event_file(tmp_path):
     """[cards] in event.toml: an unknown key is an error (law 5), so every Settings field must be known there."""
     from dataclasses import fields

@@ -143,7 +143,7 @@ class Settings:
     # ink not much darker than the noise floor and mostly over the printed digit, scores under blank_trace.
     closer_floor: float = 0.04  # the noise floor then, where the card's paper is that quiet (measure.closer_scores)
     closer_trace: float = 0.015  # new ink at least this, so measured, on a bubble's open paper: a faint mark? review
-    time_limit_ms: float = 2000.0   # a card whose scan runs longer is rejected (the next card is not kept waiting)
+    time_limit_ms: float = 2000.0   # a card whose scan works longer (CPU time) is rejected (the next card is not kept waiting)
 
 
 @dataclass(frozen=True)
