@@ -136,12 +136,20 @@ class Browser:
         """Seconds until `expression` is true in the page."""
         async def waiting():
             start = time.monotonic()
-            while not await self.tools.evaluate(expression):
+            while not await self._settled(expression):
                 if time.monotonic() - start > timeout:
                     raise TimeoutError(expression)
                 await asyncio.sleep(0.02)
             return time.monotonic() - start
         return self.run(waiting())
+
+    async def _settled(self, expression: str):
+        try:
+            return await self.tools.evaluate(expression)
+        except RuntimeError as error:        # the page is between two documents: not yet
+            if "navigated or closed" in str(error) or "context" in str(error):
+                return False
+            raise
 
     def evaluate(self, expression: str):
         return self.run(self.tools.evaluate(expression))
