@@ -121,9 +121,10 @@ def scanners() -> dict:
 
 
 def record(name: str, result, truth: dict) -> dict:
-    """What the golden file keeps of one card: the truth it is judged by, and what the scanner said."""
+    """What the golden file keeps of one card: the truth it is judged by, and what the scanner said (its
+    reason as a code, and the message the console shows)."""
     return {"card": name, "expected": truth["expected"], "truth": truth["fields"], "decision": result.decision,
-            "reason": result.reason, "fields": result.fields,
+            "reason": result.reason_code, "message": result.reason, "fields": result.fields,
             "scores": {f: {v: round(x, DIGITS) for v, x in values.items()} for f, values in result.scores.items()}}
 
 
