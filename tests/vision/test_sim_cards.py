@@ -210,7 +210,7 @@ def test_hard_photos_are_blurred_curled_and_compressed_like_a_phone_over_a_table
 
 # --- the bench's verdict --------------------------------------------------------------------------------
 def _result(decision, fields):
-    return SimpleNamespace(decision=decision, fields=fields, reason=None, ms=1.0)
+    return SimpleNamespace(decision=decision, fields=fields, reason=None, reason_code=None, ms=1.0)
 
 
 @pytest.mark.parametrize("decision,fields,truth_fields,expected,want", [

@@ -21,6 +21,7 @@ import numpy as np
 from .. import layouts as L
 from .blank import PX, _print_everywhere
 from .measure import Measured, _Levels, _regions, padded_box, sums
+from .reasons import Code, Reason, at, why
 
 ANGLES, STEPS = 72, 40
 ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
@@ -313,14 +314,14 @@ def _on_the_circle(along: np.ndarray) -> np.ndarray:
     return steps
 
 
-def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> str | None:
+def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> Reason | None:
     """Doubts a circle leaves: it goes round another bubble's centre too; ink joined to it lies in the
     middle of another bubble (a mark there touching the circle, taken for the circle's: its own
     mark?); ink joined to it but off its ellipse reaches into another bubble's disc (a mark touching
     the circle: which is meant?); or its path crosses another bubble's disc over much more ink than
     the path carries elsewhere (a mark of that bubble's own under it)."""
     for key, other in circles.round_others:
-        return f"the circle round {key[1]} ({key[0]}) goes round {other[1]} ({other[0]}) too: which is meant?"
+        return why(Code.CIRCLE_ROUND_TWO, circled=[key], other=[other])
     regions = _regions(kind)
     index, label = regions.inside
     near = circles.path[index]
@@ -337,14 +338,13 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> s
         if key in circles.circled:
             continue
         if joined[m] >= marginal:
-            return f"ink joined to the circle round {_name(circles.circled)} fills the middle of {key[1]} ({key[0]}): " \
-                   "a mark of its own?"
+            return why(Code.CIRCLE_JOINED_INK, circled=circles.circled, **at(key))
         if not pixels[m]:
             continue
         if reached[m] >= marginal:
-            return f"the circle round {_name(circles.circled)} reaches into {key[1]} ({key[0]}): which is meant?"
+            return why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key))
         if on_ink[m] / pixels[m] > 2 * circles.density + 0.1 and on_ink[m] * per_r[m] >= marginal:
-            return f"the circle round {_name(circles.circled)} runs over ink in {key[1]} ({key[0]}): a mark under it?"
+            return why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key))
     return None
 
 
@@ -371,7 +371,3 @@ def _discs(kind: str) -> np.ndarray:
     out = np.zeros(_print_everywhere(kind).size, bool)
     out[regions.inside[0]] = True
     return out
-
-
-def _name(keys: tuple) -> str:
-    return " and ".join(f"{value} ({name})" for name, value in keys)

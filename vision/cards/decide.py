@@ -81,6 +81,7 @@ from .. import layouts as L
 from .circles import Circles, faint_over_paper
 from .measure import NOISE_FLOOR, _Levels, _restored, _typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
     ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
+from .reasons import Code, Reason, at, why
 
 CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
 SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
@@ -157,9 +158,9 @@ class Reading:
     filled: dict                # share of the disc inked
     light: frozenset            # light marks read as marks
     blurred: bool
-    stroke_doubt: str | None    # what a long stray line left in doubt
+    stroke_doubt: Reason | None     # what a long stray line left in doubt
     circles: Circles            # circles drawn round bubbles, every bubble's cover
-    circle_doubt: str | None    # a circle's path over ink of another bubble's own
+    circle_doubt: Reason | None     # a circle's path over ink of another bubble's own
     lines: np.ndarray | None    # flat bool: the long stray strokes found (their ink no bubble's), or None
 
     def marked(self, s: Settings) -> dict:
@@ -174,7 +175,7 @@ class Reading:
                 for name, values in self.marked(s).items()}
 
 
-def doubt(r: Reading, s: Settings) -> str | None:
+def doubt(r: Reading, s: Settings) -> Reason | None:
     """The first reason the card must go to a person, or None."""
     for check in DOUBTS:
         reason = check(r, s)
@@ -183,26 +184,24 @@ def doubt(r: Reading, s: Settings) -> str | None:
     return None
 
 
-def verdict(kind: str, fields: dict) -> tuple[str, str | None]:
+def verdict(kind: str, fields: dict) -> tuple[str, Reason | None]:
     """(decision, reason) of a card read without doubt."""
     if kind == "vote":      # blank or several marks: the referee journals it invalid (R6)
         marks = fields["mark"]
         if len(marks) == 1:
             return "counted", None
         # D18: a bubble scribbled out beside another mark is still a mark: both are definite here
-        return "invalid", ("blank: nothing marked (R6)" if not marks else "two marks (R6)" if len(marks) == 2
-                           else "more than one mark (R6)")
+        return "invalid", why(Code.BLANK_VOTE if not marks else Code.TWO_MARKS if len(marks) == 2 else Code.MANY_MARKS)
     if kind == "number":    # V7: blank or several marks, the card is invalid (its stake stays in the pot)
         marks = fields["number"]
         return ("counted", None) if len(marks) == 1 else \
-            ("invalid", "blank: nothing marked (V7)" if not marks else f"{len(marks)} numbers marked (V7)")
+            ("invalid", why(Code.BLANK_NUMBER) if not marks else why(Code.MANY_NUMBERS, count=len(marks)))
     if kind == "bluff_dice":    # AB7: rows of dice not held stay blank; two faces on one die: a person rules
-        twice = [f"{name}: {len(values)} faces" for name, values in fields.items() if len(values) > 1]
-        return ("review", "; ".join(twice)) if twice else \
-            ("counted", None) if any(fields.values()) else ("review", "no face marked")
-    wrong = [f"{name}: {'no mark' if not values else f'{len(values)} marks'}"
-             for name, values in fields.items() if len(values) != 1]
-    return ("review", "; ".join(wrong)) if wrong else ("counted", None)
+        twice = [(name, len(values)) for name, values in fields.items() if len(values) > 1]
+        return ("review", why(Code.FACES_TWICE, counts=twice)) if twice else \
+            ("counted", None) if any(fields.values()) else ("review", why(Code.NO_FACE))
+    wrong = [(name, len(values)) for name, values in fields.items() if len(values) != 1]
+    return ("review", why(Code.FIELDS_NOT_ONE, counts=wrong)) if wrong else ("counted", None)
 
 
 def light_marks(amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: dict, band: dict, s: Settings,
@@ -251,11 +250,11 @@ def _others_median(values: dict, key: tuple, scores: dict, s: Settings) -> float
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
-def _blurred(r: Reading, s: Settings) -> str | None:
-    return "too blurred to read the marks safely" if r.blurred else None
+def _blurred(r: Reading, s: Settings) -> Reason | None:
+    return why(Code.BLURRED) if r.blurred else None
 
 
-def _glare(r: Reading, s: Settings) -> str | None:
+def _glare(r: Reading, s: Settings) -> Reason | None:
     """A bubble whose printed ring has faded against the others' is under glare (or washed
     out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
     read as blank is scored again with its contrast restored, sector by sector (glare is a
@@ -277,7 +276,7 @@ def _glare(r: Reading, s: Settings) -> str | None:
     if typical < WASHED:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) lose contrast
         if typical < FADED * CLEAR_RING or any(scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / CLEAR_RING)
                                                for n, key in enumerate(keys)):
-            return "cannot see the printed bubbles (washed out or misaligned)"
+            return why(Code.BUBBLES_UNSEEN)
     clear, fields = _typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
     printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
     for key in faded:
@@ -287,22 +286,22 @@ def _glare(r: Reading, s: Settings) -> str | None:
             continue
         if scores[key] >= s.marginal:
             if levels.rings[key] < s.glare * typical:
-                return f"glare over bubble {key[1]} ({key[0]})"
+                return why(Code.GLARE, **at(key))
             continue
         inked_along = (fill[n][kept >= FADED] > RING_FILLED * printed_fill).any()
         if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
-            return f"glare over bubble {key[1]} ({key[0]}), its printed ring inked over: a mark drawn on it?"
+            return why(Code.GLARE_RING_INKED, **at(key))
         unseen = _unseen(r, s, key, kept)
         if unseen == "unknown":
-            return f"glare over bubble {key[1]} ({key[0]})"
+            return why(Code.GLARE, **at(key))
         if unseen:
-            return f"glare over bubble {key[1]} ({key[0]}): a faint mark under it?"
+            return why(Code.GLARE_FAINT_MARK, **at(key))
         if not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
-            return f"glare over bubble {key[1]} ({key[0]}) in a field read blank: a mark under it?"
+            return why(Code.GLARE_BLANK_FIELD, **at(key))
     return None
 
 
-def _halo(r: Reading, s: Settings, typical: float) -> str | None:
+def _halo(r: Reading, s: Settings, typical: float) -> Reason | None:
     """A glare streak across a bubble washes out an arc of its ring (its ring's median may keep), and
     either side of it leaves a soft shade that reads as faint ink spread over the disc: a bubble read
     marked there whose ink is mostly fainter than a stroke's may be only that (8:hard:371, X)."""
@@ -311,40 +310,40 @@ def _halo(r: Reading, s: Settings, typical: float) -> str | None:
         if key[1] in marked[key[0]] and washed_arc(r.amount, r.layout.kind, n, FADED * typical) and \
                 stroke_share(r.amount, r.layout.kind, r.levels, key,
                              r.circles.path if key in r.circles.circled else None) < STROKED:
-            return f"glare over bubble {key[1]} ({key[0]}): its mark, or the glare's halo?"
+            return why(Code.GLARE_HALO, **at(key))
     return None
 
 
-def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
+def _unseen(r: Reading, s: Settings, key: tuple, kept) -> Reason | None:
     """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (ink with
     its contrast restored), or None."""
     disc, outer, unknown = _restored(r.amount, r.layout.kind, r.levels, key, kept, FADED, r.circles.path)
     return "unknown" if unknown >= UNKNOWN else "ink" if disc >= GLARE_TRACE or outer >= OUTER_TRACE else None
 
 
-def _stray_line(r: Reading, s: Settings) -> str | None:
+def _stray_line(r: Reading, s: Settings) -> Reason | None:
     return r.stroke_doubt
 
 
-def _unclear(r: Reading, s: Settings) -> str | None:
+def _unclear(r: Reading, s: Settings) -> Reason | None:
     scores, around, filled, light = r.scores, r.around, r.filled, r.light
     for f in r.layout.fields:
         for b in f.bubbles:
             key = f.name, b.value
             if s.marginal <= scores[key] < s.definite and key not in light and not _edge(r, s, key):
-                return f"unclear mark at {b.value} ({f.name}, score {scores[key]:.2f})"
+                return why(Code.UNCLEAR_MARK, **at(key), score=scores[key])
             # a circled bubble's mark is its circle, which no line through it makes (ink on most rays round it)
             if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray \
                     and key not in r.circles.circled:
-                return f"a line runs through {b.value} ({f.name}): mark or stray stroke?"
+                return why(Code.LINE_THROUGH, **at(key))
         marked = [filled[f.name, b.value] for b in f.bubbles
                   if scores[f.name, b.value] >= s.definite or (f.name, b.value) in light]
         if r.layout.kind not in ("vote", "number") and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
-            return f"{len(marked)} marks in {f.name}, one filled in: maybe a correction"
+            return why(Code.CORRECTION, count=len(marked), field=f.name)
     return None
 
 
-def _trace(r: Reading, s: Settings) -> str | None:
+def _trace(r: Reading, s: Settings) -> Reason | None:
     """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
     pen circle drawn right over the printed ring, which the print model hides): reading that
     card as blank or as one mark fewer would be a silent error, so a person looks."""
@@ -357,12 +356,12 @@ def _trace(r: Reading, s: Settings) -> str | None:
         if r.scores[key] >= s.definite or key in r.light:
             continue
         if r.scores[key] >= (s.trace if fields[name] else s.blank_trace) and not _edge(r, s, key):
-            return f"faint ink at {b.value} ({name}, score {r.scores[key]:.2f}): a light mark?"
+            return why(Code.FAINT_INK, **at(key), score=r.scores[key])
         if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
-            return f"the printed ring of {b.value} ({name}) is inked over: a mark drawn on it?"
+            return why(Code.RING_INKED, **at(key))
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
-            return f"the printed label {b.value} ({name}) looks inked over: a light mark drawn along it?"
+            return why(Code.LABEL_INKED, **at(key))
     return None
 
 
@@ -390,22 +389,22 @@ def _ring_inked(r: Reading, s: Settings, key: tuple, ink: dict) -> bool:
     return others is None or ink[key] > s.ring_dark * others
 
 
-def _under_circle(r: Reading, s: Settings) -> str | None:
+def _under_circle(r: Reading, s: Settings) -> Reason | None:
     return r.circle_doubt
 
 
-def _part_circled(r: Reading, s: Settings) -> str | None:
+def _part_circled(r: Reading, s: Settings) -> Reason | None:
     """Ink round much of a bubble read blank: part of a circle drawn round it, or one round two
     labels (which is meant?). Read as blank, a vote would be lost."""
     fields = r.marked(s)
     for name, b in r.layout.bubbles():
         cover = r.circles.cover[name, b.value]
         if b.value not in fields[name] and cover >= s.partial:
-            return f"ink round {b.value} ({name}, {cover:.0%} of the way): part of a circle drawn round it?"
+            return why(Code.PART_CIRCLE, **at((name, b.value)), cover=cover)
     return None
 
 
-def _faint_circle(r: Reading, s: Settings) -> str | None:
+def _faint_circle(r: Reading, s: Settings) -> Reason | None:
     """Faint ink all round a bubble read blank, much more than round the others: a light pencil
     circle, fainter than the noise the scores leave out. It must stand out of the paper beside it
     on its rays too: a shadow or uneven light darkens the paper with it (and its neighbours). Both
@@ -423,7 +422,7 @@ def _faint_circle(r: Reading, s: Settings) -> str | None:
             looks = faint_over_paper(r.amount, r.layout.kind, r.levels, _drawn_round(r))
             looks = [(values, median(values.values())) for values in looks]
         if all(_all_round(values[key], typical, s) for values, typical in looks):
-            return f"faint ink all round {b.value} ({name}): a light pencil circle?"
+            return why(Code.FAINT_CIRCLE, **at(key))
     return None
 
 
@@ -440,7 +439,7 @@ def _all_round(faint: float, usual: float, s: Settings) -> bool:
     return faint >= s.faint and (faint >= 4 * usual or faint >= usual + FAINT_ABOVE)
 
 
-def _faint_in_blank(r: Reading, s: Settings) -> str | None:
+def _faint_in_blank(r: Reading, s: Settings) -> Reason | None:
     """A field read blank on a card whose blank is a lost bet, looked at with the noise floor as low
     as its paper allows: a faint pencil tick over the printed digit, its ink under the usual floor
     but for a little on the paper beside the digit, shows there (a blank bubble's print, spread so
@@ -456,17 +455,17 @@ def _faint_in_blank(r: Reading, s: Settings) -> str | None:
     scores = closer_scores(r.amount, r.layout.kind, r.levels, max(s.closer_floor, noise))
     for name, b in r.layout.bubbles():
         if name in blank and scores[name, b.value] >= s.closer_trace:
-            return f"faint ink at {b.value} ({name}, {scores[name, b.value]:.2f} looked at closer): a light mark?"
+            return why(Code.FAINT_INK_CLOSER, **at((name, b.value)), score=scores[name, b.value])
     return None
 
 
-def _noisy_blank(r: Reading, s: Settings) -> str | None:
+def _noisy_blank(r: Reading, s: Settings) -> Reason | None:
     """A field read blank in a picture whose noise floor (JPEG, grain, a shadow's dapple) is so high
     that light pencil vanishes under it: blank or a light mark, a person tells."""
     if r.levels.floor < s.noisy:
         return None
     blank = [name for name, values in r.firmly_marked(s).items() if not values]
-    return f"{blank[0]} read blank, but the picture is too noisy to see light pencil" if blank else None
+    return why(Code.NOISY_BLANK, field=blank[0]) if blank else None
 
 
 DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled, _faint_circle, _faint_in_blank,

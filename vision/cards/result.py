@@ -1,4 +1,4 @@
-"""What a scan says: the decision with its reason, the fields read, the scores and the command."""
+"""What a scan says: the decision with its reason (code and message), the fields read, the scores and the command."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 class Result:
     image: str
     decision: str                       # counted | invalid | review | rejected | ignored
-    reason: str | None = None
+    reason: str | None = None          # the reason's message (English), as the console and review queue show it
     kind: str | None = None
     serial: str | None = None
     owner: int | None = None
@@ -19,6 +19,12 @@ class Result:
     crop: str | None = None
     ms: float = 0.0
     method: str | None = None                       # markers | outline
+    reason_code: str | None = None                  # the reason's code (vision.cards.reasons.Code), where it has one
+
+    def explain(self, reason) -> None:
+        """Record a reason (vision.cards.reasons.Reason, or None): its code and its English message."""
+        self.reason = reason and reason.message()
+        self.reason_code = reason and reason.code.value
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v not in (None, {}) or k in ("decision", "fields")}

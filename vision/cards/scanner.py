@@ -20,6 +20,7 @@ from .circles import Circles, find as find_circles, under_circle as _under_circl
 from .decide import Reading, Settings, command_for
 from .locate import _Card, _detector, _warp, locate, read_code, refitted
 from .measure import Measured, _geometry, _one_stroke, _score, ink, left_near, measured, ring_peaks, sharpness
+from .reasons import Code, Reason, at, why
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes, across, broken_lines, crosses_disc, runs_through, sits_on
 
@@ -39,8 +40,8 @@ class Scanner:
         path = Path(path)
         try:
             image = load_image(path)
-        except Rejection as why:
-            return Result(str(path), "rejected", str(why), ms=_ms(start))
+        except Rejection as refused:
+            return Result(str(path), "rejected", str(refused), ms=_ms(start))
         result = self.scan_image(image, str(path))
         result.ms = _ms(start)
         return result
@@ -53,8 +54,8 @@ class Scanner:
         try:
             self._scan(image, result)
             self._on_time()
-        except Rejection as why:
-            result.decision, result.reason, result.command = "rejected", str(why), None
+        except Rejection as refused:
+            result.decision, result.reason, result.command = "rejected", str(refused), None
         result.ms = _ms(start)
         return result
 
@@ -70,13 +71,14 @@ class Scanner:
         blurred = self._blur(amount)
         try:
             code = read_code(grey, card, self.event, self.secret)
-        except Rejection as why:
-            raise Rejection(f"too blurred: {why}") if blurred else why
+        except Rejection as refused:
+            raise Rejection(f"too blurred: {refused}") if blurred else refused
         result.kind, result.serial, result.owner = code.kind, code.serial, code.owner
         result.turn = code.turn if code.kind == "vote" else None
         layout = L.layout(code.kind)
         if not layout.fields:
-            result.decision, result.reason = "ignored", f"a {code.kind} card has nothing to count"
+            result.decision = "ignored"
+            result.explain(why(Code.NOTHING_TO_COUNT, kind=code.kind))
             return
         self._on_time()
         m = measured(amount, code.kind)
@@ -93,13 +95,14 @@ class Scanner:
                          for f in layout.fields}
         result.fields = reading.marked(self.settings)
         read = command_for(code, result.fields)
-        why = D.doubt(reading, self.settings)
-        if why:
-            self._review(result, image, card, read, why)
+        doubt = D.doubt(reading, self.settings)
+        if doubt:
+            self._review(result, image, card, read, doubt)
             return
-        result.decision, result.reason = D.verdict(code.kind, result.fields)
+        result.decision, reason = D.verdict(code.kind, result.fields)
+        result.explain(reason)
         if result.decision == "review":
-            self._review(result, image, card, read, result.reason)
+            self._review(result, image, card, read, reason)
         else:
             result.command = read
 
@@ -178,7 +181,7 @@ class Scanner:
         return again, doubt, crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
-                     circles: Circles, cuts: list) -> str | None:
+                     circles: Circles, cuts: list) -> Reason | None:
         """A stray line in pieces (glare over its middle) running through a bubble read as marked."""
         marks = [(name, b) for name, b in layout.bubbles()
                  if scores[name, b.value] >= self.settings.marginal and (name, b.value) not in circles.circled]
@@ -186,7 +189,7 @@ class Scanner:
         for name, b in marks:
             through = [line for line in lines if runs_through(line, b)]
             if through and not self._marked_beside(m, layout, (name, b.value), through, circles, cuts):
-                return f"a line in pieces runs through {b.value} ({name}): mark or stray stroke?"
+                return why(Code.BROKEN_LINE, **at((name, b.value)))
         return None
 
     def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
@@ -218,11 +221,12 @@ class Scanner:
         frame, marker = sharpness(amount)
         return marker < 0.2 or frame / marker < self.settings.sharp
 
-    def _review(self, result: Result, image: np.ndarray, card: _Card, read: dict, reason: str) -> None:
+    def _review(self, result: Result, image: np.ndarray, card: _Card, read: dict, reason: Reason) -> None:
         """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
-        result.decision, result.reason = "review", reason
+        result.decision = "review"
+        result.explain(reason)
         result.crop = self._save_crop(image, card, result)
-        result.command = {"do": "hold", "card": read, "reason": reason, "crop": result.crop or "",
+        result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
                           "scores": result.scores}
 
     def _save_crop(self, image: np.ndarray, card: _Card, result: Result) -> str | None:
@@ -249,7 +253,7 @@ def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
 
 
 def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, strokes: list, stroke_cut, crossed: np.ndarray,
-                touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> str | None:
+                touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> Reason | None:
     """What the strokes leave in doubt, scores before and again after their ink is taken out: a line
     only touching a bubble with ink there; one running into it with a little ink beside it (the line's
     or a mark?), or over more ink than a line carries (a mark under it?)."""
@@ -257,13 +261,13 @@ def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke
     for n, (name, b) in enumerate(layout.bubbles()):
         key = name, b.value
         if touched[n] and again[key] >= s.marginal and key not in plain:
-            return f"a line touches {b.value} ({name}): mark or stray stroke?"
+            return why(Code.LINE_TOUCHES, **at(key))
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
                 and s.marginal <= again[key] < 2 * s.definite and not _apart(m, layout, key, covered, again, s) \
                 and not across([line for line in strokes if crosses_disc(line, b)], key, m, layout.kind, covered):
-            return f"a line runs into {b.value} ({name}) with a little ink beside it: the line's or a mark?"
+            return why(Code.LINE_INK_BESIDE, **at(key))
         if crossed[n] and again[key] < s.definite and scores[key] - again[key] > 1.5 * expected[n] + 0.3:
-            return f"a line runs into {b.value} ({name}) over more ink than its own: a mark under it?"
+            return why(Code.LINE_OVER_INK, **at(key))
     return None
 
 

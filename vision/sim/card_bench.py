@@ -67,7 +67,7 @@ class Tally:
         row["n"] += 1
         row[v] += 1
         if v in ("review", "unread"):
-            key = re.sub(r"\d[\d.]*|'[^']*'|\(.*\)", "#", result.reason or "")[:70]
+            key = result.reason_code or re.sub(r"\d[\d.]*|'[^']*'|\(.*\)", "#", result.reason or "")[:70]
             self.reasons[key] = self.reasons.get(key, 0) + 1
             mine = self.style_reasons.setdefault(truth["style"], {})
             mine[key] = mine.get(key, 0) + 1
@@ -155,7 +155,7 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
         f"(target {TARGETS[tier]['review']:.0%}); unread {total['unread'] / max(1, total['n']):.2%}")
     for item in tally.errors[:12]:
         say(f"    #{item[0]} {item[1]} {item[2]}: truth {item[3]}, read {item[4]} {item[5]} ({item[6]})")
-    say("  why cards went to review or were not read (all styles, then the top three per style):")
+    say("  why cards went to review (reason codes) or were not read (all styles, then the top three per style):")
     for key, value in _top(tally.reasons, 10):
         say(f"    {value:4d}  {key}")
     for style in [s for s in C.STYLES if s in tally.style_reasons]:
