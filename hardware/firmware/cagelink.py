@@ -7,7 +7,7 @@ implements it). The Pico runs it under MicroPython; the host imports this very f
 Keep to what MicroPython has: no dataclasses, typing, re, f-strings or annotations.
 """
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 BALL_FIRST = 1
 BALL_LAST = 27
 MAX_LINE = 96            # bytes in a line, its "\r\n" or "\n" not counted; a longer line is damaged
@@ -213,10 +213,33 @@ def ball_number(payload):
     return ball if ball is not None and BALL_FIRST <= ball <= BALL_LAST else None
 
 
-def parse_ball(text, prefix=""):
-    """The ball number in a label: PREFIX, 1-2 digits, then the end or a separator
-    ('-', ':', '/', '.', ' ') and anything (a check value). None if it is not a ball 1-27."""
-    text = text.strip()
+LABEL = "PB"             # a printed ball label: LABEL, the ball as 2 digits, 2 check digits (PB0777 is ball 7)
+
+
+def check_digits(ball):
+    """ISO 7064 MOD 97-10 over the ball's two digits, as printed (vision/ball_labels.py)."""
+    return "%02d" % (98 - ball * 100 % 97)
+
+
+def parse_ball(text, prefix=None):
+    """The ball a reader's line names, or None. Without a prefix: the one printed ball label
+    anywhere in the line (an AIM id like ]Q1, STX/ETX or a scanner's own prefix round it); a
+    wrong check digit, a digit after it or two different labels: None. With a prefix (the old
+    labels, PROTOCOL.md "Ball labels"): PREFIX, 1-2 digits, then the end or a separator
+    ('-', ':', '/', '.', ' ') and anything."""
+    if prefix is not None:
+        return _prefixed_ball(text.strip(), prefix)
+    found = set()
+    at = text.find(LABEL)
+    while at >= 0:
+        code = text[at + len(LABEL):at + len(LABEL) + 5]
+        if len(code) >= 4 and _only(code[:4], DIGITS) and (len(code) == 4 or code[4] not in DIGITS):
+            found.add(_ball(code[:2]) if code[2:4] == check_digits(int(code[:2])) else None)
+        at = text.find(LABEL, at + len(LABEL))
+    return found.pop() if len(found) == 1 else None
+
+
+def _prefixed_ball(text, prefix):
     if not text.startswith(prefix):
         return None
     text = text[len(prefix):]
@@ -225,8 +248,29 @@ def parse_ball(text, prefix=""):
         digits += 1
     if not 1 <= digits <= 2 or (digits < len(text) and text[digits] not in "-:/. "):
         return None
-    ball = int(text[:digits])
+    return _ball(text[:digits])
+
+
+def _ball(digits):
+    ball = int(digits)
     return ball if BALL_FIRST <= ball <= BALL_LAST else None
+
+
+class Labels:
+    """A QR module's output: lines ended by CR, LF or CR LF. feed(data) -> for each line its ball
+    (int), or the line (str) when it names none; a line over MAX_LINE bytes names none."""
+
+    def __init__(self, prefix=None):
+        self.prefix = prefix
+        self.lines = Lines()
+
+    def feed(self, data):
+        found = []
+        for line in self.lines.feed(data.replace(b"\r", b"\n")):
+            text = "".join(chr(byte) if 32 <= byte < 127 else "?" for byte in line)
+            ball = parse_ball(text, self.prefix) if len(line) <= MAX_LINE else None
+            found.append(text if ball is None else ball)
+        return found
 
 
 class Lines:

@@ -19,7 +19,7 @@ READER = "qr"            # "qr": UART QR/barcode module; "rfid": RC522 reader on
 HOST = "usb"             # "usb": USB serial to the Pi; "uart": UART1 to the Pi's GPIO UART
 HOST_BAUD = 115200
 QR_BAUD = 9600           # the module's factory speed (GM65/GM805-class modules)
-LABEL_PREFIX = ""        # what a ball label carries before its number (PROTOCOL.md, "Ball labels")
+LABEL_PREFIX = None      # None: the printed ball labels (PB0777 is ball 7); "BALL-": older labels (PROTOCOL.md)
 ENROLL = False           # rfid: an unknown tag becomes the next ball (1, 2, ...) and is saved
 MAINTENANCE_PIN = 22     # held low at power-up: do not start, leave the REPL to mpremote
 WATCHDOG_MS = 8000       # a crash or hang reboots the cage; unACKed balls wait in flash
@@ -119,32 +119,14 @@ class QrReader:
 
     def __init__(self):
         self.uart = machine.UART(0, QR_BAUD, tx=machine.Pin(0), rx=machine.Pin(1), timeout=0)
-        self.buf = b""
+        self.labels = cagelink.Labels(LABEL_PREFIX)
 
     def ok(self):
         return True   # these modules have no status query; a dead one shows as no reads
 
     def poll(self):
         """Ball numbers (int) and unreadable labels (str) since the last call."""
-        data = self.uart.read()
-        if not data:
-            return []
-        self.buf += data.replace(b"\r", b"\n")
-        found = []
-        end = self.buf.find(b"\n")
-        while end >= 0:
-            line, self.buf = self.buf[:end], self.buf[end + 1:]
-            if line:
-                try:
-                    label = line.decode()
-                except UnicodeError:
-                    label = "?"
-                ball = cagelink.parse_ball(label, LABEL_PREFIX)
-                found.append(label if ball is None else ball)
-            end = self.buf.find(b"\n")
-        if len(self.buf) > 64:
-            self.buf = b""
-        return found
+        return self.labels.feed(self.uart.read() or b"")
 
 
 class RC522:

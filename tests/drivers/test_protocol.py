@@ -87,8 +87,8 @@ def test_lines_split_a_stream_and_cut_runaway_garbage():
 @pytest.mark.parametrize("label, ball", [("17", 17), ("07", 7), (" 3 ", 3), ("27-K", 27), ("5:abc", 5),
                                          ("28", None), ("0", None), ("123", None), ("17x", None), ("", None),
                                          ("B17", None)])
-def test_parse_ball(label, ball):
-    assert p.parse_ball(label) == ball
+def test_parse_ball_of_old_labels_configured_with_an_empty_prefix(label, ball):
+    assert p.parse_ball(label, prefix="") == ball
 
 
 def test_parse_ball_with_prefix():

@@ -47,7 +47,10 @@ for line in (b"$BALL,1a2b3c4d,7,17*0000", b"noise", b"$BALL,XYZ,7,17*" + (b"%04X
         decode(line)
     except FrameError as error:
         print("caught", error.reason, error.detail)
-print(parse_ball("27-K"), parse_ball("07"), parse_ball("28"), parse_ball("PB-3", "PB-"))
+print(parse_ball("27-K", ""), parse_ball("07", ""), parse_ball("28", ""), parse_ball("PB-3", "PB-"))
+print(parse_ball("]Q1PB0777"), parse_ball("\x02PB2717\x03"), parse_ball("PB0778"), parse_ball("PB07771"),
+      parse_ball("7"))
+print(Labels().feed(b"]Q1PB0777\r\nPB0778\rPB2717"), Labels().feed(b"\x02PB1747\x03\r"))
 print(sorted(fields("pending=1 reader=ok").items()))
 lines = Lines(16)
 print(lines.feed(b"ab\ncd"), lines.feed(b"x" * 40), lines.feed(b"y\nok\n"))

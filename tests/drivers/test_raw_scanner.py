@@ -91,15 +91,21 @@ def near_misses() -> list[str]:
     return [text for text in texts if bl.parse_payload(text) is None]
 
 
-def test_a_megabyte_of_line_noise_yields_no_ball():
-    """Random bytes, random digits, and near-miss texts in every framing, fed in random chunks."""
-    rng = random.Random(27)
+def line_noise(rng: random.Random) -> bytes:
+    """1 MB of random bytes, random digits, and near-miss texts in every framing."""
     noise = [os.urandom(400_000), "\r\n".join(str(rng.randrange(10 ** rng.randint(1, 8)))
                                               for _ in range(70_000)).encode()]
     misses = near_misses()
     noise.append(b"".join(rng.choice(FRAMINGS) % rng.choice(misses).encode() for _ in range(25_000)))
     data = b"\r\n".join(noise)
     assert len(data) >= 1_000_000
+    return data
+
+
+def test_a_megabyte_of_line_noise_yields_no_ball():
+    """Line noise (line_noise), fed in random chunks."""
+    rng = random.Random(27)
+    data = line_noise(rng)
     got = []
     link = scanner_link(got)
     feed(link, data, rng)
