@@ -44,11 +44,13 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "motor_seconds": (float, None), "motor_active_high": (bool, None), "bounce_ms": (int, None),
               "undo_hold_seconds": (float, None), "warn_seconds": (int, None)},
     # The ball camera (drivers/camera.py, drivers/ball_reader.py): source is a device index ("0"), a
-    # path, a file glob, a video file, "pi" (Picamera2), "auto" or "sim"; roi = [x, y, w, h] in pixels.
+    # path, a file glob, a video file, "pi" (Picamera2), "auto" or "sim"; roi = [x, y, w, h] in pixels;
+    # fall_deg: the direction balls cross the image (a chute), for deblurring along it.
     "camera": {"source": (str, None), "width": (int, None), "height": (int, None), "fps": (int, None),
                "roi": (list, None), "fov": (float, None), "decoder": (str, ("zxing", "pyzbar", "opencv")),
                "window_ms": (int, None), "agree": (int, None), "gone_ms": (int, None),
-               "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None)},
+               "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None),
+               "fall_deg": (float, None)},
     # The audience page server (tui/web/mqtt.py) also publishes the public view to this broker:
     # mqtt = "mqtt://HOST:PORT", topic plunder/<event id>/public, retained, QoS 1.
     "publish": {"mqtt": (str, None)},

@@ -45,6 +45,7 @@ class Settings:
     ball_diameter: float = 40.0
     ball_distance: tuple[float, float] = DEFAULT_DISTANCE   # mm, camera to ball centre: nearest, farthest
     workers: int = 2                 # frames decoded side by side (a Pi 4 or 5 has 4 cores)
+    fall_deg: float | None = None    # which way balls cross the image (degrees, 0 = rightwards, 90 = down)
 
     @classmethod
     def from_section(cls, section: dict) -> "Settings":
@@ -67,11 +68,15 @@ class Settings:
                                 "than the ball's radius (mm from the camera to the ball's centre)")
         if not 10 <= settings.fov <= 170:
             raise SettingsError("[camera] fov is the horizontal field of view in degrees (10-170)")
+        if settings.fall_deg is not None and not (type(settings.fall_deg) in (int, float)
+                                                  and -180 <= settings.fall_deg <= 360):
+            raise SettingsError(f"[camera] fall_deg {settings.fall_deg!r}: the direction balls cross the image, "
+                                "in degrees (0 = rightwards, 90 = down), -180 to 360")
         return settings
 
     def decoder_for(self, warn=print) -> BallDecoder:
         return BallDecoder(self.decoder, self.ball_diameter, self.fov, self.roi, warn=warn,
-                           distance=self.ball_distance)
+                           distance=self.ball_distance, fall_deg=self.fall_deg)
 
     def acceptor_for(self, places: Callable[[], dict] | None = None) -> acceptance.Acceptor:
         return acceptance.Acceptor(self.window_ms, self.agree, self.gone_ms, places)
