@@ -14,11 +14,21 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from .core import games
 
 VERSION = 1
 # section -> key -> (type, allowed values or None). "players" is an array of tables.
+class Between(NamedTuple):
+    """A setting's allowed range, both ends included."""
+    low: float
+    high: float
+
+    def __contains__(self, value) -> bool:
+        return self.low <= value <= self.high
+
+
 SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
     # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
@@ -44,11 +54,15 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "motor_seconds": (float, None), "motor_active_high": (bool, None), "bounce_ms": (int, None),
               "undo_hold_seconds": (float, None), "warn_seconds": (int, None)},
     # The ball camera (drivers/camera.py, drivers/ball_reader.py): source is a device index ("0"), a
-    # path, a file glob, a video file, "pi" (Picamera2), "auto" or "sim"; roi = [x, y, w, h] in pixels.
+    # path, a file glob, a video file, "pi" (Picamera2), "auto" or "sim"; roi = [x, y, w, h] in pixels;
+    # fall_deg: the direction balls cross the image (a chute), for deblurring along it; exposure_us
+    # and gain: a fixed exposure (microseconds) and analogue gain instead of automatic exposure.
     "camera": {"source": (str, None), "width": (int, None), "height": (int, None), "fps": (int, None),
                "roi": (list, None), "fov": (float, None), "decoder": (str, ("zxing", "pyzbar", "opencv")),
                "window_ms": (int, None), "agree": (int, None), "gone_ms": (int, None),
-               "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None)},
+               "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None),
+               "fall_deg": (float, Between(-180, 360)), "exposure_us": (int, Between(10, 1_000_000)),
+               "gain": (float, Between(1, 16))},
     # The audience page server (tui/web/mqtt.py) also publishes the public view to this broker:
     # mqtt = "mqtt://HOST:PORT", topic plunder/<event id>/public, retained, QoS 1.
     "publish": {"mqtt": (str, None)},
@@ -184,6 +198,8 @@ def _check_value(rule: tuple, section: str, key: str, value, where: "_Locator", 
     kind, allowed = rule    # (type, allowed values or None)
     if not (type(value) is kind or (kind is float and type(value) is int)):
         raise where.error(section, key, f"{key} must be {kind.__name__}, not {value!r}", index)
+    if isinstance(allowed, Between) and value not in allowed:
+        raise where.error(section, key, f"{key} must be {allowed.low:g} to {allowed.high:g}, not {value!r}", index)
     if allowed and value not in allowed:
         raise where.error(section, key, f"{key} must be one of {', '.join(map(repr, allowed))}, not {value!r}", index)
 

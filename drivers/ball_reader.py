@@ -45,6 +45,9 @@ class Settings:
     ball_diameter: float = 40.0
     ball_distance: tuple[float, float] = DEFAULT_DISTANCE   # mm, camera to ball centre: nearest, farthest
     workers: int = 2                 # frames decoded side by side (a Pi 4 or 5 has 4 cores)
+    fall_deg: float | None = None    # which way balls cross the image (degrees, 0 = rightwards, 90 = down)
+    exposure_us: int | None = None   # a fixed exposure time (None: the camera's automatic exposure)
+    gain: float | None = None        # a fixed analogue gain (None: automatic)
 
     @classmethod
     def from_section(cls, section: dict) -> "Settings":
@@ -67,11 +70,20 @@ class Settings:
                                 "than the ball's radius (mm from the camera to the ball's centre)")
         if not 10 <= settings.fov <= 170:
             raise SettingsError("[camera] fov is the horizontal field of view in degrees (10-170)")
+        if settings.fall_deg is not None and not (type(settings.fall_deg) in (int, float)
+                                                  and -180 <= settings.fall_deg <= 360):
+            raise SettingsError(f"[camera] fall_deg {settings.fall_deg!r}: the direction balls cross the image, "
+                                "in degrees (0 = rightwards, 90 = down), -180 to 360")
+        for key, (low, high) in (("exposure_us", (10, 1_000_000 / settings.fps)), ("gain", (1, 16))):
+            value = getattr(settings, key)
+            if value is not None and not (type(value) in (int, float) and low <= value <= high):
+                raise SettingsError(f"[camera] {key} {value!r}: {low:g} to {high:g}"
+                                    + (" (no longer than one frame at fps)" if key == "exposure_us" else ""))
         return settings
 
     def decoder_for(self, warn=print) -> BallDecoder:
         return BallDecoder(self.decoder, self.ball_diameter, self.fov, self.roi, warn=warn,
-                           distance=self.ball_distance)
+                           distance=self.ball_distance, fall_deg=self.fall_deg)
 
     def acceptor_for(self, places: Callable[[], dict] | None = None) -> acceptance.Acceptor:
         return acceptance.Acceptor(self.window_ms, self.agree, self.gone_ms, places)
@@ -117,7 +129,8 @@ class BallReader:
     @classmethod
     def from_settings(cls, settings: Settings, on_message: Callable[[object], None],
                       places: Callable[[], dict] | None = None, warn=print) -> "BallReader":
-        source = open_source(settings.source, settings.width, settings.height, settings.fps)
+        source = open_source(settings.source, settings.width, settings.height, settings.fps,
+                             settings.exposure_us, settings.gain)
         return cls(Camera(source), settings.decoder_for(warn), settings.acceptor_for(places), on_message,
                    settings.workers)
 

@@ -63,8 +63,11 @@ class Source:
 
 
 class OpenCVSource(Source):
-    def __init__(self, device: int | str, width: int = 640, height: int = 480, fps: float = 30.0):
+    def __init__(self, device: int | str, width: int = 640, height: int = 480, fps: float = 30.0,
+                 exposure_us: int | None = None, gain: float | None = None):
         self.device, self.width, self.height, self.fps = device, width, height, fps
+        self.exposure_us, self.gain = exposure_us, gain
+        self.unset: list[str] = []       # the exposure settings the device refused
         self.is_file = isinstance(device, str) and Path(device).suffix.lower() in VIDEO_SUFFIXES
         self.paced = self.is_file
         self.name = f"video file {device}" if self.is_file else f"camera {device}"
@@ -83,7 +86,19 @@ class OpenCVSource(Source):
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
             cap.set(cv2.CAP_PROP_FPS, self.fps)
             cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)        # the newest frame, not a queue of old ones
+            self._set_exposure(cap)
         self._cap = cap
+
+    def _set_exposure(self, cap) -> None:
+        """A fixed exposure and gain where the device takes them (V4L2: manual exposure is
+        auto-exposure mode 1, the time in 100 us units; gain in the device's own units)."""
+        wanted = []
+        if self.exposure_us is not None:
+            wanted += [("auto exposure off", cv2.CAP_PROP_AUTO_EXPOSURE, 1),
+                       ("exposure_us", cv2.CAP_PROP_EXPOSURE, self.exposure_us / 100)]
+        if self.gain is not None:
+            wanted.append(("gain", cv2.CAP_PROP_GAIN, self.gain))
+        self.unset = [name for name, prop, value in wanted if not cap.set(prop, value)]
 
     def read(self) -> np.ndarray | None:
         ok, image = self._cap.read()
@@ -103,8 +118,11 @@ class Picamera2Source(Source):
     """The Raspberry Pi camera (libcamera). Picamera2 comes from apt (python3-picamera2)."""
     name = "Raspberry Pi camera"
 
-    def __init__(self, width: int = 640, height: int = 480, fps: float = 30.0):
+    def __init__(self, width: int = 640, height: int = 480, fps: float = 30.0,
+                 exposure_us: int | None = None, gain: float | None = None):
         self.width, self.height, self.fps = width, height, fps
+        self.exposure_us, self.gain = exposure_us, gain
+        self.unset: list[str] = []       # the exposure settings this camera has no control for
         self._cam = None
 
     @staticmethod
@@ -125,12 +143,22 @@ class Picamera2Source(Source):
             cam = Picamera2()
             # "RGB888" is laid out B, G, R in memory: what OpenCV expects
             config = cam.create_video_configuration(main={"size": (self.width, self.height), "format": "RGB888"},
-                                                    controls={"FrameRate": float(self.fps)})
+                                                    controls={"FrameRate": float(self.fps),
+                                                              **self._exposure_controls(cam.camera_controls)})
             cam.configure(config)
             cam.start()
         except (RuntimeError, IndexError) as error:
             raise CameraError(f"{self.name}: {error}") from None
         self._cam = cam
+
+    def _exposure_controls(self, available: dict) -> dict:
+        """ExposureTime (us) and AnalogueGain as set, automatic exposure off, where the camera has them."""
+        wanted = {"ExposureTime": self.exposure_us, "AnalogueGain": self.gain}
+        controls = {name: value for name, value in wanted.items() if value is not None and name in available}
+        self.unset = [name for name, value in wanted.items() if value is not None and name not in available]
+        if controls and "AeEnable" in available:
+            controls["AeEnable"] = False
+        return controls
 
     def read(self) -> np.ndarray | None:
         return self._cam.capture_array("main")
@@ -244,21 +272,24 @@ class PlaybackSource(Source):
         return self.images[len(self.shown_at) - 1]
 
 
-def open_source(spec: str, width: int = 640, height: int = 480, fps: float = 30.0) -> Source:
-    """The source a configuration string names (see the module's docstring)."""
+def open_source(spec: str, width: int = 640, height: int = 480, fps: float = 30.0,
+                exposure_us: int | None = None, gain: float | None = None) -> Source:
+    """The source a configuration string names (see the module's docstring); a camera gets a
+    fixed exposure time and gain when they are given and it has the controls."""
     spec = str(spec).strip()
+    exposure = {"exposure_us": exposure_us, "gain": gain}
     if spec.isdigit():
-        return OpenCVSource(int(spec), width, height, fps)
+        return OpenCVSource(int(spec), width, height, fps, **exposure)
     if spec == "auto":
         if Picamera2Source.available():
-            return Picamera2Source(width, height, fps)
-        return OpenCVSource(0, width, height, fps)
+            return Picamera2Source(width, height, fps, **exposure)
+        return OpenCVSource(0, width, height, fps, **exposure)
     if spec in ("pi", "picamera2"):
-        return Picamera2Source(width, height, fps)
+        return Picamera2Source(width, height, fps, **exposure)
     if spec == "sim" or spec.startswith("sim:"):
         return SimSource(spec.partition(":")[2] or "cradle", fps)
     if spec.startswith("/dev/"):
-        return OpenCVSource(spec, width, height, fps)
+        return OpenCVSource(spec, width, height, fps, **exposure)
     suffix = Path(spec).suffix.lower()
     if suffix in VIDEO_SUFFIXES:
         return OpenCVSource(spec, width, height, fps)

@@ -211,7 +211,8 @@ class CalibrateApp(App):
         worker = get_current_worker()
         try:
             settings = Settings.from_section(self.section)
-            source = open_source(settings.source, settings.width, settings.height, settings.fps)
+            source = open_source(settings.source, settings.width, settings.height, settings.fps,
+                                 settings.exposure_us, settings.gain)
             if isinstance(source, SimSource):     # the simulated camera shows the ball the check asks for
                 source.ask(lambda: min(self.guided.ball, 27) if self.guided is not None else 1)
             camera = Camera(source).start()

@@ -15,6 +15,11 @@ glare washed out is drawn back and they are decoded again.
 Decoders sit behind one interface (`backend(name)`): zxing-cpp (QR Model 2 only: the whole
 QR family once returned Micro QR garbage), pyzbar, OpenCV. A text counts only if it is a
 ball label with the right check digits (vision.ball_labels).
+
+Motion blur: where the rig says which way balls fall through the view (`fall_deg`, the chute's
+direction in the image), a ball none of whose labels read is deblurred along that direction
+(Wiener deconvolution with a line kernel, at each of DEBLUR_PX lengths in turn) and read again,
+second chances included; the ball's outline and centre are kept from the frame as taken.
 """
 from __future__ import annotations
 
@@ -562,10 +567,11 @@ class BallDecoder:
 
     def __init__(self, decoder: str = DEFAULT_DECODER, diameter: float = 40.0, fov: float = DEFAULT_FOV,
                  roi: tuple[int, int, int, int] | None = None, mode: str = "flatten", warn=print,
-                 distance: tuple[float, float] = DEFAULT_DISTANCE):
+                 distance: tuple[float, float] = DEFAULT_DISTANCE, fall_deg: float | None = None):
         self.backend = backend(decoder, warn=warn)
         self.design = labels.Design(diameter)
         self.fov, self.roi, self.mode, self.distance = fov, roi, mode, tuple(distance)
+        self.fall_deg = fall_deg           # balls move this way in the image (degrees, y down); None: unknown
         if not self.design.radius < self.distance[0] <= self.distance[1]:
             raise ValueError(f"ball distance {list(self.distance)} mm: near then far, both beyond the ball's "
                              f"radius ({self.design.radius:g} mm)")
@@ -580,7 +586,7 @@ class BallDecoder:
     def twin(self) -> "BallDecoder":
         """Another decoder with the same settings, for a second decoding thread."""
         return BallDecoder(self.name, self.design.diameter, self.fov, self.roi, self.mode, warn=lambda _: None,
-                           distance=self.distance)
+                           distance=self.distance, fall_deg=self.fall_deg)
 
     def read(self, image: np.ndarray) -> FrameRead:
         start = time.perf_counter()
@@ -622,7 +628,14 @@ class BallDecoder:
             return None
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
-        texts, matched = self._decode_surface(gray, view, centre, origin, int(cv2.mean(box)[0]))
+        fill = int(cv2.mean(box)[0])
+        texts, matched = self._decode_surface(gray, view, centre, origin, fill)
+        if self.fall_deg is not None and not texts:
+            for length in DEBLUR_PX:
+                sharp = deblurred(gray, circle, length, math.radians(self.fall_deg))
+                texts, matched = self._decode_surface(sharp, view, centre, origin, fill)
+                if texts:
+                    break
         return _BallRead(in_frame, texts, matched)
 
     def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
@@ -714,6 +727,42 @@ def _apart_from(circles, ball: Circle) -> list[Circle]:
 
 
 REPAIR_CANDIDATES = 2          # labels given second chances when nothing read
+DEBLUR_PX = (9.0, 12.0, 15.0)  # motion-blur lengths tried along the fall direction, px
+DEBLUR_NOISE = 0.005           # the Wiener filter's noise-to-signal ratio: higher, less ringing and less sharp
+
+
+def deblurred(gray: np.ndarray, circle: Circle, length: float, angle: float) -> np.ndarray:
+    """A copy of `gray` with the ball's box (and a blur length around it) deconvolved of a
+    straight motion blur `length` px long at `angle` (radians, image axes): Wiener's filter."""
+    pad = int(length) + 2
+    reach = 1.2 * circle.r + pad
+    x0, y0 = max(int(circle.x - reach), 0), max(int(circle.y - reach), 0)
+    x1, y1 = min(int(circle.x + reach) + 1, gray.shape[1]), min(int(circle.y + reach) + 1, gray.shape[0])
+    if min(x1 - x0, y1 - y0) <= pad:           # next to nothing of the ball in the frame
+        return gray
+    box = cv2.copyMakeBorder(gray[y0:y1, x0:x1], pad, pad, pad, pad, cv2.BORDER_REFLECT).astype(np.float32)
+    h, w = cv2.getOptimalDFTSize(box.shape[0]), cv2.getOptimalDFTSize(box.shape[1])
+    box = cv2.copyMakeBorder(box, 0, h - box.shape[0], 0, w - box.shape[1], cv2.BORDER_REFLECT)
+    blur = np.fft.rfft2(_line_psf(length, angle, (h, w)))
+    # the image's spectrum x conj(blur) / (|blur|^2 + noise)
+    sharp = np.fft.irfft2(np.fft.rfft2(box) * np.conj(blur) / (np.abs(blur) ** 2 + DEBLUR_NOISE), s=(h, w))
+    out = gray.copy()
+    out[y0:y1, x0:x1] = np.clip(sharp[pad:pad + y1 - y0, pad:pad + x1 - x0], 0, 255).astype(np.uint8)
+    return out
+
+
+def _line_psf(length: float, angle: float, shape: tuple[int, int]) -> np.ndarray:
+    """A straight blur `length` px long centred on pixel (0, 0) of an image of `shape`, wrapping
+    round its edges (as the DFT sees it): points along the line, each shared bilinearly."""
+    psf = np.zeros(shape, np.float32)
+    steps = max(int(length * 4), 2)
+    along = np.linspace(-length / 2, length / 2, steps)
+    xs, ys = along * math.cos(angle), along * math.sin(angle)
+    fx, fy = np.floor(xs), np.floor(ys)
+    for dx, dy, weight in ((0, 0, (1 - (xs - fx)) * (1 - (ys - fy))), (1, 0, (xs - fx) * (1 - (ys - fy))),
+                           (0, 1, (1 - (xs - fx)) * (ys - fy)), (1, 1, (xs - fx) * (ys - fy))):
+        np.add.at(psf, (((fy + dy).astype(int)) % shape[0], ((fx + dx).astype(int)) % shape[1]), weight)
+    return psf / psf.sum()
 
 
 def finder_restored(patch: np.ndarray, module_px: float):

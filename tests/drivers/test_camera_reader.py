@@ -184,3 +184,26 @@ def test_the_bench_records_a_pass_and_reports_misses_by_how_much(capsys):
 def _jpeg(image):
     import cv2
     return cv2.imencode(".jpg", image)[1].tobytes()
+
+
+@pytest.mark.parametrize("line, message", [
+    ("exposure_us = 5", r"event.toml:\d+: exposure_us must be 10 to 1e\+06, not 5"),
+    ("gain = 40.0", r"event.toml:\d+: gain must be 1 to 16, not 40.0"),
+    ('fall_deg = "down"', r"event.toml:\d+: fall_deg must be float")])
+def test_exposure_gain_and_fall_direction_are_range_checked_with_their_line(tmp_path, line, message):
+    path = tmp_path / "event.toml"
+    path.write_text(event_file.example("Night", 2, seed=1, secret="s") + f"\n[camera]\n{line}\n")
+    with pytest.raises(event_file.EventFileError, match=message):
+        event_file.load(path)
+
+
+def test_a_fixed_exposure_reaches_the_camera_and_longer_than_a_frame_is_refused():
+    from drivers.camera import Picamera2Source
+    settings = Settings.from_section({"exposure_us": 4000, "gain": 2.0, "fall_deg": 30.0, "fps": 30})
+    assert settings.decoder_for().fall_deg == 30.0
+    source = Picamera2Source(exposure_us=settings.exposure_us, gain=settings.gain)
+    assert source._exposure_controls({"ExposureTime": (1, 10**6, 0), "AeEnable": (False, True, True)}) == \
+        {"ExposureTime": 4000, "AeEnable": False}
+    assert source.unset == ["AnalogueGain"]
+    with pytest.raises(SettingsError, match="exposure_us 40000: 10 to 33333"):
+        Settings.from_section({"exposure_us": 40000, "fps": 30})

@@ -14,9 +14,13 @@ degrees off the camera's axis, exposure, gamma, noise, focus, JPEG quality.
 Passes (all in mm, seconds):
 - cradle: the ball rolls into a cradle under the camera and rocks to rest (damped swing);
   it rolls, so it turns as it moves.
-- chute: the ball runs down a 30 degree chute along the frame's long side (the camera is
-  mounted that way), entering at 0.6-1.3 m/s and speeding up, turning at up to its rolling
-  rate about any axis (it bounces off the walls).
+- chute: the ball runs down a 30 degree chute that crosses the frame 20-40 degrees off its
+  long side (the camera mounted roughly along it), entering at 0.6-1.3 m/s and speeding up,
+  turning at up to its rolling rate about any axis (it bounces off the walls). It is shot at
+  1/250 s, so each frame smears it by 8-15 px along the fall direction (a ball at 1-2 m/s):
+  the frame is rendered sharp and the ball's light is smeared with a line kernel of a random
+  length in that range, along the fall direction give or take a few degrees, before the
+  sensor adds its noise.
 """
 from __future__ import annotations
 
@@ -37,7 +41,11 @@ CRADLE_EXPOSURE = (0.0005, 0.002)
 CRADLE_SECONDS = (0.7, 0.9)        # from rolling in to the end of the pass
 CHUTE_DEPTH = (110, 125)           # the ball 170-195 px across; the frame's long side along the chute
 RIG_DISTANCE = (80.0, 130.0)       # what [camera] ball_distance says for this rig
-CHUTE_EXPOSURE = (0.00015, 0.0005) # a bright light: blur up to ~7 px
+CHUTE_EXPOSURE = 1e-5             # passes are rendered sharp: the streak below is their motion blur
+CHUTE_FRAME_EXPOSURE = (0.00015, 0.0005)   # single frames: a bright light, rendered blur up to ~7 px
+CHUTE_STREAK_PX = (8.0, 15.0)      # a 1/250 s exposure of a ball at 1-2 m/s, at this distance
+CHUTE_STREAK_JITTER_DEG = 3.0      # the streak's direction off the fall direction (sd)
+CHUTE_TILT_DEG = (20.0, 40.0)      # the chute's angle to the frame's long side, either way
 CHUTE_SPEED = (600, 1300)          # entering the view
 CHUTE_ACCEL = 3500                 # rolling down a 30 degree chute: 5/7 g sin 30
 TEXTURE_PX_PER_MM = ball_sheet.PX_PER_MM
@@ -253,9 +261,12 @@ class Renderer:
         return look.cache["bases"]
 
     def frame(self, look: Look, pose: Pose | None, t: float, rng: np.random.Generator,
-              encode: bool = True, others: list[tuple[Look, Pose]] = ()) -> tuple[np.ndarray, bytes | None, bool]:
+              encode: bool = True, others: list[tuple[Look, Pose]] = (),
+              streak: tuple[float, float] | None = None) -> tuple[np.ndarray, bytes | None, bool]:
         """One camera frame exposed from t to t + exposure: (BGR image, JPEG bytes, ball visible).
-        `others`: more balls in view (their own look for texture and colour), placed apart."""
+        `others`: more balls in view (their own look for texture and colour), placed apart.
+        `streak` (length px, direction radians in the image): the ball's light smeared along
+        that line before the sensor, the motion blur of an exposure longer than `look.exposure`."""
         balls = ([(look, pose)] if pose else []) + list(others)
         steps = max([self._substeps(look, p, t) for _, p in balls] or [1])
         visible = pose is not None and self.visible(look, pose, t)
@@ -274,7 +285,7 @@ class Renderer:
                     (min(box[0], y0), min(box[1], x0), max(box[2], y1), max(box[3], x1))
         image = self._plate(look, rng).copy()
         if box is not None:
-            m = int(3 * look.defocus + 2)
+            m = int(3 * look.defocus + 2) + (int(streak[0] / 2) + 2 if streak else 0)
             y0, x0 = max(box[0] - m, 0), max(box[1] - m, 0)
             y1, x1 = box[2] + m, box[3] + m
             bg = look.background[y0:y1, x0:x1]
@@ -283,6 +294,8 @@ class Renderer:
                 h, w = hit.shape
                 area = patch[dy - y0:dy - y0 + h, dx - x0:dx - x0 + w]
                 area[hit] += (values - bg[dy - y0:dy - y0 + h, dx - x0:dx - x0 + w][hit]) / steps
+            if streak:
+                patch = cv2.filter2D(patch, -1, streak_kernel(*streak), borderType=cv2.BORDER_REFLECT)
             patch = cv2.GaussianBlur(patch, (0, 0), look.defocus)       # defocus
             image[y0:y1, x0:x1] = self._expose(patch, look, rng)
         if not encode:
@@ -337,6 +350,19 @@ class Renderer:
         return int(np.clip(math.ceil(self.blur_px(look, pose, t) / 2.5), 1, 12))
 
 
+def streak_kernel(length: float, angle: float, fine: int = 8) -> np.ndarray:
+    """A line `length` px long through the middle at `angle` (radians, image axes: y down), as
+    light smeared evenly along it: drawn `fine` times larger, antialiased, then shrunk."""
+    side = int(math.ceil(length)) // 2 * 2 + 3
+    big = np.zeros((side * fine, side * fine), np.float32)
+    c, half = (side * fine - 1) / 2, length * fine / 2
+    dx, dy = half * math.cos(angle), half * math.sin(angle)
+    cv2.line(big, (round((c - dx) * 16), round((c - dy) * 16)), (round((c + dx) * 16), round((c + dy) * 16)),
+             1.0, fine, cv2.LINE_AA, shift=4)
+    small = cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA)
+    return small / small.sum()
+
+
 def _times(n: np.ndarray, m: np.ndarray) -> np.ndarray:
     """(N x 3) @ (3 x K) without BLAS, whose threads only get in the way at these sizes."""
     return np.einsum("ij,jk->ik", n, m.astype(np.float32))
@@ -376,7 +402,7 @@ class Pass:
             self.pose, exposure = cradle_pose(rng, design), rng.uniform(*CRADLE_EXPOSURE)
             duration = rng.uniform(*CRADLE_SECONDS)
         elif kind == "chute":
-            self.pose, exposure, duration = chute_pose(rng, cam, design), rng.uniform(*CHUTE_EXPOSURE), None
+            self.pose, exposure, duration = chute_pose(rng, cam, design), CHUTE_EXPOSURE, None
         else:
             raise ValueError(f"unknown pass kind {kind!r}")
         self.renderer, self.kind, self.fps, self.ball, self.seed = renderer, kind, fps, ball, seed
@@ -391,13 +417,30 @@ class Pass:
     def __len__(self) -> int:
         return len(self.times)
 
+    @property
+    def fall_deg(self) -> float | None:
+        """The chute's fall direction in the image (degrees from the x axis, y down), as the
+        rig's calibration gives it; None for a cradle."""
+        if self.kind != "chute":
+            return None
+        direction = self.pose.params["dir"]
+        return math.degrees(math.atan2(direction[1], direction[0]))
+
     def shot(self, i: int, encode: bool = True) -> Shot:
         if i not in self._shots:
             rng = np.random.default_rng([self.seed, 1, i])
-            image, jpeg, _ = self.renderer.frame(self.look, self.pose, self.times[i], rng, encode)
-            self._shots[i] = Shot(self.times[i], image, jpeg, self.visible[i],
-                                  self.renderer.blur_px(self.look, self.pose, self.times[i]))
+            streak = self._streak(i)
+            image, jpeg, _ = self.renderer.frame(self.look, self.pose, self.times[i], rng, encode, streak=streak)
+            blur = streak[0] if streak else self.renderer.blur_px(self.look, self.pose, self.times[i])
+            self._shots[i] = Shot(self.times[i], image, jpeg, self.visible[i], blur)
         return self._shots[i]
+
+    def _streak(self, i: int) -> tuple[float, float] | None:
+        if self.kind != "chute":
+            return None
+        rng = np.random.default_rng([self.seed, 6, i])
+        angle = math.radians(self.fall_deg + rng.normal(0, CHUTE_STREAK_JITTER_DEG))
+        return float(rng.uniform(*CHUTE_STREAK_PX)), angle
 
     @property
     def shots(self) -> list[Shot]:
@@ -408,10 +451,12 @@ class Pass:
         return next((t for t, v in zip(self.times, self.visible) if v), None)
 
     def _gone(self, t: float) -> bool:
+        """Out of view past the frame's far side (right, or the top or bottom it runs towards)."""
         centre, _ = self.pose.at(t)
         cam = self.renderer.camera
-        u, _ = cam.project(centre)
-        return u > cam.width + cam.focal * self.renderer.design.radius / centre[2] + 20
+        u, v = cam.project(centre)
+        margin = cam.focal * self.renderer.design.radius / centre[2] + 20
+        return u > cam.width + margin or (u > cam.width / 2 and not -margin < v < cam.height + margin)
 
 
 def render_pass(renderer: "Renderer", kind: str, fps: float, ball: int, seed: int) -> Pass:
@@ -430,12 +475,16 @@ def cradle_pose(rng: np.random.Generator, design: labels.Design) -> Pose:
 
 
 def chute_pose(rng: np.random.Generator, camera: Camera, design: labels.Design) -> Pose:
+    """Entering at the frame's left edge on a line through (near) the frame's middle."""
     depth = rng.uniform(*CHUTE_DEPTH)
     half_w = camera.width / 2 / camera.focal * depth
-    start = np.array([-half_w - design.radius - rng.uniform(1, 30), rng.uniform(-10, 10), depth])
+    tilt = math.radians(rng.uniform(*CHUTE_TILT_DEG)) * rng.choice([-1, 1])
+    direction = np.array([math.cos(tilt), math.sin(tilt), 0.0])
+    back = (half_w + design.radius + rng.uniform(1, 30)) / direction[0]
+    start = np.array([0.0, rng.uniform(-10, 10), depth]) - back * direction
     v0 = rng.uniform(*CHUTE_SPEED)
     return Pose("chute", start, random_rotation(rng), {
-        "v0": v0, "accel": CHUTE_ACCEL, "dir": np.array([1.0, rng.uniform(-0.08, 0.08), 0.0]),
+        "v0": v0, "accel": CHUTE_ACCEL, "dir": direction,
         # rolling turns it at v / r; bouncing off the walls tips the axis anywhere
         "spin_axis": rng.normal(size=3), "spin": v0 / design.radius * rng.uniform(0.3, 1.2)})
 
@@ -450,7 +499,7 @@ def single_frame(renderer: Renderer, seed: int, empty: bool = False,
         pose, exposure = cradle_pose(rng, renderer.design), rng.uniform(*CRADLE_EXPOSURE)
         t = rng.uniform(0.1, 0.8)
     else:
-        pose, exposure = chute_pose(rng, renderer.camera, renderer.design), rng.uniform(*CHUTE_EXPOSURE)
+        pose, exposure = chute_pose(rng, renderer.camera, renderer.design), rng.uniform(*CHUTE_FRAME_EXPOSURE)
         t = _time_in_view(renderer, pose, rng)
     look = random_look(rng, ball, renderer.camera, exposure, seed)
     image, jpeg, visible = renderer.frame(look, None if empty else pose, t, rng)
@@ -463,7 +512,7 @@ def _time_in_view(renderer: Renderer, pose: Pose, rng: np.random.Generator) -> f
     """A time when the falling ball's centre is inside the frame."""
     cam, p = renderer.camera, pose.params
     half_w = cam.width / 2 / cam.focal * pose.centre0[2]
-    target = -pose.centre0[0] + rng.uniform(-half_w, half_w)
+    target = (-pose.centre0[0] + rng.uniform(-half_w, half_w)) / p["dir"][0]
     v0, a = p["v0"], p["accel"]
     return (-v0 + math.sqrt(v0 * v0 + 2 * a * target)) / a
 
