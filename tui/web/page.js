@@ -2,7 +2,12 @@
 // textContent only (a player's name is never parsed as HTML); the page only reads.
 "use strict";
 
-const PHASES = {
+// The words come from /words.json in the event's language (companion/locale); t() shows one,
+// filling its {placeholders}; a word missing there shows as its English msgid.
+let WORDS = {};
+const t = (id, fill = {}) => (WORDS[id] || id).replace(/\{(\w+)\}/g, (all, key) => String(fill[key] ?? all));
+
+const PHASES = {  // msgids
   new: "Waiting for the game", ready: "Get ready", draw: "Drawing the balls", voting: "Vote now!",
   resolve: "Votes counted", turn_over: "Turn over", final: "Final robbery cards",
   counting: "Counting the cash", finished: "Final ranking",
@@ -37,7 +42,7 @@ function placeOf(balls) {
 
 function showTop(view) {
   $("turn").textContent = view.turn ? String(view.turn) : "–";
-  $("phase").textContent = PHASES[view.phase] || view.phase;
+  $("phase").textContent = PHASES[view.phase] ? t(PHASES[view.phase]) : view.phase;
 }
 
 function showDraw(view) {
@@ -62,7 +67,7 @@ function showVotes(view) {
   const counted = tally && view.phase !== "voting";     // never a count while voting is open
   $("votes").classList.toggle("-counted", Boolean(counted));
   if (!counted) {
-    bars.append(el("div", "note", view.phase === "voting" ? "Voting is open" : ""));
+    bars.append(el("div", "note", view.phase === "voting" ? t("Voting is open") : ""));
     $("valid").textContent = "–";
     return;
   }
@@ -80,16 +85,16 @@ function showVotes(view) {
     bars.append(bar);
   }
   const notes = [];
-  if (tally.invalid) notes.push(`${tally.invalid} invalid`);
-  if (tally.void) notes.push("vote void");
+  if (tally.invalid) notes.push(t("{n} invalid", { n: tally.invalid }));
+  if (tally.void) notes.push(t("vote void"));
   if (notes.length) bars.append(el("div", "note", notes.join(" · ")));
-  $("valid").textContent = tally.valid.length ? tally.valid.join("  ") : "none";
+  $("valid").textContent = tally.valid.length ? tally.valid.join("  ") : t("none");
 }
 
 function buildBoard() {
   const legend = $("legend");
   for (const [place, tag, words] of PLACES) {
-    const item = el("span", "-" + place, words);
+    const item = el("span", "-" + place, t(words));
     item.dataset.tag = tag;
     legend.append(item);
   }
@@ -110,7 +115,7 @@ function showBoard(view) {
     ball.className = "ball" + (place ? " -" + place : "");
     const entry = PLACES.find(([p]) => p === place);
     ball.querySelector(".tag").textContent = entry ? entry[1] : "";
-    ball.title = entry ? `${n}: ${entry[2]}` : String(n);
+    ball.title = entry ? `${n}: ${t(entry[2])}` : String(n);
   }
 }
 
@@ -229,9 +234,10 @@ function showFinal(view) {
     list.append(item);
   }
   const beaten = ranking.filter((row) => row.beats_secretariat).length;
-  $("beaten").textContent = `★ beat the secretariat (no debt): ${beaten} of ${ranking.length}`;
+  $("beaten").textContent = "★ " + t("beat the secretariat (no debt): {beaten} of {players}",
+                                      { beaten, players: ranking.length });
   $("chips").textContent = view.accounts.length ? ""
-    : "Final money in whole 10,000 L$ chips, rounded down: account letters stay secret.";
+    : t("Final money in whole 10,000 L$ chips, rounded down: account letters stay secret.");
 }
 
 function show(view) {
@@ -353,7 +359,7 @@ function connect() {
   events.addEventListener("clock", (e) => { state.deadline = JSON.parse(e.data).deadline; });
   events.addEventListener("waiting", (e) => waiting(JSON.parse(e.data).waiting));
   events.onmessage = (e) => show(JSON.parse(e.data));
-  events.onerror = () => { if (events.readyState !== EventSource.OPEN) waiting("Reconnecting…"); };
+  events.onerror = () => { if (events.readyState !== EventSource.OPEN) waiting(t("Reconnecting…")); };
   // EventSource retries by itself (the server asks for 2 s); the first message after it
   // reconnects is the current state.
 }
@@ -374,26 +380,38 @@ function noteBoard(view) {
 }
 
 function connectMqtt(url) {
-  if (!/^wss?:\/\//.test(url)) { waiting("?mqtt= must be ws://HOST:PORT or wss://HOST:PORT"); return; }
+  if (!/^wss?:\/\//.test(url)) { waiting(t("?mqtt= must be ws://HOST:PORT or wss://HOST:PORT")); return; }
   const topic = new URLSearchParams(location.search).get("topic") || "plunder/+/public";
   const script = document.createElement("script");
   script.src = "/mqtt.min.js";
-  script.onerror = () => waiting("Cannot load the MQTT client");
+  script.onerror = () => waiting(t("Cannot load the MQTT client"));
   script.onload = () => {
     const client = mqtt.connect(url, { reconnectPeriod: 2000, clean: true });
-    client.on("connect", () => { $("notice").textContent = "Waiting for the game"; client.subscribe(topic, { qos: 1 }); });
+    client.on("connect", () => { $("notice").textContent = t("Waiting for the game"); client.subscribe(topic, { qos: 1 }); });
     client.on("message", (_topic, payload) => {
       const view = JSON.parse(new TextDecoder().decode(payload));
       noteBoard(view);
       show(view);
     });
-    client.on("offline", () => waiting("Reconnecting…"));
+    client.on("offline", () => waiting(t("Reconnecting…")));
   };
   document.head.append(script);
 }
 
-buildBoard();
-setInterval(tick, 250);
-window.addEventListener("resize", () => state.view && state.view.game !== "voters" && showChart());
-const broker = new URLSearchParams(location.search).get("mqtt");
-if (broker) connectMqtt(broker); else connect();
+// The page's fixed words (data-words="msgid" in index.html) in the chosen language.
+function translatePage(language) {
+  document.documentElement.lang = language === "en" ? "en" : "ja";     // Japanese glyph forms for "ja+en"
+  document.querySelectorAll("[data-words]").forEach((node) => { node.textContent = t(node.dataset.words); });
+}
+
+function start(language) {
+  translatePage(language);
+  buildBoard();
+  setInterval(tick, 250);
+  window.addEventListener("resize", () => state.view && state.view.game !== "voters" && showChart());
+  const broker = new URLSearchParams(location.search).get("mqtt");
+  if (broker) connectMqtt(broker); else connect();
+}
+
+fetch("/words.json").then((answer) => (answer.ok ? answer.json() : {}))
+  .catch(() => ({})).then((answer) => { WORDS = answer.words || {}; start(answer.language); });
