@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Digits
 
-from companion.core.words import _
+from companion.core.words import _, languages, say, stacked
 
 from .plain import DataTable, Label, Static, Table
 
@@ -136,8 +136,9 @@ class DrawnBall(Vertical):
             return                 # redrawing the same thing costs a layout on a Pi
         self.shown = (ball, votes, won)
         self.query_one(Digits).update("" if ball is None else f"{ball:>2}")
-        caption = "" if votes is None else (_("1 vote") if votes == 1 else _("{n} votes", n=votes)) + \
-            ("  ✔ " + _("VALID") if won else "")
+        caption = "" if votes is None else "\n".join(
+            say("1 vote" if votes == 1 else "{n} votes", language, n=votes) + ("  ✔ " + say("VALID", language) if won else "")
+            for language in languages())                 # "ja+en": the Japanese line above the English
         self.query_one(".votes", Label).update(caption)
         self.update_classes({"-empty": ball is None, "-won": won, "-lost": votes is not None and not won})
 
@@ -173,7 +174,7 @@ def verdict(tally: dict | None) -> str:
     invalid = "   (" + _("{n} invalid", n=tally["invalid"]) + ")" if tally["invalid"] else ""
     if tally["void"]:
         return _("VOID: not enough valid votes; all balls go to the pool") + invalid
-    return _("Valid:") + " " + "  ".join(str(b) for b in tally["valid"]) + invalid
+    return _("Valid: {balls}", balls="  ".join(str(b) for b in tally["valid"])) + invalid
 
 
 class TallyLine(Static):
@@ -226,8 +227,8 @@ class Ranking(Static):
     def show(self, ranking: list[dict]) -> None:
         beaten = [row for row in ranking if row.get("beats_secretariat")]
         table = Table(box=None, expand=True, padding=(0, 2),
-                      caption="★ " + _("beat the secretariat (no debt): {beaten} of {players}",
-                                                 beaten=len(beaten), players=len(ranking)))
+                      caption="★ " + stacked("beat the secretariat (no debt): {beaten} of {players}",
+                                                       beaten=len(beaten), players=len(ranking)))
         table.add_column(_("Rank"), justify="right", style="bold")
         table.add_column(_("Player"))
         table.add_column(_("Final L$"), justify="right")

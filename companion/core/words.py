@@ -41,6 +41,16 @@ def _(msgid: str, **fill) -> str:
     return say(msgid, _chosen, **fill)
 
 
+def stacked(msgid: str, **fill) -> str:
+    """As _(), the Japanese above the English: for a long line on a screen with rows to spare."""
+    return say(msgid, _chosen, **fill).replace(BOTH, "\n")
+
+
+def languages() -> list[str]:
+    """The chosen languages one by one ("ja+en": ja, then en), for a line said in each."""
+    return _chosen.split("+")
+
+
 def say(msgid: str, language: str, **fill) -> str:
     parts = [catalogue(part).gettext(msgid) for part in language.split("+")]
     parts = [part.format(**fill) for part in parts] if fill else parts      # the page fills its own

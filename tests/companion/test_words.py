@@ -19,11 +19,18 @@ PAGE_HTML = "tui/web/index.html"
 
 
 def python_msgids(path: Path) -> set[str]:
-    """The literal first argument of every _() call in a Python file."""
+    """The literal msgids of every _(), stacked() and say() call in a Python file."""
     tree = ast.parse(path.read_text("utf-8"))
-    return {node.args[0].value for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_"
-            and node.args and isinstance(node.args[0], ast.Constant)}
+    return {msgid for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_", "stacked", "say") and node.args
+            for msgid in literals(node.args[0])}
+
+
+def literals(node: ast.AST) -> set[str]:
+    """The strings an argument can be: a literal, or either literal of `a if test else b`."""
+    if isinstance(node, ast.IfExp):
+        return literals(node.body) | literals(node.orelse)
+    return {node.value} if isinstance(node, ast.Constant) and isinstance(node.value, str) else set()
 
 
 def js_msgids(text: str) -> set[str]:

@@ -34,6 +34,13 @@ function el(tag, className, text) {
   return node;
 }
 
+// A long word in "ja+en" on two lines, the Japanese above the English (class -two: smaller).
+function stack(node, words) {
+  const lines = words.split(" · ");
+  node.textContent = lines.join("\n");
+  node.classList.toggle("-two", lines.length > 1);
+}
+
 function placeOf(balls) {
   const where = new Map();
   for (const [place] of PLACES) for (const n of balls[place] || []) where.set(n, place);
@@ -42,7 +49,7 @@ function placeOf(balls) {
 
 function showTop(view) {
   $("turn").textContent = view.turn ? String(view.turn) : "–";
-  $("phase").textContent = PHASES[view.phase] ? t(PHASES[view.phase]) : view.phase;
+  stack($("phase"), PHASES[view.phase] ? t(PHASES[view.phase]) : view.phase);
 }
 
 function showDraw(view) {
@@ -402,6 +409,8 @@ function connectMqtt(url) {
 function translatePage(language) {
   document.documentElement.lang = language === "en" ? "en" : "ja";     // Japanese glyph forms for "ja+en"
   document.querySelectorAll("[data-words]").forEach((node) => { node.textContent = t(node.dataset.words); });
+  stack($("phase"), t(PHASES.new));
+  document.querySelectorAll(".pick .slot").forEach((node) => { node.dataset.valid = t("VALID"); });
 }
 
 function start(language) {
