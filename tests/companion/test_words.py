@@ -12,8 +12,8 @@ from companion.core import words
 from companion.core.columns import display_width
 
 ROOT = Path(__file__).resolve().parents[2]
-# The screens whose words are in the catalogue so far (tui/voters, tui/bluff, tui/jail: not yet).
-SCREENS_PY = ["tui/display.py", "tui/widgets.py"]
+# The screens whose words are in the catalogue so far (tui/bluff, tui/jail and the consoles: not yet).
+SCREENS_PY = ["tui/display.py", "tui/widgets.py", "tui/voters/display.py", "tui/voters/words.py"]
 SCREENS_JS = ["tui/web/page.js"]
 PAGE_HTML = "tui/web/index.html"
 
@@ -34,18 +34,19 @@ def literals(node: ast.AST) -> set[str]:
 
 
 def js_msgids(text: str) -> set[str]:
-    """t("...") calls, and the words of the PHASES and PLACES tables (looked up through t())."""
+    """t("...") calls, and the words of the phase tables and PLACES (looked up through t())."""
     found = set(re.findall(r'\bt\("((?:[^"\\]|\\.)*)"', text))
-    phases = re.search(r"const PHASES = \{(.*?)\};", text, re.S).group(1)
     places = re.search(r"const PLACES = \[(.*?)\];", text, re.S).group(1)
-    found |= set(re.findall(r':\s*"([^"]*)"', phases))
+    for phases in re.findall(r"const \w*PHASES = \{(.*?)\};", text, re.S):
+        found |= set(re.findall(r':\s*"([^"]*)"', phases))
     found |= {row[2] for row in re.findall(r'\["(\w+)", "([^"]*)", "([^"]*)"\]', places)}
     return found
 
 
 def shown_msgids() -> set[str]:
     from tui import display, widgets
-    found = set(display.PHASES.values()) | set(widgets.PLACES)
+    from tui.voters import words as voters
+    found = set(display.PHASES.values()) | set(voters.PHASES.values()) | set(widgets.PLACES)
     for name in SCREENS_PY:
         found |= python_msgids(ROOT / name)
     for name in SCREENS_JS:

@@ -41,6 +41,15 @@ function stack(node, words) {
   node.classList.toggle("-two", lines.length > 1);
 }
 
+// Pieces of one line said in each language ("ja+en": a Japanese line above an English one).
+function sentence(node, pieces) {
+  const parts = pieces.map((piece) => piece.split(" · "));
+  const count = Math.max(0, ...parts.map((p) => p.length));
+  const lines = Array.from({ length: count }, (_, i) => parts.map((p) => p[Math.min(i, p.length - 1)]).join("   ·   "));
+  node.textContent = lines.join("\n");
+  node.classList.toggle("-two", lines.length > 1);
+}
+
 function placeOf(balls) {
   const where = new Map();
   for (const [place] of PLACES) for (const n of balls[place] || []) where.set(n, place);
@@ -278,13 +287,14 @@ function showVoters(view) {
   const game = view.games.length ? view.games[view.games.length - 1] : null;
   const who = new Map(view.players.map((p) => [p.no, p.name]));
   const settled = game && game.result !== null;
-  $("v-phase").textContent = !settled ? VOTERS_PHASES[view.phase] || view.phase
-    : game.result === "no_game" ? "No game" : "The open";
-  $("v-game").textContent = game ? `GAME ${game.no}` : view.event;
-  $("v-pot").textContent = game ? `POT ${money(game.pot)}` : "";
+  stack($("v-phase"), !settled ? (VOTERS_PHASES[view.phase] ? t(VOTERS_PHASES[view.phase]) : view.phase)
+    : game.result === "no_game" ? t("No game") : t("The open"));
+  stack($("v-game"), game ? t("GAME {no}", { no: game.no }) : view.event);
+  stack($("v-pot"), game ? t("POT {pot}", { pot: money(game.pot) }) : "");
   const count = game ? (game.bets ? Object.keys(game.bets).length : game.bettors.length) : 0;
-  $("v-deal").textContent = game
-    ? `Dealer ${who.get(game.dealer)} · stake ${money(game.stake)} · ${count} bet${count === 1 ? "" : "s"}` : "";
+  sentence($("v-deal"), game ? [t("Dealer {name}", { name: who.get(game.dealer) }),
+                                 t("stake {stake}", { stake: money(game.stake) }),
+                                 count === 1 ? t("1 bet") : t("{n} bets", { n: count })] : []);
   showBets(game, view.players);
   showVerdict(game, who);
   showLedger(view.players, game ? game.dealer : null);
@@ -294,7 +304,7 @@ function showBets(game, players) {
   const box = $("v-bets");
   box.replaceChildren();
   box.classList.toggle("-open", Boolean(game && (game.result === "won" || game.result === "dobon")));  // numbers once settled
-  if (!game) { box.append(el("div", "empty", "The dealer deals the first game")); return; }
+  if (!game) { box.append(el("div", "empty", t("The dealer deals the first game"))); return; }
   if (box.classList.contains("-open")) {
     for (const p of players) {
       if (!(String(p.no) in game.bets)) continue;
@@ -303,9 +313,9 @@ function showBets(game, players) {
       const kind = number === null ? "-invalid" : game.unique.includes(number) ? "-unique" : "-duplicated";
       const card = el("div", `vcard ${kind}${winner ? " -winner" : ""}`);
       card.dataset.player = String(p.no);
+      const note = t(winner ? "WINNER" : { "-invalid": "invalid card", "-unique": "unique", "-duplicated": "duplicated" }[kind]);
       card.append(el("div", "who", p.name), el("div", "number", number === null ? "✖" : String(number)),
-                  el("div", "note", winner ? "WINNER" : { "-invalid": "invalid card", "-unique": "unique",
-                                                          "-duplicated": "duplicated" }[kind]));
+                  el("div", "note", note));
       box.append(card);
     }
     return;
@@ -324,11 +334,15 @@ function showVerdict(game, who) {
   box.replaceChildren();
   box.className = game && game.result ? "-" + game.result : "";
   if (!game || !game.result) return;
-  const headline = { won: `${who.get(game.winner)} WINS`, dobon: "DOBON!", no_game: "NO GAME" }[game.result];
-  const line = { won: `with ${game.number}: takes ${money(game.pot)}`,
-                 dobon: `no unique number: the dealer ${who.get(game.winner)} takes ${money(game.pot)}`,
-                 no_game: "every stake is returned" }[game.result];
-  box.append(el("div", "headline", headline), el("div", "line", line));
+  const headline = { won: t("{name} WINS", { name: who.get(game.winner) }), dobon: t("DOBON!"),
+                     no_game: t("NO GAME") }[game.result];
+  const line = { won: t("with {number}: takes {pot}", { number: game.number, pot: money(game.pot) }),
+                 dobon: t("no unique number: the dealer {name} takes {pot}", { name: who.get(game.winner), pot: money(game.pot) }),
+                 no_game: t("every stake is returned") }[game.result];
+  const [top, under] = [el("div", "headline"), el("div", "line")];
+  stack(top, headline);
+  stack(under, line);
+  box.append(top, under);
 }
 
 function showLedger(players, dealer) {
@@ -336,7 +350,9 @@ function showLedger(players, dealer) {
   box.replaceChildren();
   for (const p of players) {
     const row = el("div", "row");
-    row.append(el("span", "name", p.name + (p.no === dealer ? " (dealer)" : "")),
+    const name = el("span", "name", p.name);
+    if (p.no === dealer) name.append(el("span", "role", ` (${t("dealer")})`));
+    row.append(name,
                el("span", "net" + (p.net > 0 ? " -up" : p.net < 0 ? " -down" : ""), signed(p.net)));
     box.append(row);
   }
