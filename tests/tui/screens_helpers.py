@@ -132,3 +132,18 @@ def assert_speaks(language: str, shown: str) -> None:
         assert not left and japanese, f"English left on a Japanese screen: {left}"
     else:
         assert left and japanese == (language == "ja+en"), (left, japanese)
+
+
+def screens_through(app, session, steps, play, caught_up) -> list[str]:
+    """The display's text after each step is played, once it shows that step's view."""
+    screens = []
+
+    async def body(pilot):
+        for step in steps:
+            play(session, step)
+            await settle(pilot, caught_up(session))
+            await steady(pilot)
+            screens.append(text_of(pilot.app))
+
+    drive(app, body)
+    return screens

@@ -7,7 +7,8 @@ import pytest
 from companion import views
 from tui.voters.display import Bets, VotersDisplayApp
 
-from screens_helpers import assert_snapshot, assert_speaks, drive, settle, speaking, steady, text_of  # noqa: F401
+from screens_helpers import (assert_snapshot, assert_speaks, drive, screens_through, settle, speaking,  # noqa: F401
+                             steady, text_of)
 from screens_voters import NAMES, STEPS, night, play
 
 BIG_DIGIT_STROKES = set("┏┓┗┛┃━╺╸╻╹┣┫╶╮╰╯│┌┐└┘─╭╴┴")    # what Textual's big digits are drawn with
@@ -111,15 +112,7 @@ def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking,
     from companion.core import words
     speaking(language)
     session, clock = night(tmp_path / "v.db", "ready")
-    screens = []
-
-    async def body(pilot):
-        for step in list(STEPS)[1:]:
-            play(session, step)
-            await settle(pilot, caught_up(session))
-            await steady(pilot)
-            screens.append(text_of(pilot.app))
-
-    drive(VotersDisplayApp(tmp_path / "v.db", poll=0.02, clock=clock.now), body)
+    screens = screens_through(VotersDisplayApp(tmp_path / "v.db", poll=0.02, clock=clock.now), session,
+                              list(STEPS)[1:], play, caught_up)
     assert_speaks(language, "\n".join(screens))
     assert any(words.say("WINNER", language) in screen for screen in screens)
