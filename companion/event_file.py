@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from .core import games
+from .core import games, words
 
 VERSION = 1
 # section -> key -> (type, allowed values or None). "players" is an array of tables.
@@ -66,6 +66,8 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     # The audience page server (tui/web/mqtt.py) also publishes the public view to this broker:
     # mqtt = "mqtt://HOST:PORT", topic plunder/<event id>/public, retained, QoS 1.
     "publish": {"mqtt": (str, None)},
+    # The words of every screen (companion/core/words.py): Japanese and English, or one of them.
+    "display": {"language": (str, words.LANGUAGES)},
 }
 REQUIRED = {"event": ("name", "secret"), "players": ("no", "name")}
 
@@ -86,6 +88,7 @@ class EventFile:
     sections: dict = field(default_factory=dict)   # every section as read, for the drivers' settings
     backup: Path | None = None                     # [event] backup, beside the event file if relative
     game: str = games.DEFAULT                      # [event] game
+    language: str = words.DEFAULT                  # [display] language
 
     def setup_command(self) -> dict:
         return games.rules(self.game).event.setup(self)
@@ -142,7 +145,8 @@ def load(path: str | Path) -> EventFile:
     backup = Path(event["backup"]) if event.get("backup") else None
     return EventFile(path, event["name"], event.get("id") or slug(event["name"]), event["secret"],
                      beside(path, journal), rules, [{k: p[k] for k in sections["players"]} for p in players],
-                     data, backup and beside(path, backup), game.name)
+                     data, backup and beside(path, backup), game.name,
+                     data.get("display", {}).get("language", words.DEFAULT))
 
 
 def _game_of(data: dict) -> games.GameRules:

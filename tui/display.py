@@ -10,11 +10,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Digits
 
+from companion.core.words import _
+
 from .game_display import SERVER_PID, GameDisplay  # noqa: F401  (tui.serve and tests import it from here)
 from .plain import Label
 from .widgets import Accounts, BallBoard, Countdown, DrawPanel, Ranking
 
-PHASES = {
+PHASES = {              # msgids: the words are in companion/locale
     "new": "Waiting for the game", "ready": "Get ready", "draw": "Drawing the balls",
     "voting": "Vote now!", "resolve": "Votes counted", "turn_over": "Turn over",
     "final": "Final robbery cards", "counting": "Counting the cash", "finished": "Final ranking",
@@ -30,15 +32,15 @@ class DisplayApp(GameDisplay):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             with Vertical(id="turnbox"):
-                yield Label("TURN", classes="caption")
+                yield Label(_("TURN"), classes="caption")
                 yield Digits("-", id="turn")
-            yield Label(PHASES["new"], id="phase")
+            yield Label(_(PHASES["new"]), id="phase")
             yield Countdown(id="timer")
         yield DrawPanel(id="draw")
         with Horizontal(id="lower"):
             yield BallBoard(id="board")
             with Vertical(id="side"):
-                yield Label("ACCOUNTS", classes="caption")
+                yield Label(_("ACCOUNTS"), classes="caption")
                 yield Accounts(id="accounts")
         yield Ranking(id="ranking")
         yield from self.status_line()
@@ -51,7 +53,7 @@ class DisplayApp(GameDisplay):
         if view["turn"] != before.get("turn"):
             self.query_one("#turn", Digits).update(str(view["turn"]) if view["turn"] else "-")
         if view["phase"] != before.get("phase"):
-            self.query_one("#phase", Label).update(PHASES.get(view["phase"], view["phase"]))
+            self.query_one("#phase", Label).update(_(PHASES[view["phase"]]) if view["phase"] in PHASES else view["phase"])
         if (view["balls"], view["tally"], view["phase"]) != (before.get("balls"), before.get("tally"), before.get("phase")):
             self.query_one(DrawPanel).show(view)
             self.query_one(BallBoard).show(view["balls"])

@@ -15,9 +15,11 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Digits
 
+from companion.core.words import _, languages, say, stacked
+
 from .plain import DataTable, Label, Static, Table
 
-PLACES = ("machine", "drawn", "valid", "pool", "trash", "excluded")
+PLACES = ("machine", "drawn", "valid", "pool", "trash", "excluded")     # each its own msgid too
 LETTERS = ("X", "Y", "Z")
 
 
@@ -67,7 +69,7 @@ class BallBoard(Vertical):
         for place in PLACES:
             bg, fg = PLACE_COLOURS[place]
             strike = " strike" if place == "excluded" else ""
-            text.append(f" {place} ", style=f"bold{strike} {fg} on {bg}")
+            text.append(f" {_(place)} ", style=f"bold{strike} {fg} on {bg}")
             text.append(" ")
         return text
 
@@ -91,7 +93,7 @@ class Countdown(Vertical):
 
     def compose(self) -> ComposeResult:
         if self.big:
-            yield Label("TIME", classes="caption")
+            yield Label(_("TIME"), classes="caption")
             yield Digits("--:--", classes="clock")
         else:
             yield Label("--:--", classes="clock")
@@ -134,7 +136,9 @@ class DrawnBall(Vertical):
             return                 # redrawing the same thing costs a layout on a Pi
         self.shown = (ball, votes, won)
         self.query_one(Digits).update("" if ball is None else f"{ball:>2}")
-        caption = "" if votes is None else f"{votes} vote{'s' if votes != 1 else ''}" + ("  ✔ VALID" if won else "")
+        caption = "" if votes is None else "\n".join(
+            say("1 vote" if votes == 1 else "{n} votes", language, n=votes) + ("  ✔ " + say("VALID", language) if won else "")
+            for language in languages())                 # "ja+en": the Japanese line above the English
         self.query_one(".votes", Label).update(caption)
         self.update_classes({"-empty": ball is None, "-won": won, "-lost": votes is not None and not won})
 
@@ -166,11 +170,11 @@ def verdict(tally: dict | None) -> str:
     if not tally:
         return ""
     if not tally["options"]:
-        return "No draw this turn"
-    invalid = f"   ({tally['invalid']} invalid)" if tally["invalid"] else ""
+        return _("No draw this turn")
+    invalid = "   (" + _("{n} invalid", n=tally["invalid"]) + ")" if tally["invalid"] else ""
     if tally["void"]:
-        return "VOID: not enough valid votes; all balls go to the pool" + invalid
-    return "Valid: " + "  ".join(str(b) for b in tally["valid"]) + invalid
+        return _("VOID: not enough valid votes; all balls go to the pool") + invalid
+    return _("Valid: {balls}", balls="  ".join(str(b) for b in tally["valid"])) + invalid
 
 
 class TallyLine(Static):
@@ -178,7 +182,7 @@ class TallyLine(Static):
 
     def show(self, tally: dict | None) -> None:
         if not tally:
-            self.update("No count yet")
+            self.update(_("No count yet"))
             return
         counts = "   ".join(f"{letter} {ball}: {tally['votes'].get(letter, 0)}"
                            for letter, ball in tally["options"].items())
@@ -200,10 +204,10 @@ class Accounts(Static):
 
     def _table(self):
         if not self.accounts:
-            return Text("Balances are shown when announced", style="italic")
+            return Text(_("Balances are shown when announced"), style="italic")
         columns = max(1, min(len(self.accounts), (self.size.width or 40) // 20))
         table = Table(box=None, expand=True, show_header=False, padding=(0, 1))
-        for _ in range(columns):
+        for _column in range(columns):
             table.add_column(justify="right", style="bold #ffd400", width=1)
             table.add_column(justify="right")
         rows = [self.accounts[i:i + columns] for i in range(0, len(self.accounts), columns)]
@@ -223,10 +227,11 @@ class Ranking(Static):
     def show(self, ranking: list[dict]) -> None:
         beaten = [row for row in ranking if row.get("beats_secretariat")]
         table = Table(box=None, expand=True, padding=(0, 2),
-                      caption=f"★ beat the secretariat (no debt): {len(beaten)} of {len(ranking)}")
-        table.add_column("Rank", justify="right", style="bold")
-        table.add_column("Player")
-        table.add_column("Final L$", justify="right")
+                      caption="★ " + stacked("beat the secretariat (no debt): {beaten} of {players}",
+                                                       beaten=len(beaten), players=len(ranking)))
+        table.add_column(_("Rank"), justify="right", style="bold")
+        table.add_column(_("Player"))
+        table.add_column(_("Final L$"), justify="right")
         table.add_column("", width=1)
         for row in ranking:
             style = "bold #ffd400" if row["rank"] == 1 else ""

@@ -10,7 +10,7 @@ from pathlib import Path
 from . import CommandError
 from .. import event_file, views
 from ..core import commands as c
-from ..core import games
+from ..core import games, words
 from ..journal import Journal, JournalBusy, JournalError
 from ..session import GROUP, Game, Session, door_path, rules_of, salvage, split_id, through_door
 
@@ -99,10 +99,13 @@ def _view_args(p) -> None:
 
 
 def load_event(path: str) -> event_file.EventFile:
+    """The event file; the screens this command opens speak its [display] language."""
     try:
-        return event_file.load(path)
+        event = event_file.load(path)
     except event_file.EventFileError as error:
         raise CommandError(str(error), 2)
+    words.choose(event.language)
+    return event
 
 
 def open_journal(path, readonly: bool = False, existing: bool = False,

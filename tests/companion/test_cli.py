@@ -187,6 +187,8 @@ def test_init_deals_the_same_cards_for_the_same_seed(tmp_path, capsys):
     (("no = 2", "no = 2\nage = 30"), "unknown key 'age' in [players]"),
     (("no = 2", 'no = "two"'), "no must be int"),
     (("[rules]", "[rules"), "Expected ']'"),
+    (("version = 1", 'version = 1\n[display]\nlanguage = "fr"'), ":4: language must be one of 'ja+en', 'ja', 'en', not 'fr'"),
+    (("version = 1", 'version = 1\n[display]\nfont = "big"'), ":4: unknown key 'font' in [display]"),
 ])
 def test_event_file_errors_name_the_key_and_line(tmp_path, capsys, edit, message):
     event = tmp_path / "event.toml"

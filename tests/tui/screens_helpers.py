@@ -110,3 +110,40 @@ def ball_frames(folder: Path, ball: int, count: int) -> tuple:
     for i in range(count):
         cv2.imwrite(str(folder / f"{i:03d}.png"), image)
     return image
+
+
+@pytest.fixture
+def speaking():
+    """The screens speak a language for one test (words.choose), then the default again."""
+    from companion.core import words
+    yield words.choose
+    words.choose(words.DEFAULT)
+
+
+def assert_speaks(language: str, shown: str) -> None:
+    """In "ja" no English catalogue word is left on the screen (every word shown is translated);
+    "en" shows no Japanese; "ja+en" both."""
+    from companion.core import words
+    ja, en = words.entries("ja"), words.entries("en")
+    english = {en[m] for m in en if en[m] != ja[m] and len(en[m]) > 2 and "{" not in en[m]}
+    left = sorted(word for word in english if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", shown))
+    japanese = bool(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", shown))
+    if language == "ja":
+        assert not left and japanese, f"English left on a Japanese screen: {left}"
+    else:
+        assert left and japanese == (language == "ja+en"), (left, japanese)
+
+
+def screens_through(app, session, steps, play, caught_up) -> list[str]:
+    """The display's text after each step is played, once it shows that step's view."""
+    screens = []
+
+    async def body(pilot):
+        for step in steps:
+            play(session, step)
+            await settle(pilot, caught_up(session))
+            await steady(pilot)
+            screens.append(text_of(pilot.app))
+
+    drive(app, body)
+    return screens

@@ -83,7 +83,8 @@ def test_the_page_loads_nothing_from_outside(served):
 
 
 def board_cells(png: bytes) -> dict[str, int]:
-    """Ball-sized blocks of each place colour in a screenshot (the legend's chips are smaller)."""
+    """Ball-sized blocks of each place colour in a screenshot (the legend's chips are smaller, and
+    lower: a chip's words in Japanese and English can be as wide as a ball)."""
     import cv2
     image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR).astype(int)
     masks = {}
@@ -93,9 +94,10 @@ def board_cells(png: bytes) -> dict[str, int]:
     sizes = {}
     for place, mask in masks.items():
         _, _, stats, _ = cv2.connectedComponentsWithStats(mask)
-        sizes[place] = list(stats[1:, cv2.CC_STAT_AREA])
-    largest = max((a for areas in sizes.values() for a in areas), default=0)
-    return {place: sum(1 for a in areas if a > largest / 3) for place, areas in sizes.items()}
+        sizes[place] = list(zip(stats[1:, cv2.CC_STAT_AREA], stats[1:, cv2.CC_STAT_HEIGHT]))
+    largest = max((a for areas in sizes.values() for a, _ in areas), default=0)
+    tallest = max((h for areas in sizes.values() for _, h in areas), default=0)
+    return {place: sum(1 for a, h in areas if a > largest / 3 and h > tallest / 2) for place, areas in sizes.items()}
 
 
 @needs_chromium

@@ -7,8 +7,9 @@ import pytest
 from companion import views
 from tui.voters.display import Bets, VotersDisplayApp
 
-from screens_helpers import assert_snapshot, drive, settle, steady, text_of
-from screens_voters import NAMES, night, play
+from screens_helpers import (assert_snapshot, assert_speaks, drive, screens_through, settle, speaking,  # noqa: F401
+                             steady, text_of)
+from screens_voters import NAMES, STEPS, night, play
 
 BIG_DIGIT_STROKES = set("┏┓┗┛┃━╺╸╻╹┣┫╶╮╰╯│┌┐└┘─╭╴┴")    # what Textual's big digits are drawn with
 
@@ -103,3 +104,15 @@ def test_a_display_that_finds_another_game_hands_over_to_it(tmp_path):
 
     drive(app, body)
     assert app.return_value == "voters"
+
+
+@pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
+def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking, language):
+    """Every word of Voters' display is in the catalogue of the chosen language."""
+    from companion.core import words
+    speaking(language)
+    session, clock = night(tmp_path / "v.db", "ready")
+    screens = screens_through(VotersDisplayApp(tmp_path / "v.db", poll=0.02, clock=clock.now), session,
+                              list(STEPS)[1:], play, caught_up)
+    assert_speaks(language, "\n".join(screens))
+    assert any(words.say("WINNER", language) in screen for screen in screens)

@@ -21,6 +21,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from companion.core import words
+
 from screens_chromium import FLAGS, DevTools, _page, chromium, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -285,7 +287,8 @@ def test_the_page_at_every_size(world, phase):
             assert len(page["ranking"]) == len(by_rank) and all(page["ranking"]), where
             beats = [row["beats_secretariat"] for row in view["ranking"]]      # R2: the demo has one in debt
             assert page["marks"] == ["★" if b else "" for b in beats] and not all(beats), where
-            assert page["beaten"] == f"★ beat the secretariat (no debt): {sum(beats)} of {len(beats)}", where
+            assert page["beaten"] == "★ " + words.both("beat the secretariat (no debt): {beaten} of {players}",
+                                                       beaten=sum(beats), players=len(beats)), where
         else:
             drawn = len(view["balls"]["drawn"]) or len(view["tally"]["options"] if view["tally"] else [])
             assert len(page["numbers"]) == drawn and min(page["numbers"], default=1) >= 0.12, (where, page["numbers"])

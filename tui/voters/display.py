@@ -13,6 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.renderables.digits import Digits
 
+from companion.core.words import _
+
 from ..game_display import GameDisplay
 from ..plain import Label, Static, Table
 from ..widgets import money
@@ -64,7 +66,7 @@ class Bets(Fitted):
 
     def drawing(self, game: dict | None, players: list[dict]):
         if game is None:
-            return Text("The dealer deals the first game", style="italic", justify="center")
+            return Text(_("The dealer deals the first game"), style="italic", justify="center")
         per_row = max(1, (self.size.width or 80) // CARD_WIDTH)
         if game["result"] in ("won", "dobon"):           # numbers only once the game is settled
             return grid([self._card(p, game) for p in players if str(p["no"]) in game["bets"]], per_row)
@@ -81,15 +83,15 @@ class Bets(Fitted):
     def _card(player: dict, game: dict) -> Group:
         number = game["bets"][str(player["no"])]
         if number is None:
-            face, note, style = Text("✖", style=INVALID, justify="center"), "invalid card", INVALID
+            face, note, style = Text("✖", style=INVALID, justify="center"), _("invalid card"), INVALID
         elif number in game["unique"]:
-            face, note, style = Align.center(Digits(str(number), UNIQUE)), "unique", UNIQUE
+            face, note, style = Align.center(Digits(str(number), UNIQUE)), _("unique"), UNIQUE
         else:
-            face, note, style = Align.center(Digits(str(number), TWICE)), "duplicated", TWICE
+            face, note, style = Align.center(Digits(str(number), TWICE)), _("duplicated"), TWICE
         winner = player["no"] == game["winner"] and game["result"] == "won"
         name = Text(player["name"], style="bold #000000 on #ffd400" if winner else "bold",
                     overflow="ellipsis", no_wrap=True, justify="center")
-        return Group(name, face, Text("WINNER" if winner else note, style=style, justify="center"))
+        return Group(name, face, Text(_("WINNER") if winner else note, style=style, justify="center"))
 
 
 class Verdict(Static):
@@ -103,7 +105,7 @@ class Verdict(Static):
         if game["result"] == "dobon":
             self.update(Group(big("DOBON", "bold #ff4d4d"), line))
         elif game["result"] == "won":
-            self.update(Group(Text(f" {who.get(game['winner'], '?')} WINS ", style="bold #000000 on #00d455",
+            self.update(Group(Text(" " + _("{name} WINS", name=who.get(game["winner"], "?")) + " ", style="bold #000000 on #00d455",
                                    justify="center"), line))
         else:
             self.update(line)
@@ -115,13 +117,13 @@ class Ledger(Fitted):
     def drawing(self, players: list[dict], dealer: int | None) -> Table:
         columns = max(1, (self.size.width or 40) // 36)
         table = Table(box=None, expand=True, show_header=False, padding=(0, 1))
-        for _ in range(columns):
+        for _column in range(columns):
             table.add_column(ratio=1, overflow="ellipsis", no_wrap=True)
             table.add_column(justify="right")
         cells = []
         for p in players:
             style = "bold #00d455" if p["net"] > 0 else "bold #ff4d4d" if p["net"] < 0 else ""
-            cells += [p["name"] + (" (dealer)" if p["no"] == dealer else ""), Text(signed(p["net"]), style=style)]
+            cells += [p["name"] + (" (" + _("dealer") + ")" if p["no"] == dealer else ""), Text(signed(p["net"]), style=style)]
         for at in range(0, len(cells), 2 * columns):
             row = cells[at:at + 2 * columns]
             table.add_row(*row, *[""] * (2 * columns - len(row)))
@@ -138,7 +140,7 @@ class VotersDisplayApp(GameDisplay):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield Label("", id="game-no")
-            yield Label("Waiting for the game", id="phase")
+            yield Label(_("Waiting for the game"), id="phase")
             yield Label("", id="pot")
         yield Label("", id="deal")
         with Horizontal(id="main"):
@@ -146,7 +148,7 @@ class VotersDisplayApp(GameDisplay):
                 yield Bets(id="bets")
                 yield Verdict(id="verdict")
             with Vertical(id="side"):
-                yield Label("LEDGER", classes="caption")
+                yield Label(_("LEDGER"), classes="caption")
                 yield Ledger(id="ledger")
         yield from self.status_line()
 
@@ -154,8 +156,8 @@ class VotersDisplayApp(GameDisplay):
         self.view = view              # the follower posts a view only when it changed
         game, who = current(view), names(view)
         self.query_one("#phase", Label).update(phase_words(view))
-        self.query_one("#game-no", Label).update(f"GAME {game['no']}" if game else view["event"])
-        self.query_one("#pot", Label).update(f"POT {money(game['pot'])}" if game else "")
+        self.query_one("#game-no", Label).update(_("GAME {no}", no=game["no"]) if game else view["event"])
+        self.query_one("#pot", Label).update(_("POT {pot}", pot=money(game["pot"])) if game else "")
         self.query_one("#deal", Label).update(self._deal_line(game, who))
         self.query_one(Bets).show(game, view["players"])
         self.query_one(Verdict).show(game, who)
@@ -166,5 +168,6 @@ class VotersDisplayApp(GameDisplay):
         if game is None:
             return ""
         count = len(game["bets"]) if "bets" in game else len(game["bettors"])
-        return (f"Dealer {who.get(game['dealer'], '?')}   ·   stake {money(game['stake'])}   ·   "
-                f"{count} bet{'s' if count != 1 else ''}")
+        bets = _("1 bet") if count == 1 else _("{n} bets", n=count)
+        return "   ·   ".join((_("Dealer {name}", name=who.get(game["dealer"], "?")),
+                                 _("stake {stake}", stake=money(game["stake"])), bets))

@@ -2,6 +2,8 @@
 names, a game's result and a net amount."""
 from __future__ import annotations
 
+from companion.core.words import _
+
 from ..widgets import money
 
 PHASES = {"ready": "Waiting for the deal", "betting": "Place your bets", "closed": "Bets closed"}
@@ -19,8 +21,8 @@ def current(view: dict) -> dict | None:
 def phase_words(view: dict) -> str:
     game = current(view)
     if view["phase"] == "ready" and game is not None:
-        return "No game" if game["result"] == "no_game" else "The open"
-    return PHASES.get(view["phase"], view["phase"])
+        return _("No game") if game["result"] == "no_game" else _("The open")
+    return _(PHASES[view["phase"]]) if view["phase"] in PHASES else view["phase"]
 
 
 def signed(n: int) -> str:
@@ -30,9 +32,11 @@ def signed(n: int) -> str:
 def result_line(game: dict, who: dict[int, str]) -> str:
     """A settled game in one line; "" while it is open."""
     if game["result"] == "won":
-        return f"{who.get(game['winner'], '?')} wins with {game['number']}: takes {money(game['pot'])}"
+        return _("{name} wins with {number}: takes {pot}", name=who.get(game["winner"], "?"), number=game["number"],
+                 pot=money(game["pot"]))
     if game["result"] == "dobon":
-        return f"DOBON: no unique number, the dealer {who.get(game['winner'], '?')} takes {money(game['pot'])}"
+        return _("DOBON: no unique number, the dealer {name} takes {pot}", name=who.get(game["winner"], "?"),
+                 pot=money(game["pot"]))
     if game["result"] == "no_game":
-        return "No game: every stake is returned"
+        return _("No game: every stake is returned")
     return ""

@@ -2,7 +2,12 @@
 // textContent only (a player's name is never parsed as HTML); the page only reads.
 "use strict";
 
-const PHASES = {
+// The words come from /words.json in the event's language (companion/locale); t() shows one,
+// filling its {placeholders}; a word missing there shows as its English msgid.
+let WORDS = {};
+const t = (id, fill = {}) => (WORDS[id] || id).replace(/\{(\w+)\}/g, (all, key) => String(fill[key] ?? all));
+
+const PHASES = {  // msgids
   new: "Waiting for the game", ready: "Get ready", draw: "Drawing the balls", voting: "Vote now!",
   resolve: "Votes counted", turn_over: "Turn over", final: "Final robbery cards",
   counting: "Counting the cash", finished: "Final ranking",
@@ -29,6 +34,22 @@ function el(tag, className, text) {
   return node;
 }
 
+// A long word in "ja+en" on two lines, the Japanese above the English (class -two: smaller).
+function stack(node, words) {
+  const lines = words.split(" · ");
+  node.textContent = lines.join("\n");
+  node.classList.toggle("-two", lines.length > 1);
+}
+
+// Pieces of one line said in each language ("ja+en": a Japanese line above an English one).
+function sentence(node, pieces) {
+  const parts = pieces.map((piece) => piece.split(" · "));
+  const count = Math.max(0, ...parts.map((p) => p.length));
+  const lines = Array.from({ length: count }, (_, i) => parts.map((p) => p[Math.min(i, p.length - 1)]).join("   ·   "));
+  node.textContent = lines.join("\n");
+  node.classList.toggle("-two", lines.length > 1);
+}
+
 function placeOf(balls) {
   const where = new Map();
   for (const [place] of PLACES) for (const n of balls[place] || []) where.set(n, place);
@@ -37,7 +58,7 @@ function placeOf(balls) {
 
 function showTop(view) {
   $("turn").textContent = view.turn ? String(view.turn) : "–";
-  $("phase").textContent = PHASES[view.phase] || view.phase;
+  stack($("phase"), PHASES[view.phase] ? t(PHASES[view.phase]) : view.phase);
 }
 
 function showDraw(view) {
@@ -62,7 +83,7 @@ function showVotes(view) {
   const counted = tally && view.phase !== "voting";     // never a count while voting is open
   $("votes").classList.toggle("-counted", Boolean(counted));
   if (!counted) {
-    bars.append(el("div", "note", view.phase === "voting" ? "Voting is open" : ""));
+    bars.append(el("div", "note", view.phase === "voting" ? t("Voting is open") : ""));
     $("valid").textContent = "–";
     return;
   }
@@ -80,16 +101,16 @@ function showVotes(view) {
     bars.append(bar);
   }
   const notes = [];
-  if (tally.invalid) notes.push(`${tally.invalid} invalid`);
-  if (tally.void) notes.push("vote void");
+  if (tally.invalid) notes.push(t("{n} invalid", { n: tally.invalid }));
+  if (tally.void) notes.push(t("vote void"));
   if (notes.length) bars.append(el("div", "note", notes.join(" · ")));
-  $("valid").textContent = tally.valid.length ? tally.valid.join("  ") : "none";
+  $("valid").textContent = tally.valid.length ? tally.valid.join("  ") : t("none");
 }
 
 function buildBoard() {
   const legend = $("legend");
   for (const [place, tag, words] of PLACES) {
-    const item = el("span", "-" + place, words);
+    const item = el("span", "-" + place, t(words));
     item.dataset.tag = tag;
     legend.append(item);
   }
@@ -110,7 +131,7 @@ function showBoard(view) {
     ball.className = "ball" + (place ? " -" + place : "");
     const entry = PLACES.find(([p]) => p === place);
     ball.querySelector(".tag").textContent = entry ? entry[1] : "";
-    ball.title = entry ? `${n}: ${entry[2]}` : String(n);
+    ball.title = entry ? `${n}: ${t(entry[2])}` : String(n);
   }
 }
 
@@ -254,9 +275,10 @@ function showFinal(view) {
     list.append(item);
   }
   const beaten = ranking.filter((row) => row.beats_secretariat).length;
-  $("beaten").textContent = `★ beat the secretariat (no debt): ${beaten} of ${ranking.length}`;
+  $("beaten").textContent = "★ " + t("beat the secretariat (no debt): {beaten} of {players}",
+                                      { beaten, players: ranking.length });
   $("chips").textContent = view.accounts.length ? ""
-    : "Final money in whole 10,000 L$ chips, rounded down: account letters stay secret.";
+    : t("Final money in whole 10,000 L$ chips, rounded down: account letters stay secret.");
 }
 
 function show(view) {
@@ -290,13 +312,14 @@ function showVoters(view) {
   const game = view.games.length ? view.games[view.games.length - 1] : null;
   const who = new Map(view.players.map((p) => [p.no, p.name]));
   const settled = game && game.result !== null;
-  $("v-phase").textContent = !settled ? VOTERS_PHASES[view.phase] || view.phase
-    : game.result === "no_game" ? "No game" : "The open";
-  $("v-game").textContent = game ? `GAME ${game.no}` : view.event;
-  $("v-pot").textContent = game ? `POT ${money(game.pot)}` : "";
+  stack($("v-phase"), !settled ? (VOTERS_PHASES[view.phase] ? t(VOTERS_PHASES[view.phase]) : view.phase)
+    : game.result === "no_game" ? t("No game") : t("The open"));
+  stack($("v-game"), game ? t("GAME {no}", { no: game.no }) : view.event);
+  stack($("v-pot"), game ? t("POT {pot}", { pot: money(game.pot) }) : "");
   const count = game ? (game.bets ? Object.keys(game.bets).length : game.bettors.length) : 0;
-  $("v-deal").textContent = game
-    ? `Dealer ${who.get(game.dealer)} · stake ${money(game.stake)} · ${count} bet${count === 1 ? "" : "s"}` : "";
+  sentence($("v-deal"), game ? [t("Dealer {name}", { name: who.get(game.dealer) }),
+                                 t("stake {stake}", { stake: money(game.stake) }),
+                                 count === 1 ? t("1 bet") : t("{n} bets", { n: count })] : []);
   showBets(game, view.players);
   showVerdict(game, who);
   showLedger(view.players, game ? game.dealer : null);
@@ -306,7 +329,7 @@ function showBets(game, players) {
   const box = $("v-bets");
   box.replaceChildren();
   box.classList.toggle("-open", Boolean(game && (game.result === "won" || game.result === "dobon")));  // numbers once settled
-  if (!game) { box.append(el("div", "empty", "The dealer deals the first game")); return; }
+  if (!game) { box.append(el("div", "empty", t("The dealer deals the first game"))); return; }
   if (box.classList.contains("-open")) {
     for (const p of players) {
       if (!(String(p.no) in game.bets)) continue;
@@ -315,9 +338,9 @@ function showBets(game, players) {
       const kind = number === null ? "-invalid" : game.unique.includes(number) ? "-unique" : "-duplicated";
       const card = el("div", `vcard ${kind}${winner ? " -winner" : ""}`);
       card.dataset.player = String(p.no);
+      const note = t(winner ? "WINNER" : { "-invalid": "invalid card", "-unique": "unique", "-duplicated": "duplicated" }[kind]);
       card.append(el("div", "who", p.name), el("div", "number", number === null ? "✖" : String(number)),
-                  el("div", "note", winner ? "WINNER" : { "-invalid": "invalid card", "-unique": "unique",
-                                                          "-duplicated": "duplicated" }[kind]));
+                  el("div", "note", note));
       box.append(card);
     }
     return;
@@ -336,11 +359,15 @@ function showVerdict(game, who) {
   box.replaceChildren();
   box.className = game && game.result ? "-" + game.result : "";
   if (!game || !game.result) return;
-  const headline = { won: `${who.get(game.winner)} WINS`, dobon: "DOBON!", no_game: "NO GAME" }[game.result];
-  const line = { won: `with ${game.number}: takes ${money(game.pot)}`,
-                 dobon: `no unique number: the dealer ${who.get(game.winner)} takes ${money(game.pot)}`,
-                 no_game: "every stake is returned" }[game.result];
-  box.append(el("div", "headline", headline), el("div", "line", line));
+  const headline = { won: t("{name} WINS", { name: who.get(game.winner) }), dobon: t("DOBON!"),
+                     no_game: t("NO GAME") }[game.result];
+  const line = { won: t("with {number}: takes {pot}", { number: game.number, pot: money(game.pot) }),
+                 dobon: t("no unique number: the dealer {name} takes {pot}", { name: who.get(game.winner), pot: money(game.pot) }),
+                 no_game: t("every stake is returned") }[game.result];
+  const [top, under] = [el("div", "headline"), el("div", "line")];
+  stack(top, headline);
+  stack(under, line);
+  box.append(top, under);
 }
 
 function showLedger(players, dealer) {
@@ -348,7 +375,9 @@ function showLedger(players, dealer) {
   box.replaceChildren();
   for (const p of players) {
     const row = el("div", "row");
-    row.append(el("span", "name", p.name + (p.no === dealer ? " (dealer)" : "")),
+    const name = el("span", "name", p.name);
+    if (p.no === dealer) name.append(el("span", "role", ` (${t("dealer")})`));
+    row.append(name,
                el("span", "net" + (p.net > 0 ? " -up" : p.net < 0 ? " -down" : ""), signed(p.net)));
     box.append(row);
   }
@@ -378,7 +407,7 @@ function connect() {
   events.addEventListener("clock", (e) => { state.deadline = JSON.parse(e.data).deadline; });
   events.addEventListener("waiting", (e) => waiting(JSON.parse(e.data).waiting));
   events.onmessage = (e) => show(JSON.parse(e.data));
-  events.onerror = () => { if (events.readyState !== EventSource.OPEN) waiting("Reconnecting…"); };
+  events.onerror = () => { if (events.readyState !== EventSource.OPEN) waiting(t("Reconnecting…")); };
   // EventSource retries by itself (the server asks for 2 s); the first message after it
   // reconnects is the current state.
 }
@@ -399,26 +428,40 @@ function noteBoard(view) {
 }
 
 function connectMqtt(url) {
-  if (!/^wss?:\/\//.test(url)) { waiting("?mqtt= must be ws://HOST:PORT or wss://HOST:PORT"); return; }
+  if (!/^wss?:\/\//.test(url)) { waiting(t("?mqtt= must be ws://HOST:PORT or wss://HOST:PORT")); return; }
   const topic = new URLSearchParams(location.search).get("topic") || "plunder/+/public";
   const script = document.createElement("script");
   script.src = "/mqtt.min.js";
-  script.onerror = () => waiting("Cannot load the MQTT client");
+  script.onerror = () => waiting(t("Cannot load the MQTT client"));
   script.onload = () => {
     const client = mqtt.connect(url, { reconnectPeriod: 2000, clean: true });
-    client.on("connect", () => { $("notice").textContent = "Waiting for the game"; client.subscribe(topic, { qos: 1 }); });
+    client.on("connect", () => { $("notice").textContent = t("Waiting for the game"); client.subscribe(topic, { qos: 1 }); });
     client.on("message", (_topic, payload) => {
       const view = JSON.parse(new TextDecoder().decode(payload));
       noteBoard(view);
       show(view);
     });
-    client.on("offline", () => waiting("Reconnecting…"));
+    client.on("offline", () => waiting(t("Reconnecting…")));
   };
   document.head.append(script);
 }
 
-buildBoard();
-setInterval(tick, 250);
-window.addEventListener("resize", () => state.view && state.view.game !== "voters" && showChart());
-const broker = new URLSearchParams(location.search).get("mqtt");
-if (broker) connectMqtt(broker); else connect();
+// The page's fixed words (data-words="msgid" in index.html) in the chosen language.
+function translatePage(language) {
+  document.documentElement.lang = language === "en" ? "en" : "ja";     // Japanese glyph forms for "ja+en"
+  document.querySelectorAll("[data-words]").forEach((node) => { node.textContent = t(node.dataset.words); });
+  stack($("phase"), t(PHASES.new));
+  document.querySelectorAll(".pick .slot").forEach((node) => { node.dataset.valid = t("VALID"); });
+}
+
+function start(language) {
+  translatePage(language);
+  buildBoard();
+  setInterval(tick, 250);
+  window.addEventListener("resize", () => state.view && state.view.game !== "voters" && showChart());
+  const broker = new URLSearchParams(location.search).get("mqtt");
+  if (broker) connectMqtt(broker); else connect();
+}
+
+fetch("/words.json").then((answer) => (answer.ok ? answer.json() : {}))
+  .catch(() => ({})).then((answer) => { WORDS = answer.words || {}; start(answer.language); });

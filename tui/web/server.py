@@ -5,7 +5,7 @@ writer's commit that makes the read-only journal retry never stalls the server) 
 new. When what the audience sees changes, the SSE message is encoded once and every open
 /events stream is sent those same bytes. Only GET (and HEAD) is answered: the page cannot act on
 the game (an Auction Bluff event's private phone pages, /p/..., tui/web/phone.py, post a player's
-own commands to the open console's door: the console stays the one writer). Everything shown comes from views.public (the same JSON as `companion status --public
+own commands to the open console's door: the console stays the one writer). The page's words come from /words.json. Everything shown comes from views.public (the same JSON as `companion status --public
 --json`); beside it travel only the voting deadline and the public boards announced so far.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 from aiohttp import web
 
 from companion import views
+from companion.core import words
 from companion.journal import Journal, JournalError
 
 from ..feed import Feed
@@ -197,6 +198,10 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
         return web.json_response(follower.view, headers=HEADERS,
                                  dumps=lambda v: json.dumps(v, ensure_ascii=False))
 
+    async def words_json(request: web.Request) -> web.Response:
+        """The page's words in the event's [display] language (companion/core/words.py)."""
+        return web.json_response({"language": words.chosen(), "words": words.every_word()}, headers=HEADERS, dumps=lambda v: json.dumps(v, ensure_ascii=False))
+
     async def events(request: web.Request) -> web.StreamResponse:
         stream = web.StreamResponse(headers={**HEADERS, "Content-Type": "text/event-stream",
                                              "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
@@ -219,6 +224,7 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     for path in ASSETS:
         app.router.add_get(path, page)
     app.router.add_get("/public.json", public_json)
+    app.router.add_get("/words.json", words_json)
     app.router.add_get("/events", events)
     if phone is not None:
         phone.routes(app, follower, HEADERS)
