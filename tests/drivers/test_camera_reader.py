@@ -159,23 +159,23 @@ def test_corpus_balls_writes_frames_and_passes_with_truth(tmp_path, capsys):
 
 def test_the_bench_records_a_pass_and_reports_misses_by_how_much(capsys):
     from companion.cli import balls as cli
-    p = br.render_pass(RENDERER, "chute", 60, 4, seed=8)
+    p = br.render_pass(RENDERER, "cradle", 30, 4, seed=8)       # every frame reads: a loaded machine dropping some still accepts
     record = cli._bench_pass(p, balls.BallDecoder())
-    assert record["outcome"] == "accepted" and 0 < record["latency_ms"] < 200
+    assert record["outcome"] == "accepted" and record["latency_ms"] > 0
     assert record["ms"] and record["processed"] + record["dropped"] == len(p)
     stats = cli._Stats()
     stats.add(record)
     stats.label(True, 4)
     summary = stats.summary()
-    assert summary["kinds"]["chute 60 fps"]["success_pct"] == 100 and summary["misreads"] == 0
-    summary["kinds"]["chute 60 fps"]["success_pct"] = 97.5
+    assert summary["kinds"]["cradle 30 fps"]["success_pct"] == 100 and summary["misreads"] == 0
+    summary["kinds"]["cradle 30 fps"]["success_pct"] = 97.5
     for k, (kind, truth, ball) in enumerate([("two balls", [3, 4], None), ("sheet", [], 7), ("blur", [5], 5)]):
         stats.add_frame({"set": kind, "truth": truth, "ball": ball, "blur": 9.0, "alert": kind == "two balls",
                          "wrong": ball is not None and ball not in truth})
     summary = {**summary, **{key: stats.summary()[key] for key in ("sets", "blur_bands")}}
     cli._print_report({"zxing": summary})
     out = capsys.readouterr().out
-    assert "chute 60 fps" in out and "MISSED by 1.5%" in out
+    assert "cradle 30 fps" in out and "MISSED by 2.4%" in out          # the cradle's target is 99.9%
     assert "8-15 px 100.0% of 1" in out
     assert "sheet" in out and "wrong ball named 1 (target 0: MISSED by 1)" in out
     assert "two balls" in out and "conflict/alert raised 1" in out

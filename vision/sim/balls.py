@@ -408,7 +408,7 @@ class Pass:
         self.renderer, self.kind, self.fps, self.ball, self.seed = renderer, kind, fps, ball, seed
         self.look = random_look(rng, ball, cam, min(exposure, 0.9 / fps), seed)
         t, self.times = rng.uniform(0, 1 / fps), []
-        while not self.times or (t <= duration if duration else not self._gone(t) or len(self.times) < 3):
+        while not self.times or (t <= duration if duration else not self._gone(self.times[-1]) or len(self.times) < 3):
             self.times.append(t)
             t += 1 / fps
         self.visible = [renderer.visible(self.look, self.pose, t) for t in self.times]
