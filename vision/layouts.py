@@ -220,7 +220,7 @@ def robbery() -> Layout:
 def inout() -> Layout:
     fields = (Field("dir", "IN or OUT", (Bubble("IN", 40.0, 31.0, 5.5), Bubble("OUT", 58.0, 31.0, 5.5))),
               Field("ball", "Ball", _grid(range(1, 28), 10.5, 48.0, 9.4, 10.0, 9, 3.8)))
-    items = _common("IN / OUT カード", "IN / OUT CARD", "IN か OUT と 玉をひとつ · Mark IN or OUT and one ball")
+    items = _common("IN/OUT申請カード", "IN/OUT REQUEST CARD", "IN か OUT と 玉をひとつ · Mark IN or OUT and one ball")
     items += _labels([(30.0, "入れる/出す", "Direction")]) + _bubble_items(fields)
     return Layout("inout", "IN/OUT card", fields, tuple(items))
 
