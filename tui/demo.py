@@ -27,6 +27,7 @@ from typing import Callable
 
 from companion import event_file
 from companion.bingo import events as e
+from companion.bingo.rules import beats_secretariat
 from companion.journal import Journal
 from companion.session import Game, Session
 from drivers import demo_players as dp
@@ -307,6 +308,7 @@ def lines_for(state, event) -> list[str]:
         return [f"rank {row['rank']}: player {row['player']} {state.players[row['player']].name} "
                 f"({state.players[row['player']].account}) final {row['final']:,} = cash {row['cash']:,} "
                 f"+ account {row['account']:,} + bonus {row['bonus']:,} - penalty {row['penalty']:,}"
+                + (" ★ beat the secretariat" if beats_secretariat(row["final"]) else "")      # R2
                 for row in event.results]
     return []
 

@@ -70,6 +70,9 @@ def test_the_demo_plays_every_turn_through_cage_scanner_and_review(clean):
     assert [line.split(":")[0] for line in lines[:TURNS]] == [f"turn {t:2d}" for t in range(1, TURNS + 1)]
     assert lines[TURNS].startswith("final submission")
     assert [line.split(":")[0] for line in lines[TURNS + 1:]] == [f"rank {n}" for n in (1, 2, 3, 4, 5, 6)]
+    for line in lines[TURNS + 1:]:                                   # R2: no debt, a star
+        final = int(line.split(" final ")[1].split(" ")[0].replace(",", ""))
+        assert line.endswith(" ★ beat the secretariat") == (final >= 0), line
     state = state_of(folder)
     assert state.phase == "finished"
     journal = Journal(folder / "demo-night.db", readonly=True)
