@@ -17,15 +17,13 @@ from ..image_files import ImageFileError, checked_bytes, decode
 from . import decide as D
 from .blank import PX
 from .circles import Circles, find as find_circles, under_circle as _under_circle
-from .decide import Reading, Settings, command_for
+from .decide import Reading, command_for
 from .locate import _Card, _detector, _warp, locate, read_code, refitted
 from .measure import Measured, _geometry, _one_stroke, _score, ink, left_near, measured, ring_peaks, sharpness
 from .reasons import Code, Reason, at, why
 from .result import Rejection, Result
 from .strokes import _stroke_cut, _strokes, across, broken_lines, crosses_disc, runs_through, sits_on
-
-APART_MM, APART = 1.0, 0.8     # a mark beside a line: this share of its ink this far from the line or more
-
+from .tuning import GLARE, LIGHT, LOCATE, MEASURE, STROKES, Settings
 
 class Scanner:
     def __init__(self, event: str, secret: str, settings: Settings | None = None, crops: str | Path | None = None):
@@ -62,7 +60,7 @@ class Scanner:
     # --- the steps ----------------------------------------------------------------------
     def _scan(self, image: np.ndarray, result: Result) -> None:
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        if min(grey.shape) < 200:
+        if min(grey.shape) < LOCATE.smallest_px:
             raise Rejection(f"not a card: the image is only {grey.shape[1]}x{grey.shape[0]} pixels")
         card = locate(self.detector, grey)
         self._on_time()
@@ -111,7 +109,7 @@ class Scanner:
         neighbour's spilt ink taken out."""
         s, kind, amount = self.settings, layout.kind, m.amount
         levels = m.levels
-        circles = find_circles(m, kind, s.circled)
+        circles = find_circles(m, kind, s)
         cuts = _circle_cut(circles, layout)
         numbers = self._numbers(m, kind, cuts, circles)
         scores, _, _, _, band = numbers
@@ -122,7 +120,7 @@ class Scanner:
         strokes = _strokes(m, kind) if inked else []
         if strokes:
             stroke_cut = _stroke_cut(strokes, layout, m)
-            again = find_circles(m, kind, s.circled, stroke_cut[0], circles.faint)   # a stray line is no circle
+            again = find_circles(m, kind, s, stroke_cut[0], circles.faint)   # a stray line is no circle
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
@@ -219,7 +217,7 @@ class Scanner:
 
     def _blur(self, amount: np.ndarray) -> bool:
         frame, marker = sharpness(amount)
-        return marker < 0.2 or frame / marker < self.settings.sharp
+        return marker < LIGHT.marker_contrast or frame / marker < self.settings.sharp
 
     def _review(self, result: Result, image: np.ndarray, card: _Card, read: dict, reason: Reason) -> None:
         """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
@@ -263,21 +261,21 @@ def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke
         if touched[n] and again[key] >= s.marginal and key not in plain:
             return why(Code.LINE_TOUCHES, **at(key))
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                and s.marginal <= again[key] < 2 * s.definite and not _apart(m, layout, key, covered, again, s) \
+                and s.marginal <= again[key] < STROKES.beside_ceiling * s.definite and not _apart(m, layout, key, covered, again, s) \
                 and not across([line for line in strokes if crosses_disc(line, b)], key, m, layout.kind, covered):
             return why(Code.LINE_INK_BESIDE, **at(key))
-        if crossed[n] and again[key] < s.definite and scores[key] - again[key] > 1.5 * expected[n] + 0.3:
+        if crossed[n] and again[key] < s.definite and scores[key] - again[key] > STROKES.over_ink * expected[n] + STROKES.over_ink_plus:
             return why(Code.LINE_OVER_INK, **at(key))
     return None
 
 
 def _apart(m: Measured, layout: L.Layout, key: tuple, covered: np.ndarray, scores: dict, s: Settings) -> bool:
     """A definite mark's ink left beside a line taken out of a bubble, nearly all of it well away from
-    the line (APART_MM): a mark of its own (a tick the line crosses), not the line's soft edge or wobble."""
+    the line (MEASURE.apart_mm): a mark of its own (a tick the line crosses), not the line's soft edge or wobble."""
     if scores[key] < s.definite:
         return False
     where, inside, *_ = _geometry(layout.kind)[key]
-    return 1.0 - left_near(m.new[where] * inside, covered.reshape(m.new.shape)[where], APART_MM) >= APART
+    return 1.0 - left_near(m.new[where] * inside, covered.reshape(m.new.shape)[where], MEASURE.apart_mm) >= MEASURE.apart
 
 
 def _misfit(m: Measured, kind: str) -> bool:
@@ -286,18 +284,18 @@ def _misfit(m: Measured, kind: str) -> bool:
     well under its own darkest close by (ring_peaks), which a misfit lowers and glare does not."""
     rings = m.levels.rings
     typical = median(rings.values())
-    if typical < D.WASHED:
+    if typical < GLARE.washed:
         return True
-    if min(rings.values()) >= D.FADING * typical:
+    if min(rings.values()) >= GLARE.fading * typical:
         return False
     peaks = ring_peaks(m.amount, kind)[0]
-    return any(ring < D.OFF_PRINT * peaks[key] for key, ring in rings.items())
+    return any(ring < GLARE.off_print * peaks[key] for key, ring in rings.items())
 
 
 def _soft_rings(amount: np.ndarray, kind: str) -> bool:
     """The printed rings' darkest (which blur lowers, a misfit does not) well under a clear picture's,
     on the fainter rings (a ring inked over is darker: not these)."""
-    return float(np.percentile(list(ring_peaks(amount, kind)[0].values()), 10)) < D.SHARP_RINGS * D.CLEAR_RING
+    return float(np.percentile(list(ring_peaks(amount, kind)[0].values()), 10)) < GLARE.sharp_rings * GLARE.clear_ring
 
 
 def _circle_cut(circles: Circles, layout: L.Layout) -> list:
