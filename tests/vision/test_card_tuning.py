@@ -13,7 +13,7 @@ from tui.sources import from_event
 from vision import layouts as L
 from vision.cards import Settings, TuningError, settings_for, tuning as T
 from vision.cards.blank import PX
-from vision.cards.measure import _geometry
+from vision.cards.measure import bubble_geometry
 
 BEFORE = {"thresholds": 164, "lines": 3171}     # tests/vision/thresholds.py on vision/cards/ at 33ab807
 
@@ -72,10 +72,10 @@ def test_the_band_and_patch_follow_from_a_big_circles_reach_and_the_radii():
     wider = replace(T.SHAPE, circle_reach=1.7, band_outer=2.4)
     assert (wider.band_inner, wider.patch) == (1.75, 2.5)
     assert T.SHAPE.band_inner == 1.65 and T.SHAPE.patch == 2.2
-    _, b = L.layout("vote").bubbles()[0]
-    (rows, cols), _, _, band, *_ = _geometry("vote")[L.layout("vote").bubbles()[0][0], b.value]
-    y, x = np.mgrid[rows, cols]
-    reach = np.hypot(x - b.x * PX, y - b.y * PX)[band] / (b.r * PX)
+    name, b = L.layout("vote").bubbles()[0]
+    g = bubble_geometry("vote")[name, b.value]
+    y, x = np.mgrid[g.where]
+    reach = np.hypot(x - b.x * PX, y - b.y * PX)[g.band] / (b.r * PX)
     assert T.SHAPE.band_inner <= reach.min() < 1.7 and 2.05 < reach.max() <= T.SHAPE.band_outer
     a, near = L.Bubble("1", 10.0, 10.0, 3.0), L.Bubble("2", 27.0, 10.0, 3.0)
     assert T.neighbours(a, near) and T.neighbours(near, a) and not T.neighbours(a, a)

@@ -20,13 +20,13 @@ pytestmark = P.needs_poppler
 def _located(seed: int = 0):
     card = P.card("vote", 2, 5)
     grey = cv2.cvtColor(P.photo(P.printed(card), seed=seed), cv2.COLOR_BGR2GRAY)
-    return card, grey, Lc.locate(Lc._detector(), grey)
+    return card, grey, Lc.locate(Lc.marker_detector(), grey)
 
 
-def _off_by(located: Lc._Card, dx_mm: float, dy_mm: float) -> Lc._Card:
+def _off_by(located: Lc.Located, dx_mm: float, dy_mm: float) -> Lc.Located:
     """The same card with its fit off by a shift (as a curled card's code lies off the corners' fit)."""
     shift = np.array([[1, 0, dx_mm], [0, 1, dy_mm], [0, 0, 1]], np.float64)
-    return Lc._Card(located.homography @ shift, located.grey, located.method)
+    return Lc.Located(located.homography @ shift, located.grey, located.method)
 
 
 @pytest.mark.parametrize("dx,dy", [(3.0, 0.0), (0.0, -3.0), (-3.0, 0.0)])

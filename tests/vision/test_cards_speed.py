@@ -48,7 +48,7 @@ def test_the_noise_floor_shown_under_its_least_by_counting_is_the_medians_own():
     paper = M._paper(kind)
     skipped = 0
     for n in range(200):
-        amount = np.zeros(M._blank(kind).shape, np.float32)
+        amount = np.zeros(M.blank_card(kind).shape, np.float32)
         spread = rng.choice([0.002, 0.005, 0.01, 0.02, 0.05])
         amount.ravel()[paper] = np.clip(rng.normal(rng.uniform(0, 0.09), spread, len(paper)), 0, 1)
         if n % 2:

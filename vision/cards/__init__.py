@@ -17,5 +17,6 @@ from .scanner import Scanner, load_image
 from .tuning import Settings, TuningError, settings_for
 from .watch import IMAGE_SUFFIXES, FolderWatcher, referee
 
-__all__ = ["PX", "Settings", "TuningError", "settings_for", "command_for", "ink", "sharpness", "Rejection", "Result", "Scanner", "load_image",
+__all__ = ["PX", "Settings", "TuningError", "settings_for", "command_for",
+           "ink", "sharpness", "Rejection", "Result", "Scanner", "load_image",
            "IMAGE_SUFFIXES", "FolderWatcher", "referee"]

@@ -3,7 +3,8 @@
 A pen circle round a bubble may lie anywhere from inside its printed ring to well outside it
 (0.9-1.8 x the ring's radius, an ellipse, open at a gap), and a wide one crosses its neighbours'
 rings and discs. Seen from the bubble's centre, its ink lies on nearly every ray; seen from a
-neighbour's, on a few. So each bubble is looked at along CIRCLES.angles rays between CIRCLES.arc_inner and arc_outer radii of its
+neighbour's, on a few. So each bubble is looked at along CIRCLES.angles rays between CIRCLES.arc_inner
+and arc_outer radii of its
 centre: the share of rays that cross new ink (of those not hidden by black print) is its cover.
 A bubble with most rays covered is circled: the circle's path is traced (where each ray's ink
 is darkest), its ink is that bubble's mark, and the path is taken out of every other bubble's
@@ -19,8 +20,8 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions, padded_box, sums
+from .blank import PX, print_everywhere
+from .measure import Measured, Levels, bubble_regions, padded_box, sums
 from .reasons import Code, Reason, at, why
 from .tuning import CIRCLES, SHAPE, Settings
 
@@ -45,7 +46,8 @@ def _rays(kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     radius, and the radius of each column in mm per bubble (bubble x CIRCLES.steps)."""
     bubbles = [b for _, b in L.layout(kind).bubbles()]
     angles = np.linspace(0, 2 * np.pi, CIRCLES.angles, endpoint=False)
-    radii = np.array([np.linspace(CIRCLES.arc_inner * b.r, CIRCLES.arc_outer * b.r, CIRCLES.steps) for b in bubbles])      # mm
+    radii = np.array([np.linspace(CIRCLES.arc_inner * b.r, CIRCLES.arc_outer * b.r, CIRCLES.steps)
+                      for b in bubbles])      # mm
     xs = np.concatenate([b.x + np.cos(angles)[:, None] * radii[n][None] for n, b in enumerate(bubbles)])
     ys = np.concatenate([b.y + np.sin(angles)[:, None] * radii[n][None] for n, b in enumerate(bubbles)])
     return (xs * PX).astype(np.float32), (ys * PX).astype(np.float32), radii
@@ -55,7 +57,7 @@ def _rays(kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _hidden(kind: str) -> np.ndarray:
     """Per bubble and ray, whether black print (titles, the card's own data, the code) hides most of it."""
     xs, ys, radii = _rays(kind)
-    black = (_print_everywhere(kind) >= SHAPE.black).astype(np.float32)
+    black = (print_everywhere(kind) >= SHAPE.black).astype(np.float32)
     hidden = cv2.remap(black, xs, ys, cv2.INTER_NEAREST, borderValue=1.0).mean(axis=1) >= CIRCLES.hidden_share
     return hidden.reshape(len(radii), CIRCLES.angles)
 
@@ -94,15 +96,16 @@ def find(m: Measured, kind: str, s: Settings, exclude=None, faint: dict | None =
                    astray.ravel() > 0, round_others, ink, density, faint)
 
 
-def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
+def _faint(amount: np.ndarray, kind: str, levels: Levels, xs, ys, count: int) -> list[float]:
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
     return np.median(_beyond_print(amount, kind, levels, xs, ys, count).max(axis=2), axis=1).tolist()
 
 
-def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.ndarray | None = None) -> tuple:
+def faint_over_paper(amount: np.ndarray, kind: str, levels: Levels, away: np.ndarray | None = None) -> tuple:
     """Per bubble: (Circles.faint over each ray's own paper level; then Circles.faint and that again,
     judged on the rays that do not cross away (flat bool: the circles drawn round other bubbles,
-    Circles.path, and long stray lines) where CIRCLES.free_rays of its rays or more do not, else on all). Over the paper is each
+    Circles.path, and long stray lines) where CIRCLES.free_rays of its rays or more do not, else on all). Over the
+    paper is each
     ray's darkest ink less that ray's median: a pencil line stands out of the paper beside it, a
     shadow or uneven light darkens the whole ray. Pen circles round neighbours closing in on a bubble
     from two sides or more cross most of its rays: ink all round it, no pencil circle of its own,
@@ -122,7 +125,7 @@ def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.nd
     return tuple(dict(zip(keys, values.tolist())) for values in (over, faint_free, over_free))
 
 
-def _beyond_print(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> np.ndarray:
+def _beyond_print(amount: np.ndarray, kind: str, levels: Levels, xs, ys, count: int) -> np.ndarray:
     """The ink beyond the print along every bubble's rays (bubble x angle x radius)."""
     along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
     along -= levels.print_level * _print_along(kind)
@@ -133,7 +136,7 @@ def _beyond_print(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count:
 def _print_along(kind: str) -> np.ndarray:
     """The print along every bubble's rays."""
     xs, ys, _ = _rays(kind)
-    return cv2.remap(_print_everywhere(kind).astype(np.float32), xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
+    return cv2.remap(print_everywhere(kind).astype(np.float32), xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
 
 
 def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list, flat: float) -> tuple:
@@ -311,7 +314,7 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> R
     the path carries elsewhere (a mark of that bubble's own under it)."""
     for key, other in circles.round_others:
         return why(Code.CIRCLE_ROUND_TWO, circled=[key], other=[other])
-    regions = _regions(kind)
+    regions = bubble_regions(kind)
     index, label = regions.inside
     near = circles.path[index]
     index, label = index[near], label[near]
@@ -332,7 +335,8 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> R
             continue
         if reached[m] >= marginal:
             return why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key))
-        if on_ink[m] / pixels[m] > CIRCLES.over_ink * circles.density + CIRCLES.over_ink_plus and on_ink[m] * per_r[m] >= marginal:
+        if on_ink[m] / pixels[m] > CIRCLES.over_ink * circles.density + CIRCLES.over_ink_plus \
+                and on_ink[m] * per_r[m] >= marginal:
             return why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key))
     return None
 
@@ -340,7 +344,7 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> R
 @lru_cache(maxsize=None)
 def _middles(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(flat pixel index, bubble number) of every bubble's middle, within CIRCLES.middle radii of its centre."""
-    h, w = _print_everywhere(kind).shape
+    h, w = print_everywhere(kind).shape
     index, label = [], []
     for n, (_, b) in enumerate(L.layout(kind).bubbles()):
         reach = CIRCLES.middle * b.r * PX
@@ -356,7 +360,7 @@ def _middles(kind: str) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=None)
 def _discs(kind: str) -> np.ndarray:
     """Flat bool: inside any bubble's scored disc."""
-    regions = _regions(kind)
-    out = np.zeros(_print_everywhere(kind).size, bool)
+    regions = bubble_regions(kind)
+    out = np.zeros(print_everywhere(kind).size, bool)
     out[regions.inside[0]] = True
     return out

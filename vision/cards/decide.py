@@ -13,7 +13,7 @@ Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius)
 A light mark's shape: most of its ink one stroke, joined up across the print it crosses (a cross
 over the label is hidden in its middle), a figure, not a lone dash, and with some ink on open
 paper (a curled card's misfit of the print lies right along it; a small bubble has little open
-paper) (measure._one_stroke), or else with its printed ring inked over all round (a light circle
+paper) (measure.one_stroke), or else with its printed ring inked over all round (a light circle
 drawn on the ring: the misfit shifts the ring's ink, adding none; _drawn_on_ring).
 A field holding only a faint mark is still looked at as read blank by the doubts that look for a
 mark hidden elsewhere (glare, a label inked over, a noisy picture): one faint mark does not show
@@ -79,7 +79,7 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import _Levels, _restored, _typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
+from .measure import Levels, restored, typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
     ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Reason, at, why
 from .tuning import GLARE, LIGHT, MEASURE, Settings, neighbours
@@ -93,7 +93,7 @@ class Reading:
     """What was measured on one card: everything the table decides on."""
     layout: L.Layout
     amount: np.ndarray          # ink() of the rectified card
-    levels: _Levels
+    levels: Levels
     scores: dict                # (field, value) -> new ink in the disc
     around: dict                # ink in the band round it, less a marked neighbour's reach
     filled: dict                # share of the disc inked
@@ -145,7 +145,7 @@ def verdict(kind: str, fields: dict) -> tuple[str, Reason | None]:
     return ("review", why(Code.FIELDS_NOT_ONE, counts=wrong)) if wrong else ("counted", None)
 
 
-def light_marks(amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: dict, band: dict, s: Settings,
+def light_marks(amount: np.ndarray, layout: L.Layout, levels: Levels, scores: dict, band: dict, s: Settings,
                 one_stroke) -> frozenset:
     """Light marks (under definite) read as marked: each its field's one inked bubble (_lone_ink), one
     mark's shape (one_stroke), nothing in the band around it. Beside another mark it stays a doubt
@@ -205,7 +205,7 @@ def _glare(r: Reading, s: Settings) -> Reason | None:
     under glare, marked or not; a marked one whose ring faded far (under s.glare) may be glare's
     shade, no mark."""
     kind, levels, scores = r.layout.kind, r.levels, r.scores
-    typical = _typical_ring(levels.rings, scores, s.marginal)
+    typical = typical_ring(levels.rings, scores, s.marginal)
     halo = _halo(r, s, typical)
     if halo:
         return halo
@@ -214,11 +214,12 @@ def _glare(r: Reading, s: Settings) -> Reason | None:
         return None
     peaks, sectors, fill = ring_peaks(r.amount, kind)
     keys = list(levels.rings)
-    if typical < GLARE.washed:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) lose contrast
-        if typical < GLARE.faded * GLARE.clear_ring or any(scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / GLARE.clear_ring)
-                                               for n, key in enumerate(keys)):
+    if typical < GLARE.washed:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) fade
+        if typical < GLARE.faded * GLARE.clear_ring or any(
+                scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / GLARE.clear_ring)
+                for n, key in enumerate(keys)):
             return why(Code.BUBBLES_UNSEEN)
-    clear, fields = _typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
+    clear, fields = typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
     printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
     for key in faded:
         n = keys.index(key)
@@ -258,8 +259,10 @@ def _halo(r: Reading, s: Settings, typical: float) -> Reason | None:
 def _unseen(r: Reading, s: Settings, key: tuple, kept) -> Reason | None:
     """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (ink with
     its contrast restored), or None."""
-    disc, outer, unknown = _restored(r.amount, r.layout.kind, r.levels, key, kept, GLARE.faded, r.circles.path)
-    return "unknown" if unknown >= GLARE.unknown else "ink" if disc >= GLARE.glare_trace or outer >= GLARE.outer_trace else None
+    disc, outer, unknown = restored(r.amount, r.layout.kind, r.levels, key, kept, GLARE.faded, r.circles.path)
+    if unknown >= GLARE.unknown:
+        return "unknown"
+    return "ink" if disc >= GLARE.glare_trace or outer >= GLARE.outer_trace else None
 
 
 def _stray_line(r: Reading, s: Settings) -> Reason | None:
@@ -289,7 +292,7 @@ def _trace(r: Reading, s: Settings) -> Reason | None:
     pen circle drawn right over the printed ring, which the print model hides): reading that
     card as blank or as one mark fewer would be a silent error, so a person looks."""
     rings, darkest = r.levels.rings, r.levels.darkest
-    typical = _typical_ring(rings, r.scores, s.marginal)
+    typical = typical_ring(rings, r.scores, s.marginal)
     fields = r.firmly_marked(s)
     ink = {}
     for name, b in r.layout.bubbles():
@@ -418,7 +421,8 @@ def spilt(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, own: dict, s:
     """The ink in this bubble lies where a neighbour's mark reaches (a big circle drawn round it),
     none in its own part of the disc, and that neighbour is marked with at least twice the ink:
     it is that mark's ink, not a mark of its own."""
-    return own[key] < s.trace and _spill_from_neighbour(layout, b, scores, max(s.definite, MEASURE.spill_times * scores[key]))
+    return own[key] < s.trace and \
+        _spill_from_neighbour(layout, b, scores, max(s.definite, MEASURE.spill_times * scores[key]))
 
 
 def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least: float) -> bool:

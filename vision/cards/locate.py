@@ -9,20 +9,20 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _blank, _card_data, _fiducial_region
+from .blank import PX, blank_card, card_data, fiducial_region
 from .result import Rejection
 from .tuning import LOCATE
 
 
 @dataclass
-class _Card:
+class Located:
     """A located, rectified card."""
     homography: np.ndarray      # card mm -> image pixels
     grey: np.ndarray            # rectified, PX per mm
     method: str
 
 
-def locate(detector, grey: np.ndarray) -> _Card:
+def locate(detector, grey: np.ndarray) -> Located:
     """The card in the picture: its homography (card mm -> image pixels) and the rectified card."""
     homography, method = _fiducials(detector, grey)
     if homography is None:
@@ -31,7 +31,7 @@ def locate(detector, grey: np.ndarray) -> _Card:
                             "badly curled?): flatten it and scan it again")
         hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
         raise Rejection(f"not a card: no card fiducials or outline found{hint}")
-    return _Card(homography, _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
+    return Located(homography, card_region(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
 
 
 def _fiducials(detector, grey: np.ndarray):
@@ -53,7 +53,7 @@ def _fiducials(detector, grey: np.ndarray):
     return None, "bent" if error is not None else "outline"
 
 
-def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
+def read_code(grey: np.ndarray, card: Located, event: str, secret: str) -> L.Card:
     """The card its QR code names, if the code reads and is genuine and of this event."""
     x, y, side = (round(v * PX) for v in L.QR_BOX)
     on_card = card.grey[y - round(PX):y + side + round(PX), x - round(PX):x + side + round(PX)]
@@ -66,13 +66,14 @@ def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
         raise Rejection(str(error))
 
 
-def _decode_warped(grey: np.ndarray, card: _Card) -> str | None:
+def _decode_warped(grey: np.ndarray, card: Located) -> str | None:
     """The code read on its own sharper warp (LOCATE.qr_px per mm), prepared in turn, by zxing then zbar (each
     reads codes the other cannot: a soft, noisy or low-contrast one); then again with a wider margin
     round it (a curled card's code lies off the fit by a millimetre or more: cut off at the edge)."""
     x, y, side = L.QR_BOX
     for margin in (LOCATE.qr_margin_mm, LOCATE.qr_wide_margin_mm):
-        patch = _warp(grey, card.homography, LOCATE.qr_px, (x - margin, y - margin, side + 2 * margin, side + 2 * margin))
+        box = (x - margin, y - margin, side + 2 * margin, side + 2 * margin)
+        patch = card_region(grey, card.homography, LOCATE.qr_px, box)
         for decode, prepared in READINGS:      # each made only if the ones before fail
             text = decode(prepared(patch))
             if text:
@@ -80,7 +81,7 @@ def _decode_warped(grey: np.ndarray, card: _Card) -> str | None:
     return None
 
 
-def _detector():
+def marker_detector():
     params = cv2.aruco.DetectorParameters()
     params.minMarkerPerimeterRate = 0.04      # a corner marker is never smaller than this in a card picture
     # one threshold window (OpenCV's default tries 3, 13 and 23): half the time, and on the bench
@@ -228,7 +229,7 @@ def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) ->
         outline = np.roll(quad, -turn, 0).astype(np.float32)
         homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), outline)
         x, y, side = L.QR_BOX
-        if _decode(_warp(grey, homography, LOCATE.qr_px, (x - 1, y - 1, side + 2, side + 2))):
+        if _decode(card_region(grey, homography, LOCATE.qr_px, (x - 1, y - 1, side + 2, side + 2))):
             candidates.append(homography)
     return candidates[0] if len(candidates) == 1 else None
 
@@ -236,9 +237,9 @@ def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) ->
 def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np.ndarray | None:
     """An outline fit is only as good as the paper's edge: align the rectified card to the blank's
     print around the outline and the markers seen (a finger over a marker is no print)."""
-    blank = _blank("vote").astype(np.float32) / 255
-    warped = _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
-    mask = _fiducial_region().copy()
+    blank = blank_card("vote").astype(np.float32) / 255
+    warped = card_region(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
+    mask = fiducial_region().copy()
     for m in L.markers():
         if seen and m.id not in seen:
             x0, y0, x1, y1 = (round(v * PX) for v in (m.x - 3, m.y - 3, m.x + m.size + 3, m.y + m.size + 3))
@@ -266,7 +267,7 @@ def _aligned(blank: np.ndarray, warped: np.ndarray, mask: np.ndarray) -> tuple[f
                                 (criteria, 10, 1e-4), mask, 5)
 
 
-def _warp(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
+def card_region(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
     """The card region box (x, y, w, h in mm) at px pixels per mm."""
     x, y, w, h = box
     to_mm = np.array([[1 / px, 0, x], [0, 1 / px, y], [0, 0, 1]])
@@ -287,7 +288,7 @@ def _soft(grey: np.ndarray) -> bool:
     small = cv2.pyrDown(grey) if min(grey.shape) >= LOCATE.half_size_px else grey
     steep = np.percentile(np.abs(cv2.Sobel(small, cv2.CV_32F, 1, 0)), 99.5)
     low, high = np.percentile(small, [1, 99])
-    return high - low > LOCATE.soft_contrast and steep / (high - low) < LOCATE.soft_edge     # a sharp card scores about 3
+    return high - low > LOCATE.soft_contrast and steep / (high - low) < LOCATE.soft_edge
 
 
 def _unchanged(image: np.ndarray) -> np.ndarray:
@@ -321,7 +322,7 @@ READINGS = ((_decode, _unchanged), (_decode, _sharpen), (_decode, _binary), (_de
 
 # --- a curled card: the print fitted again piece by piece ---------------------------------------------
 
-def refitted(grey: np.ndarray, card: _Card, amount: np.ndarray, kind: str) -> _Card:
+def refitted(grey: np.ndarray, card: Located, amount: np.ndarray, kind: str) -> Located:
     """The card rectified again with its print where the blank has it: a curled edge (or a marker
     lifted with it) bends the print away from one homography by a millimetre or two, which misfits
     the printed rings against the blank. Pieces of print are matched to the blank a little way
@@ -341,7 +342,7 @@ def refitted(grey: np.ndarray, card: _Card, amount: np.ndarray, kind: str) -> _C
     map_x, map_y = (cv2.remap(((m[k, 0] * x + m[k, 1] * y + m[k, 2]) / z).astype(np.float32), fine_x, fine_y,
                               cv2.INTER_LINEAR) for k in (0, 1))
     again = cv2.remap(grey, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255)
-    return _Card(card.homography, again, card.method)
+    return Located(card.homography, again, card.method)
 
 
 @lru_cache(maxsize=None)
@@ -375,9 +376,9 @@ def _pieces(kind: str, shape: tuple) -> tuple:
     """Where a card of this kind holds only the blank's print (not its own data or code); the
     pieces of the blank's print to match (as ink, 0 paper .. 1 black, at half size), each with its
     place on the grid; the grid's size."""
-    printed = cv2.resize((255 - _blank(kind)).astype(np.float32) / 255, None, fx=LOCATE.half, fy=LOCATE.half,
+    printed = cv2.resize((255 - blank_card(kind)).astype(np.float32) / 255, None, fx=LOCATE.half, fy=LOCATE.half,
                          interpolation=cv2.INTER_AREA)
-    matched = ~_card_data(kind)
+    matched = ~card_data(kind)
     x, y, side = (round(v * PX) for v in L.QR_BOX)
     matched[y:y + side, x:x + side] = False
     half, step = round(LOCATE.tile_mm * PX * LOCATE.half / 2), LOCATE.step_mm * PX * LOCATE.half

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _print_everywhere
-from .measure import Measured, _geometry, _median, padded_box
+from .blank import PX, print_everywhere
+from .measure import Measured, bubble_geometry, fast_median, padded_box
 from .tuning import MEASURE, SHAPE, STROKES
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class _Stroke:
         return _offset(self.p, self.u, x, y)
 
 
-def _strokes(m: Measured, kind: str) -> list[_Stroke]:
+def find_strokes(m: Measured, kind: str) -> list[_Stroke]:
     """Long straight strokes of new ink (a pen line across the card, a crease): found as line
     segments, collinear ones merged, each refitted to its ink and its width measured. Faint ink
     (a crease's shadow line, light pencil) counts as a stroke only when it is much longer."""
@@ -69,7 +69,8 @@ def _ends_in_the_clear(line: _Stroke, kind: str) -> bool:
     """An end of the line lies STROKES.out_mm or more outside every bubble's disc (the strokes of marks, in
     line with one another by chance, end in the bubbles they mark)."""
     ends = (line.p + line.t0 * line.u, line.p + line.t1 * line.u)
-    return any(all(np.hypot(*(end / PX - (b.x, b.y))) >= SHAPE.disc * b.r + STROKES.out_mm for _, b in L.layout(kind).bubbles())
+    return any(all(np.hypot(*(end / PX - (b.x, b.y))) >= SHAPE.disc * b.r + STROKES.out_mm
+                   for _, b in L.layout(kind).bubbles())
                for end in ends)
 
 
@@ -85,7 +86,7 @@ def runs_through(line: _Stroke, b: L.Bubble) -> bool:
 @lru_cache(maxsize=None)
 def _hidden(kind: str) -> np.ndarray:
     """Where print hides a stroke's ink."""
-    return _print_everywhere(kind) >= SHAPE.printed
+    return print_everywhere(kind) >= SHAPE.printed
 
 
 def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
@@ -238,7 +239,7 @@ def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray
             last, missed = float(steps[at[-1]]), int(misses[-1] - misses[at[-1]])
         elif stop:
             missed += int(misses[-1])
-        if missed > STROKES.gap_mm * PX or stop < STROKES.follow_steps:     # a gap too long (whatever ink follows), or the card's edge
+        if missed > STROKES.gap_mm * PX or stop < STROKES.follow_steps:     # a gap too long, or the card's edge
             return last
     return last
 
@@ -271,15 +272,21 @@ def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) 
     ys = np.rint(p[1] + t[:, None] * u[1] + k[None] * u[0]).astype(int)
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
     across = np.where(inside, new[ys.clip(0, h - 1), xs.clip(0, w - 1)], 0).sum(axis=1)
-    return _median(across) if len(across) else 0.0
+    return fast_median(across) if len(across) else 0.0
 
 
-def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
-    """Which pixels the strokes cover (flat); which bubbles a stroke enters from well outside
-    (it runs through, or ends inside: either way a long straight line is no mark, and its ink is
-    taken out; a piece of such a line too); which a stroke only sits on, not coming from well outside
-    (they keep their ink: maybe a mark's stroke); the ink the strokes bring into each bubble's score; and
-    which bubbles every stroke near them leaves by STROKES.leaves radii (STROKES.leaves_mm at least) on one side (no mark's arm)."""
+@dataclass(frozen=True)
+class StrokeCut:
+    """What long straight strokes do to the bubbles (bool or number per bubble, layout order)."""
+    covered: np.ndarray     # flat bool over the rectified card: the pixels the strokes cover
+    crossed: np.ndarray     # a stroke enters it from well outside (runs through, or ends inside): no mark, its ink out
+    touched: np.ndarray     # a stroke only sits on it, not from well outside: maybe a mark's stroke, its ink kept
+    expected: np.ndarray    # the ink the strokes bring into its score
+    leaving: np.ndarray     # every stroke near it leaves it by STROKES.leaves radii (leaves_mm at least) on one side
+
+
+def cut_by_strokes(strokes: list[_Stroke], layout: L.Layout, m: Measured) -> StrokeCut:
+    """What the strokes cover and how they lie on each bubble (StrokeCut)."""
     cut = np.zeros(m.new.shape, np.uint8)
     for s in strokes:
         a, b = s.p + s.t0 * s.u, s.p + s.t1 * s.u
@@ -287,7 +294,7 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
     crossed, touched, expected, leaving = [], [], [], []
     for _, b in layout.bubbles():
         cx, cy, r = b.x * PX, b.y * PX, SHAPE.disc * b.r * PX
-        near = [s for s in strokes if s.offset(cx, cy)[0] < SHAPE.band_outer * b.r * PX + s.width / 2 + 2]   # in its band
+        near = [s for s in strokes if s.offset(cx, cy)[0] < SHAPE.band_outer * b.r * PX + s.width / 2 + 2]  # its band
         reach = [_reach(s, b, m, layout.kind) for s in near]
         far = [out >= _arm(b) for out in reach]
         # a bowed line is found in pieces: a piece sitting on the bubble is still the line's
@@ -297,7 +304,7 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
         touched.append(not all(verdicts))
         leaving.append(bool(near) and min(reach) >= max(STROKES.leaves * b.r, STROKES.leaves_mm) * PX)
         expected.append(sum(_in_disc(s, cx, cy, r) * s.width for s in near) / (PX * PX) / b.r)
-    return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected), np.array(leaving)
+    return StrokeCut(cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected), np.array(leaving))
 
 
 def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
@@ -313,16 +320,17 @@ def across(lines: list[_Stroke], key: tuple, m: Measured, kind: str, covered: np
     share of it well out on each side: a cross's other arm, too light or short to be found as a stroke
     itself (a pencil cross, crosses in line down stacked rows). The line's wobble and soft edge lie
     along it, a tick's short arm meets its long one on one side only."""
-    where, inside, *_ = _geometry(kind)[key]
-    ys, xs = np.nonzero(inside & ~covered.reshape(m.new.shape)[where])
-    ink = m.new[where][ys, xs]
+    g = bubble_geometry(kind)[key]
+    ys, xs = np.nonzero(g.disc & ~covered.reshape(m.new.shape)[g.where])
+    ink = m.new[g.where][ys, xs]
     total = float(ink.sum())
     if total <= 0:
         return False
-    xs, ys = xs + where[1].start, ys + where[0].start
+    xs, ys = xs + g.where[1].start, ys + g.where[0].start
+    apart = MEASURE.apart_mm * PX
     for line in lines:
         side = line.u[0] * (ys - line.p[1]) - line.u[1] * (xs - line.p[0])
-        if min(float(ink[side >= MEASURE.apart_mm * PX].sum()), float(ink[side <= -MEASURE.apart_mm * PX].sum())) >= STROKES.across * total:
+        if min(float(ink[side >= apart].sum()), float(ink[side <= -apart].sum())) >= STROKES.across * total:
             return True
     return False
 

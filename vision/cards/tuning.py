@@ -121,8 +121,8 @@ class LocateStage(_Checked):
     outline_area: float = entry(0.04, "share of image", 0.005, 0.5, "an outline enclosing less is no card's")
     slant_low: float = entry(0.6, "ratio", 0.2, 1.0, "an outline's side pairs in this ratio (either way round) or")
     slant_high: float = entry(1.7, "ratio", 1.0, 5.0, "up to this: a card seen at a slant, no more")
-    hull_sides: float = entry(0.75, "share", 0.3, 1.0, "the four longest sides of an outline's hull hold this much of it "
-                              "(a finger over a corner cuts it)")
+    hull_sides: float = entry(0.75, "share", 0.3, 1.0, "the four longest sides of an outline's hull hold this much "
+                              "of it (a finger over a corner cuts it)")
     soft_contrast: float = entry(40, "grey levels", 5, 200, "a picture this contrasty, with no edge steep for it, is")
     soft_edge: float = entry(1.0, "ratio", 0.1, 3.0, "too blurred to find a card in (a sharp card's steepest edges "
                              "score about 3)")
@@ -172,7 +172,8 @@ class ShapeStage(_Checked):
     neighbours: float = entry(3.0, "sum of radii", 1.0, 5.0, "bubbles closer than this (centre to centre) are "
                               "neighbours: a big circle round one reaches the other")
     printed: float = entry(0.5, "print", 0.1, 2.0, "the blank's print at least this (1: the bubbles' grey) is print")
-    black: float = entry(2.0, "print", 1.1, 9.0, "print at least this is black (markers, titles, the card's data, code)")
+    black: float = entry(2.0, "print", 1.1, 9.0, "print at least this is black (markers, titles, the card's data, "
+                         "its code)")
     print_core: int = entry(190, "grey level", 60, 250, "the blank's pixels darker than this are its print's core")
     ring_line_mm: float = entry(0.3, "mm", 0.1, 1.0, "a printed ring's own pixels lie this close to its circle")
     ORDER = (("disc", "circle_reach"), ("circle_reach", "band_outer"))
@@ -289,7 +290,8 @@ class GlareStage(_Checked):
     ring_filled: float = entry(1.35, "ratio", 1.0, 3.0, "a ring's sector this much fuller than the printed rings: "
                                "inked along")
     stroked: float = entry(0.5, "share of ink", 0.1, 1.0, "a mark under glare with less of its ink a stroke's: a halo?")
-    all_round: float = entry(0.25, "quantile", 0.0, 1.0, "a ring inked all round: in its weakest sectors but this share")
+    all_round: float = entry(0.25, "quantile", 0.0, 1.0, "a ring inked all round: in its weakest sectors but this "
+                             "share")
     faint_times: float = entry(4.0, "times", 1.5, 10.0, "faint ink all round a bubble this many times the others'")
     faint_above: float = entry(0.08, "ink", 0.01, 1.0, "or this much over theirs (a noisy picture raises them all)")
     ORDER = (("faded", "fading"),)
