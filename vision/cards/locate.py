@@ -41,7 +41,7 @@ def _fiducials(detector, grey: np.ndarray):
     found = _markers(detector, grey)
     ids = [i for i in found if i in L.MARKER_IDS]
     error = None
-    if len(ids) >= 3:
+    if len(ids) >= LOCATE.markers_needed:
         homography, error = _fit(found, ids)
         if error < LOCATE.flat:
             return homography, "markers"
@@ -104,7 +104,7 @@ def _markers(detector, grey: np.ndarray) -> dict[int, np.ndarray]:
             if int(marker) in found:
                 raise Rejection("more than one card in the image")
             found[int(marker)] = quad.reshape(4, 2).astype(np.float64) * factor + (factor - 1) / 2
-        if sum(i in L.MARKER_IDS for i in found) >= 3:
+        if sum(i in L.MARKER_IDS for i in found) >= LOCATE.markers_needed:
             break
     return _refine(grey, found) if found else found
 

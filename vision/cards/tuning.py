@@ -117,6 +117,8 @@ def settings_for(event) -> Settings:
 @dataclass(frozen=True)
 class LocateStage(_Checked):
     smallest_px: int = entry(200, "px", 50, 2000, "an image narrower than this is no card photo")
+    markers_needed: int = entry(3, "markers", 3, 4, "corner markers seen to fit the card by them (a homography "
+                                "needs three; with fewer, the printed outline)")
     half_size_px: int = entry(900, "px", 300, 4000, "an image this big or more is searched at half size first")
     outline_area: float = entry(0.04, "share of image", 0.005, 0.5, "an outline enclosing less is no card's")
     slant_low: float = entry(0.6, "ratio", 0.2, 1.0, "an outline's side pairs in this ratio (either way round) or")
