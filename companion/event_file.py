@@ -35,7 +35,7 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None),
               "backup": (str, None), "game": (str, tuple(games.GAMES))},
     "players": {"no": (int, None), "name": (str, None)},
-    # the card scanner's thresholds (vision/cards/decide.py Settings); defaults there
+    # the card scanner's thresholds (vision/cards/tuning.py Settings: defaults, ranges, order checked there)
     "cards": {"marginal": (float, None), "definite": (float, None), "heavy": (float, None),
               "stray": (float, None), "sharp": (float, None), "glare": (float, None),
               "trace": (float, None), "blank_trace": (float, None), "ring_dark": (float, None),
@@ -92,6 +92,15 @@ class EventFile:
 
     def setup_command(self) -> dict:
         return games.rules(self.game).event.setup(self)
+
+    def where(self, section: str, key: str) -> str:
+        """"file:line" of a key in the file as it is now (the file alone if the key is not found): for a
+        setting's error found after loading (the card scanner's ranges)."""
+        try:
+            number = _Locator(self.path, self.path.read_text(encoding="utf-8")).line_of(section, key)
+        except OSError:
+            number = None
+        return f"{self.path}:{number}" if number else str(self.path)
 
 
 def slug(name: str) -> str:

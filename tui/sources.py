@@ -252,12 +252,10 @@ class ScannerSource:
     the referee's answer (done/, review/, rejected/)."""
 
     def __init__(self, folder: Path, event):
-        from vision.cards import Scanner, Settings
+        from vision.cards import Scanner, settings_for
         if not Path(folder).is_dir():
             raise OSError(f"{folder}: no such folder")
-        known = set(Settings.__dataclass_fields__)
-        settings = Settings(**{k: float(v) for k, v in event.sections.get("cards", {}).items() if k in known})
-        self.folder, self.scanner = Path(folder), Scanner(event.id, event.secret, settings)
+        self.folder, self.scanner = Path(folder), Scanner(event.id, event.secret, settings_for(event))
         self.scanned, self.last, self.problem, self._stop = 0, "", "", threading.Event()
         self._thread: threading.Thread | None = None
 

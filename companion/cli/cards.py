@@ -346,11 +346,11 @@ def scan(args) -> int:
 
 
 def _settings(event):
-    from dataclasses import fields
-    from vision.cards import Settings
-    section = event.sections.get("cards", {})
-    known = {f.name for f in fields(Settings)}
-    return Settings(**{k: float(v) for k, v in section.items() if k in known})
+    from vision.cards import TuningError, settings_for
+    try:
+        return settings_for(event)
+    except TuningError as error:
+        raise CommandError(str(error), 2)
 
 
 # --- layout, corpus -----------------------------------------------------------------------------------

@@ -69,12 +69,12 @@ def test_crosses_in_stacked_rows_are_each_their_rows_mark(scanner, k, turn, monk
     result = scanner.scan_image(photo)
     assert (result.decision, result.command) == ("counted", {"do": "rob", "serial": result.serial, "robber": 12,
                                                              "victim": 22, "ordinal": 2}), result
-    regions = M._regions
+    regions = M.bubble_regions
 
     def as_before(kind):
         found = regions(kind)
         return replace(found, band_across=np.zeros_like(found.band_across))
-    monkeypatch.setattr(M, "_regions", as_before)
+    monkeypatch.setattr(M, "bubble_regions", as_before)
     assert "a line runs through" in (scanner.scan_image(photo).reason or "")     # as it was
 
 

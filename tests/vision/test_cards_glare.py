@@ -54,7 +54,7 @@ def test_a_circle_on_or_outside_the_ring_under_glare_is_not_read_blank(scanner, 
     assert beside.decision == "review", beside
 
 
-# --- the restore sector by sector (decide._glare, measure._restored) --------------------------------
+# --- the restore sector by sector (decide._glare, measure.restored) --------------------------------
 def _faint_ring(k: float, gap_deg: float):
     """A light pen circle (grey 120, 0.35 mm) round robber_units 5, open by gap_deg (centred on the right)."""
     return lambda picture: P.ring(picture, GLARED, k, gap_deg=gap_deg, colour=(120,) * 3, width_mm=0.35)

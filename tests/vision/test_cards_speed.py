@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from vision.cards import measure as M, strokes as S
+from vision.cards.tuning import CIRCLES, LIGHT, STROKES
 
 cv2.setNumThreads(1)
 
@@ -26,7 +27,7 @@ def test_a_stroke_search_spared_hough_finds_the_same_segments(monkeypatch):
     """_segments runs HoughLinesP only where some piece of ink is long enough to hold a segment:
     where it does not run, Hough would have found none."""
     rng = np.random.default_rng(11)
-    cases = [(_ink(rng), mm) for _ in range(150) for mm in (S.PIECE_MM, 0.8 * S.STROKE_MM, 0.8 * S.CREASE_MM)]
+    cases = [(_ink(rng), mm) for _ in range(150) for mm in (STROKES.piece_mm, 0.8 * STROKES.length_mm, 0.8 * STROKES.crease_mm)]
     spared = [not S._long_piece(half, round(mm * S.PX / 2 / np.sqrt(2)), round(2.5 * S.PX)) for half, mm in cases]
     found = [S._segments(half, mm) for half, mm in cases]
     monkeypatch.setattr(S, "_long_piece", lambda *_: True)
@@ -47,14 +48,14 @@ def test_the_noise_floor_shown_under_its_least_by_counting_is_the_medians_own():
     paper = M._paper(kind)
     skipped = 0
     for n in range(200):
-        amount = np.zeros(M._blank(kind).shape, np.float32)
+        amount = np.zeros(M.blank_card(kind).shape, np.float32)
         spread = rng.choice([0.002, 0.005, 0.01, 0.02, 0.05])
         amount.ravel()[paper] = np.clip(rng.normal(rng.uniform(0, 0.09), spread, len(paper)), 0, 1)
         if n % 2:
             amount.ravel()[paper[rng.integers(len(paper))]] = 1.0      # one speck: a few samples off
         values = amount.ravel()[paper]
         median = float(np.median(values))
-        want = max(M.NOISE_FLOOR, median + 5 * float(np.median(np.abs(values - median))) * M.MAD_SIGMA)
+        want = max(LIGHT.noise_floor, median + LIGHT.noise_mads * float(np.median(np.abs(values - median))) * M.MAD_SIGMA)
         assert M._noise_floor(amount, kind) == pytest.approx(want, abs=1e-12)
         skipped += M._quiet_paper(values)
     assert 40 <= skipped <= 160     # skipped often, not always
@@ -65,7 +66,7 @@ def test_pieces_of_ink_found_in_its_padded_box_are_the_whole_cards():
     same pieces, in the same order, as on the whole card (ink at the card's edges too)."""
     from vision.cards import circles as Ci
     rng = np.random.default_rng(3)
-    join = round(Ci.JOIN_MM * Ci.PX / 2)
+    join = round(CIRCLES.join_mm * Ci.PX / 2)
     kernel = np.ones((2 * join + 1,) * 2, np.uint8)
     for _ in range(200):
         ink = (_ink(rng) > 0) | (rng.random((270, 288)) < 0.0003)

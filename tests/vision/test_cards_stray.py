@@ -11,7 +11,7 @@ import pytest
 
 import printed_cards as P
 from vision.cards import decide as D
-from vision.cards.blank import PX, _print_everywhere
+from vision.cards.blank import PX, print_everywhere
 from vision.cards.measure import Measured
 from vision.cards.strokes import _hidden, _Stroke, sits_on
 
@@ -131,7 +131,7 @@ def test_a_stroke_followed_across_a_cards_marker_is_seen_only_where_its_ink_show
     (Drawn as new ink on the rectified card: photos of the printed card do not make that stroke.)"""
     kind = "robbery"
     b = P.bubble(kind, "ordinal", "1")
-    blank = _print_everywhere(kind)
+    blank = print_everywhere(kind)
     start, end = np.array([b.x + 2.5, b.y - 2.5]), np.array([4.0, 86.0])        # end: on the marker
     assert _hidden(kind)[round(end[1] * PX), round(end[0] * PX)]
     u = (end - start) / np.linalg.norm(end - start)

@@ -174,7 +174,7 @@ def test_a_blank_number_card_looked_at_closer_is_still_invalid_V7(scanner, deck,
 @needs_poppler
 def test_a_faint_pencil_circle_plainly_one_mark_is_read(scanner, deck):
     """Seed 2's faint pencil circle (0.32, alone in its field) was held only for its grain, which broke it
-    into pieces at 0.3 of a full stroke: one stroke from 0.2 (measure.TRACED), it is the number drawn."""
+    into pieces at 0.3 of a full stroke: one stroke from 0.2 (tuning MEASURE.traced), it is the number drawn."""
     result = _scan(scanner, deck, "N0401", [("6", "circle")], seed=2, pen=N.FAINT)
     assert result.decision == "counted", result
     assert result.command == {"do": "bet", "player": 4, "number": 6, "serial": "N0401"}

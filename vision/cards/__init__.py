@@ -10,11 +10,13 @@ reason. A confident wrong answer is the worst failure: whenever a check is unsur
 The watched scanner folder and the way into the referee are in watch.
 """
 from .blank import PX
-from .decide import Settings, command_for
+from .decide import command_for
 from .measure import ink, sharpness
 from .result import Rejection, Result
 from .scanner import Scanner, load_image
+from .tuning import Settings, TuningError, settings_for
 from .watch import IMAGE_SUFFIXES, FolderWatcher, referee
 
-__all__ = ["PX", "Settings", "command_for", "ink", "sharpness", "Rejection", "Result", "Scanner", "load_image",
+__all__ = ["PX", "Settings", "TuningError", "settings_for", "command_for",
+           "ink", "sharpness", "Rejection", "Result", "Scanner", "load_image",
            "IMAGE_SUFFIXES", "FolderWatcher", "referee"]

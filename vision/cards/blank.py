@@ -15,7 +15,7 @@ PX = 6.0                 # pixels per mm of the rectified card
 
 
 @lru_cache(maxsize=None)
-def _blank(kind: str) -> np.ndarray:
+def blank_card(kind: str) -> np.ndarray:
     """The card kind's blank print at PX (the code is left out: it differs per card and is never scored)."""
     image = render(L.Card(kind, "", "", 0), "", PX)
     x, y, side = L.QR_BOX
@@ -24,7 +24,7 @@ def _blank(kind: str) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _card_data(kind: str) -> np.ndarray:
+def card_data(kind: str) -> np.ndarray:
     """Where each card prints its own data (serial, turn, owner...), which the blank leaves out:
     found by rendering long stand-in data, spread by 1 mm. It is print, never a mark."""
     wide = L.Card(kind, "W" * 24, "W" * 8, 88, 88, "W" * 12, (88,) * 9)
@@ -35,17 +35,17 @@ def _card_data(kind: str) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _spread_print(kind: str) -> np.ndarray:
+def spread_print(kind: str) -> np.ndarray:
     """The blank card's print, 1 = the bubbles' grey, spread a little so a slight misfit is not ink."""
-    return cv2.dilate((255 - _blank(kind)).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
+    return cv2.dilate((255 - blank_card(kind)).astype(np.float32) / 255, np.ones((5, 5), np.uint8)) / (1 - L.PRINT_GREY)
 
 
 @lru_cache(maxsize=None)
-def _print_everywhere(kind: str) -> np.ndarray:
+def print_everywhere(kind: str) -> np.ndarray:
     """The whole card's print, measured as the bubbles' print_ink is; the card's own data, its code
     and its edge count as black print (never a stroke's ink)."""
-    out = _spread_print(kind).copy()
-    out[_card_data(kind)] = 9.0
+    out = spread_print(kind).copy()
+    out[card_data(kind)] = 9.0
     x, y, side = (round(v * PX) for v in L.QR_BOX)
     out[y:y + side, x:x + side] = 9.0
     edge = round((L.FRAME_INSET + 1.0) * PX)
@@ -54,18 +54,18 @@ def _print_everywhere(kind: str) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _clear(kind: str) -> np.ndarray:
+def clear_of_black(kind: str) -> np.ndarray:
     """Away from near black print (markers, titles, outline: blur spreads ink from it that is no
     mark) and from the card's own data."""
-    blank = _blank(kind)
+    blank = blank_card(kind)
     clear = cv2.dilate((blank < 100).astype(np.uint8), np.ones((round(1.5 * PX) | 1,) * 2, np.uint8)) == 0
-    return clear & ~_card_data(kind)
+    return clear & ~card_data(kind)
 
 
 @lru_cache(maxsize=None)
-def _fiducial_region() -> np.ndarray:
+def fiducial_region() -> np.ndarray:
     """Around the outline and the markers, printed alike on every kind: what an outline fit aligns on."""
-    mask = np.zeros(_blank("vote").shape, np.uint8)
+    mask = np.zeros(blank_card("vote").shape, np.uint8)
     a, bx, by = (round(v * PX) for v in (L.FRAME_INSET, L.CARD_W - L.FRAME_INSET, L.CARD_H - L.FRAME_INSET))
     cv2.rectangle(mask, (a, a), (bx, by), 255, round(2 * PX))
     for m in L.markers():
@@ -75,5 +75,5 @@ def _fiducial_region() -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _radii(kind: str):
+def bubble_radii(kind: str):
     return [((name, b.value), b.r) for name, b in L.layout(kind).bubbles()]

@@ -3,7 +3,8 @@
 A pen circle round a bubble may lie anywhere from inside its printed ring to well outside it
 (0.9-1.8 x the ring's radius, an ellipse, open at a gap), and a wide one crosses its neighbours'
 rings and discs. Seen from the bubble's centre, its ink lies on nearly every ray; seen from a
-neighbour's, on a few. So each bubble is looked at along ANGLES rays between ARC radii of its
+neighbour's, on a few. So each bubble is looked at along CIRCLES.angles rays between CIRCLES.arc_inner
+and arc_outer radii of its
 centre: the share of rays that cross new ink (of those not hidden by black print) is its cover.
 A bubble with most rays covered is circled: the circle's path is traced (where each ray's ink
 is darkest), its ink is that bubble's mark, and the path is taken out of every other bubble's
@@ -19,21 +20,10 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _print_everywhere
-from .measure import Measured, _Levels, _regions, padded_box, sums
+from .blank import PX, print_everywhere
+from .measure import Measured, Levels, bubble_regions, padded_box, sums
 from .reasons import Code, Reason, at, why
-
-ANGLES, STEPS = 72, 40
-ARC = (0.7, 2.05)       # radii from a bubble's centre where a circle drawn round it lies
-CROSSED = 0.35          # new ink on a ray at least this: the ray crosses a pen line
-PATH_MM = 0.8           # the traced path covers this much either side of where its ink is darkest
-JOIN_MM = 1.2           # ink this close to a circle's is the same pen stroke
-ON_MM = 2.0             # ink beyond the rays this close to the circle's fitted ellipse is the circle going on
-MIDDLE = 0.5            # radii: a circle round a neighbour seldom comes this close to a bubble's centre; its mark does
-FREE_RAYS = 0.25        # share of a bubble's rays clear of the circles round its neighbours enough to judge faint ink on
-DASH = 0.25             # a piece of ink whose narrow side is under this share of its long side: a line's, no mark
-OWN = 1.7               # radii: a bubble's own mark (a tick's or a cross's arm) lies this close round its centre
-SMOOTH = 10             # rays either side whose crossings tell where a circle runs (50 degrees)
+from .tuning import CIRCLES, SHAPE, Settings
 
 
 @dataclass(frozen=True)
@@ -53,10 +43,11 @@ class Circles:
 @lru_cache(maxsize=None)
 def _rays(kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sample points (x, y in rectified pixels) of every bubble's rays: rows bubble x angle, columns
-    radius, and the radius of each column in mm per bubble (bubble x STEPS)."""
+    radius, and the radius of each column in mm per bubble (bubble x CIRCLES.steps)."""
     bubbles = [b for _, b in L.layout(kind).bubbles()]
-    angles = np.linspace(0, 2 * np.pi, ANGLES, endpoint=False)
-    radii = np.array([np.linspace(ARC[0] * b.r, ARC[1] * b.r, STEPS) for b in bubbles])      # mm
+    angles = np.linspace(0, 2 * np.pi, CIRCLES.angles, endpoint=False)
+    radii = np.array([np.linspace(CIRCLES.arc_inner * b.r, CIRCLES.arc_outer * b.r, CIRCLES.steps)
+                      for b in bubbles])      # mm
     xs = np.concatenate([b.x + np.cos(angles)[:, None] * radii[n][None] for n, b in enumerate(bubbles)])
     ys = np.concatenate([b.y + np.sin(angles)[:, None] * radii[n][None] for n, b in enumerate(bubbles)])
     return (xs * PX).astype(np.float32), (ys * PX).astype(np.float32), radii
@@ -66,22 +57,22 @@ def _rays(kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _hidden(kind: str) -> np.ndarray:
     """Per bubble and ray, whether black print (titles, the card's own data, the code) hides most of it."""
     xs, ys, radii = _rays(kind)
-    black = (_print_everywhere(kind) >= 2.0).astype(np.float32)
-    hidden = cv2.remap(black, xs, ys, cv2.INTER_NEAREST, borderValue=1.0).mean(axis=1) >= 0.5
-    return hidden.reshape(len(radii), ANGLES)
+    black = (print_everywhere(kind) >= SHAPE.black).astype(np.float32)
+    hidden = cv2.remap(black, xs, ys, cv2.INTER_NEAREST, borderValue=1.0).mean(axis=1) >= CIRCLES.hidden_share
+    return hidden.reshape(len(radii), CIRCLES.angles)
 
 
-def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict | None = None) -> Circles:
-    """Which bubbles are circled (cover at least circled_share), their paths and ink, and every
+def find(m: Measured, kind: str, s: Settings, exclude=None, faint: dict | None = None) -> Circles:
+    """Which bubbles are circled (cover at least s.circled), their paths and ink, and every
     bubble's cover once the circled paths are out. exclude (flat bool): ink that is no circle's;
     faint: Circles.faint of an earlier look at the same card (exclude does not change it)."""
     keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
     new = m.seen if exclude is None else m.seen * ~exclude.reshape(m.seen.shape)
     xs, ys, radii = _rays(kind)
-    along = cv2.remap(new, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(len(keys), ANGLES, STEPS)
+    along = cv2.remap(new, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(len(keys), CIRCLES.angles, CIRCLES.steps)
     cover = _cover(along, _hidden(kind))
     faint = faint or dict(zip(keys, _faint(m.amount, kind, m.levels, xs, ys, len(keys))))
-    circled = [n for n, c in enumerate(cover) if c >= circled_share]
+    circled = [n for n, c in enumerate(cover) if c >= s.circled]
     none = np.zeros(new.size, bool)
     if not circled:
         return Circles(dict(zip(keys, cover)), (), none, none, none, (), {}, 0.0, faint)
@@ -91,7 +82,7 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict
         box, one = _trace(along[n], L.layout(kind).bubbles()[n][1], radii[n], new.shape)
         ink[keys[n]] = float(new[box][one > 0].sum() / (PX * PX) / L.layout(kind).bubbles()[n][1].r)
         traced[box] |= one
-    reach, astray, round_others = _joined(new, traced, kind, [keys[n] for n in circled])
+    reach, astray, round_others = _joined(new, traced, kind, [keys[n] for n in circled], s.flat)
     spread = cv2.dilate(reach, np.ones((5, 5), np.uint8))      # a pen line's soft edge
     path = (traced | spread).ravel() > 0
     away = path & ~_discs(kind)
@@ -99,21 +90,22 @@ def find(m: Measured, kind: str, circled_share: float, exclude=None, faint: dict
     # the other bubbles' cover without the circles drawn round their neighbours
     outside = cv2.remap(new * ~path.reshape(new.shape), xs, ys, cv2.INTER_LINEAR,
                         borderValue=0.0)
-    again = _cover(outside.reshape(len(keys), ANGLES, STEPS), _hidden(kind))
+    again = _cover(outside.reshape(len(keys), CIRCLES.angles, CIRCLES.steps), _hidden(kind))
     cover = [cover[n] if n in circled else again[n] for n in range(len(keys))]
     return Circles(dict(zip(keys, cover)), tuple(keys[n] for n in circled), path, reach.ravel() > 0,
                    astray.ravel() > 0, round_others, ink, density, faint)
 
 
-def _faint(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> list[float]:
+def _faint(amount: np.ndarray, kind: str, levels: Levels, xs, ys, count: int) -> list[float]:
     """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
     return np.median(_beyond_print(amount, kind, levels, xs, ys, count).max(axis=2), axis=1).tolist()
 
 
-def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.ndarray | None = None) -> tuple:
+def faint_over_paper(amount: np.ndarray, kind: str, levels: Levels, away: np.ndarray | None = None) -> tuple:
     """Per bubble: (Circles.faint over each ray's own paper level; then Circles.faint and that again,
     judged on the rays that do not cross away (flat bool: the circles drawn round other bubbles,
-    Circles.path, and long stray lines) where FREE_RAYS of its rays or more do not, else on all). Over the paper is each
+    Circles.path, and long stray lines) where CIRCLES.free_rays of its rays or more do not, else on all). Over the
+    paper is each
     ray's darkest ink less that ray's median: a pencil line stands out of the paper beside it, a
     shadow or uneven light darkens the whole ray. Pen circles round neighbours closing in on a bubble
     from two sides or more cross most of its rays: ink all round it, no pencil circle of its own,
@@ -128,27 +120,27 @@ def faint_over_paper(amount: np.ndarray, kind: str, levels: _Levels, away: np.nd
     if away is not None:
         hit = cv2.remap(away.reshape(amount.shape).view(np.uint8), xs, ys, cv2.INTER_NEAREST, borderValue=0)
         free = ~(hit.reshape(along.shape) > 0).any(axis=2)
-        for n in np.flatnonzero(free.sum(axis=1) >= FREE_RAYS * ANGLES):
+        for n in np.flatnonzero(free.sum(axis=1) >= CIRCLES.free_rays * CIRCLES.angles):
             faint_free[n], over_free[n] = np.median(darkest[n][free[n]]), np.median(above[n][free[n]])
     return tuple(dict(zip(keys, values.tolist())) for values in (over, faint_free, over_free))
 
 
-def _beyond_print(amount: np.ndarray, kind: str, levels: _Levels, xs, ys, count: int) -> np.ndarray:
+def _beyond_print(amount: np.ndarray, kind: str, levels: Levels, xs, ys, count: int) -> np.ndarray:
     """The ink beyond the print along every bubble's rays (bubble x angle x radius)."""
     along = cv2.remap(amount, xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
     along -= levels.print_level * _print_along(kind)
-    return np.clip(along, 0, 1, out=along).reshape(count, ANGLES, STEPS)
+    return np.clip(along, 0, 1, out=along).reshape(count, CIRCLES.angles, CIRCLES.steps)
 
 
 @lru_cache(maxsize=None)
 def _print_along(kind: str) -> np.ndarray:
     """The print along every bubble's rays."""
     xs, ys, _ = _rays(kind)
-    return cv2.remap(_print_everywhere(kind).astype(np.float32), xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
+    return cv2.remap(print_everywhere(kind).astype(np.float32), xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
 
 
-def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tuple:
-    """Ink in one piece with a traced path (across gaps up to JOIN_MM: where the pen runs along a
+def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list, flat: float) -> tuple:
+    """Ink in one piece with a traced path (across gaps up to CIRCLES.join_mm: where the pen runs along a
     printed ring, the print model hides some of it) beyond the path and its soft edge: a circle wider
     than the rays look, or a mark touching it. Each such stroke is fitted with an ellipse: its ink
     off the ellipse is astray (not the circle), and another bubble's centre inside it is a circle
@@ -156,8 +148,8 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
     another bubble and in its middle, is that bubble's own mark touching the circle (a tick, a cross,
     a fill): not the circle's, left to that bubble (_own_marks). Returns (reach, astray,
     ((circled key, other key), ...))."""
-    inked = new >= CROSSED
-    join = round(JOIN_MM * PX / 2)
+    inked = new >= CIRCLES.crossed
+    join = round(CIRCLES.join_mm * PX / 2)
     box = padded_box(inked, join)      # the ink and all its bridging: the pieces found there are the card's
     bridged = cv2.dilate(inked[box].view(np.uint8), np.ones((2 * join + 1,) * 2, np.uint8))
     _, labels = cv2.connectedComponents(bridged, connectivity=8, ltype=cv2.CV_16U)    # (pieces 7 px or more apart: few)
@@ -174,7 +166,7 @@ def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list) -> tu
             continue
         ellipse = _ellipse(stroke[near[mine]], new.shape[1])
         off, inside = _off_ellipse(ellipse, beyond, kind, new.shape[1])
-        own = _own_marks(ellipse, beyond, kind, new.shape, [*circled, *inside])
+        own = _own_marks(ellipse, beyond, kind, new.shape, [*circled, *inside], flat)
         reach.ravel()[beyond[~own]] = 1
         astray.ravel()[off[~np.isin(off, beyond[own])]] = 1
         round_others += [(key, other) for key in circled for other in inside if other not in circled]
@@ -201,22 +193,22 @@ def _ratio(ellipse: tuple, x, y):
 
 
 def _off_ellipse(ellipse: tuple | None, beyond: np.ndarray, kind: str, width: int) -> tuple[np.ndarray, list]:
-    """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than ON_MM): a
+    """The pixels of beyond off the ellipse fitted to a circle's traced ink (by more than CIRCLES.on_mm): a
     mark touching it, not the circle going on; and the bubbles whose centres lie inside the ellipse.
     Pixels as flat indices (in order) on a card width pixels wide."""
     if ellipse is None:
         return beyond, []
     by, bx = np.divmod(beyond, width)
-    off = beyond[np.abs(_ratio(ellipse, bx, by) - 1) * min(ellipse[1]) / 2 > ON_MM * PX]
+    off = beyond[np.abs(_ratio(ellipse, bx, by) - 1) * min(ellipse[1]) / 2 > CIRCLES.on_mm * PX]
     inside = [(name, b.value) for name, b in L.layout(kind).bubbles() if _ratio(ellipse, b.x * PX, b.y * PX) < 1]
     return off, inside
 
 
-def _own_marks(ellipse: tuple | None, beyond: np.ndarray, kind: str, shape, taken: list) -> np.ndarray:
+def _own_marks(ellipse: tuple | None, beyond: np.ndarray, kind: str, shape, taken: list, flat: float) -> np.ndarray:
     """Which pixels of beyond (flat, in order) are another bubble's own mark touching the circle:
-    the parts of beyond outside the ellipse (each in one piece across gaps up to JOIN_MM), most of
-    their ink off it (by more than ON_MM: not the circle going on) and that ink all within OWN radii
-    of a bubble's centre and some within MIDDLE of it, not one straight dash (a mark drawn on it: a
+    the parts of beyond outside the ellipse (each in one piece across gaps up to CIRCLES.join_mm), most of
+    their ink off it (by more than CIRCLES.on_mm: not the circle going on) and that ink all within CIRCLES.own radii
+    of a bubble's centre and some within CIRCLES.middle of it, not one straight dash (a mark drawn on it: a
     tick, a cross, a fill; a stray line or a crease runs on far beyond it, or is a dash where it
     breaks; its end by the ellipse is where it joins the circle), that bubble neither circled nor
     inside the ellipse (taken)."""
@@ -229,8 +221,8 @@ def _own_marks(ellipse: tuple | None, beyond: np.ndarray, kind: str, shape, take
     if not len(out):
         return own
     ys, xs = ys[out], xs[out]
-    off = (ratio[out] - 1) * min(ellipse[1]) / 2 > ON_MM * PX
-    pad = round(JOIN_MM * PX / 2)
+    off = (ratio[out] - 1) * min(ellipse[1]) / 2 > CIRCLES.on_mm * PX
+    pad = round(CIRCLES.join_mm * PX / 2)
     x0, y0 = xs.min() - pad, ys.min() - pad
     mask = np.zeros((ys.max() - y0 + pad + 1, xs.max() - x0 + pad + 1), np.uint8)
     mask[ys - y0, xs - x0] = 1
@@ -239,28 +231,28 @@ def _own_marks(ellipse: tuple | None, beyond: np.ndarray, kind: str, shape, take
     for n in range(1, count):
         here = part == n
         far = here & off
-        if far.sum() < 0.5 * here.sum() or _flat(xs[here], ys[here]):
+        if far.sum() < CIRCLES.off_share * here.sum() or _flat(xs[here], ys[here], flat):
             continue
         px, py = xs[far] / PX, ys[far] / PX
         for name, b in L.layout(kind).bubbles():
             if (name, b.value) in taken:
                 continue
             d = np.hypot(px - b.x, py - b.y)
-            if d.min() <= MIDDLE * b.r and d.max() <= OWN * b.r:
+            if d.min() <= CIRCLES.middle * b.r and d.max() <= CIRCLES.own * b.r:
                 own[out[here]] = True
                 break
     return own
 
 
-def _flat(xs: np.ndarray, ys: np.ndarray) -> bool:
-    """Pixels lying along one straight line: their narrow side under DASH of their long side."""
+def _flat(xs: np.ndarray, ys: np.ndarray, flat: float) -> bool:
+    """Pixels lying along one straight line: their narrow side under flat (Settings.flat) of their long side."""
     (_, _), (w, h), _ = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
-    return min(w, h) < DASH * max(w, h)
+    return min(w, h) < flat * max(w, h)
 
 
 def _cover(along: np.ndarray, hidden: np.ndarray) -> list[float]:
     """Per bubble, the share of its rays (not hidden by print) that cross ink."""
-    crossed = along.max(axis=2) >= CROSSED
+    crossed = along.max(axis=2) >= CIRCLES.crossed
     seen = crossed | ~hidden
     return (crossed.sum(axis=1) / np.maximum(seen.sum(axis=1), 1)).tolist()
 
@@ -269,12 +261,12 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tu
     """The circle's path round a bubble: on each ray crossing ink, where the ink is darkest; runs
     of neighbouring rays joined into lines. Drawn in the box round it (a card of this shape):
     (the box's slices, the path there)."""
-    angles = np.linspace(0, 2 * np.pi, ANGLES, endpoint=False)
-    crossed = along.max(axis=1) >= CROSSED
+    angles = np.linspace(0, 2 * np.pi, CIRCLES.angles, endpoint=False)
+    crossed = along.max(axis=1) >= CIRCLES.crossed
     rho = radii[_on_the_circle(along)]
     points = np.rint(np.stack([b.x + rho * np.cos(angles), b.y + rho * np.sin(angles)], 1) * PX).astype(np.int32)
     start = int(np.argmin(crossed)) if not crossed.all() else 0     # runs split where a ray crosses nothing
-    order = np.roll(np.arange(ANGLES), -start)
+    order = np.roll(np.arange(CIRCLES.angles), -start)
     runs, run = [], []
     for a in order:
         if crossed[a]:
@@ -284,7 +276,7 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tu
             run = []
     if run:
         runs.append(np.array(run + ([points[order[0]]] if crossed.all() else [])))
-    width = 2 * round(PATH_MM * PX) + 1
+    width = 2 * round(CIRCLES.path_mm * PX) + 1
     (x0, y0), (x1, y1) = np.maximum(points.min(axis=0) - width, 0), points.max(axis=0) + width + 1
     box = slice(y0, min(y1, shape[0])), slice(x0, min(x1, shape[1]))
     mask = np.zeros((box[0].stop - y0, box[1].stop - x0), np.uint8)
@@ -295,16 +287,16 @@ def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tu
 def _on_the_circle(along: np.ndarray) -> np.ndarray:
     """Per ray, the step where the circle crosses it: its darkest ink, but on a ray crossing ink twice
     or more (the circle and a neighbour's mark beyond it: a tick, a fill) the crossing nearest where
-    the rays round it that cross ink once put the circle (their median within SMOOTH rays either side).
+    the rays round it that cross ink once put the circle (their median within CIRCLES.smooth rays either side).
     By the darkest alone, a darker mark beside a light circle pulled its path onto the mark, and the
     mark's ink out of its own bubble (seed 12 clean #388: a tick beside a circled 1 lost, two marks read one)."""
     steps = along.argmax(axis=1)
-    ink = along >= CROSSED
+    ink = along >= CIRCLES.crossed
     runs = np.diff(ink.astype(np.int8), axis=1, prepend=0) == 1       # where each crossing starts
     crossings = runs.sum(axis=1)
     twice, once = np.flatnonzero(crossings >= 2), np.flatnonzero(crossings == 1)
     for ray in twice:
-        near = once[np.abs((once - ray + ANGLES // 2) % ANGLES - ANGLES // 2) <= SMOOTH]
+        near = once[np.abs((once - ray + CIRCLES.angles // 2) % CIRCLES.angles - CIRCLES.angles // 2) <= CIRCLES.smooth]
         if not len(near):
             continue
         expected = np.median(steps[near])
@@ -322,7 +314,7 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> R
     the path carries elsewhere (a mark of that bubble's own under it)."""
     for key, other in circles.round_others:
         return why(Code.CIRCLE_ROUND_TWO, circled=[key], other=[other])
-    regions = _regions(kind)
+    regions = bubble_regions(kind)
     index, label = regions.inside
     near = circles.path[index]
     index, label = index[near], label[near]
@@ -343,18 +335,19 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> R
             continue
         if reached[m] >= marginal:
             return why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key))
-        if on_ink[m] / pixels[m] > 2 * circles.density + 0.1 and on_ink[m] * per_r[m] >= marginal:
+        if on_ink[m] / pixels[m] > CIRCLES.over_ink * circles.density + CIRCLES.over_ink_plus \
+                and on_ink[m] * per_r[m] >= marginal:
             return why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key))
     return None
 
 
 @lru_cache(maxsize=None)
 def _middles(kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """(flat pixel index, bubble number) of every bubble's middle, within MIDDLE radii of its centre."""
-    h, w = _print_everywhere(kind).shape
+    """(flat pixel index, bubble number) of every bubble's middle, within CIRCLES.middle radii of its centre."""
+    h, w = print_everywhere(kind).shape
     index, label = [], []
     for n, (_, b) in enumerate(L.layout(kind).bubbles()):
-        reach = MIDDLE * b.r * PX
+        reach = CIRCLES.middle * b.r * PX
         x0, x1 = max(0, int(b.x * PX - reach)), min(w, int(b.x * PX + reach) + 2)
         y0, y1 = max(0, int(b.y * PX - reach)), min(h, int(b.y * PX + reach) + 2)
         yy, xx = np.mgrid[y0:y1, x0:x1]
@@ -367,7 +360,7 @@ def _middles(kind: str) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=None)
 def _discs(kind: str) -> np.ndarray:
     """Flat bool: inside any bubble's scored disc."""
-    regions = _regions(kind)
-    out = np.zeros(_print_everywhere(kind).size, bool)
+    regions = bubble_regions(kind)
+    out = np.zeros(print_everywhere(kind).size, bool)
     out[regions.inside[0]] = True
     return out

@@ -13,7 +13,7 @@ Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius)
 A light mark's shape: most of its ink one stroke, joined up across the print it crosses (a cross
 over the label is hidden in its middle), a figure, not a lone dash, and with some ink on open
 paper (a curled card's misfit of the print lies right along it; a small bubble has little open
-paper) (measure._one_stroke), or else with its printed ring inked over all round (a light circle
+paper) (measure.one_stroke), or else with its printed ring inked over all round (a light circle
 drawn on the ring: the misfit shifts the ring's ink, adding none; _drawn_on_ring).
 A field holding only a faint mark is still looked at as read blank by the doubts that look for a
 mark hidden elsewhere (glare, a label inked over, a noisy picture): one faint mark does not show
@@ -23,9 +23,9 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
 
     the picture is too blurred to read the marks safely: its outline soft in the markers' fit and in the
         print fitted again piece by piece (done first where the outline is soft or the printed rings
-        washed out, or some far fainter than the others and seen beside the blank's (OFF_PRINT): a
+        washed out, or some far fainter than the others and seen beside the blank's (GLARE.off_print): a
         curled card's print bends off the fit, locate.refitted), and the printed rings' thin lines
-        soft too (their darkest under SHARP_RINGS of a clear picture's: a light pencil line as soft)
+        soft too (their darkest under GLARE.sharp_rings of a clear picture's: a light pencil line as soft)
     glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
         its contrast restored, or round it; its ring fuller than print where the glare spares it;
         a third of its disc washed out; or in a field read blank; read marked, its ring faded far
@@ -52,7 +52,7 @@ Per card, the first doubt that holds sends it to review (the operator rules, D2)
         just sharper or better fitted on a curled card); on a vote card read blank, a printed label
         inked over (light pencil along it)
     ink round much of a bubble read blank (part of a circle, or a circle round two labels)
-    faint ink all round a bubble read blank, four times the others' (or FAINT_ABOVE over them: noise
+    faint ink all round a bubble read blank, four times the others' (or GLARE.faint_above over them: noise
         raises them all), also over the paper along its
         rays (a light pencil circle, not a shade darkening the paper with it), and both again on the
         rays no circle drawn round a neighbour nor long stray line crosses (not circles closing in on
@@ -79,72 +79,13 @@ import numpy as np
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import NOISE_FLOOR, _Levels, _restored, _typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
+from .measure import Levels, restored, typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
     ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Reason, at, why
+from .tuning import GLARE, LIGHT, MEASURE, Settings, neighbours
 
-CLEAR_RING = 0.25         # how dark the printed rings look in a clear picture (ink() units)
-SHARP_RINGS = 0.8         # the rings' darkest at this share of CLEAR_RING or more: sharp where the marks are
-OFF_PRINT = 0.6           # a ring's median under this share of its darkest close by: its print beside the blank's
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
-FADING, FADED = 0.7, 0.2  # a bubble's ring at under FADING of the others' strength is under glare; under FADED, lost
-WASHED = 0.12             # the printed rings' median under this (ink() units): washed out, blurred or misaligned
-GLARE_TRACE = 0.06        # restored ink at least this under glare: a faint mark may hide there
-OUTER_TRACE = 0.15        # restored ink at least this round it under glare: a circle drawn round it?
-UNKNOWN = 0.3             # a bubble with this share of its disc under washed-out sectors cannot be read
-RING_FILLED = 1.35        # a sector of a ring this much fuller than the card's printed rings (see ring_peaks): inked along
-STROKED = 0.5             # a mark with under this share of its ink a stroke's (measure.stroke_share): a glare halo?
-ALL_ROUND = 0.25          # a ring inked all round: inked in its weakest sectors but this share of them (ring_sectors)
-FAINT_ABOVE = 0.08        # faint ink all round: this much over the others' too (a noisy picture's raise them all)
 LOOKED_CLOSER = ("number",)   # cards read blank are invalid (V7), the bet lost: a field read blank is looked at closer
-
-
-@dataclass(frozen=True)
-class Settings:
-    # Scores are new ink in mm² of full-strength stroke per mm of bubble radius: a 0.5 mm pen
-    # circle scores about 3, a small tick about 1, a blank bubble under 0.2 (see the bench).
-    marginal: float = 0.3       # a bubble scoring below this is blank
-    definite: float = 0.6       # at or above this it is marked; between the two: review
-    heavy: float = 0.4          # share of a bubble filled (a dot, a scribble); on a special card beside a
-                                # lighter mark, maybe a correction (a vote card: two marks, D18)
-    stray: float = 0.35         # ink in the band around a bubble (a line through it, not found as a long
-                                # straight stroke): a person looks
-    sharp: float = 0.55         # printed outline contrast / marker contrast below this: too blurred
-    glare: float = 0.35         # a bubble's print at under this share of the card's: glare over it
-    trace: float = 0.15         # ink above the noise but under marginal: a faint mark may hide there, review
-    blank_trace: float = 0.06   # as trace, in a field read blank (a vote lost if it is light pencil; blank
-                                # bubbles on hard bench photos score under 0.04)
-    ring_dark: float = 1.2      # a printed ring this much darker than the card's others, holding this much more
-                                # ink across it (measure.ring_ink): inked over, review
-    blank_ring: float = 1.1     # in a field read blank, ring_dark for the ring's look (its ink across it still
-                                # ring_dark): a light circle hugging the ring loses the bet if missed
-    label_dark: float = 1.06    # in a vote card's field read blank, a label this much darker than the others
-                                # (their darkest tenth): light pencil drawn along it (the print hides it), review
-    # A light mark (light pencil: between marginal and definite) is marked when its ink is one stroke
-    # and nothing outside the bubble could have put it there; else review.
-    faint_mark: float = 0.1     # a light mark under marginal, down to this, alone in its field (every other
-                                # bubble there under blank_trace) is read too, in a picture clear enough
-    open_paper: float = 0.1     # a light mark: share of its ink half a mm or more from any print (misfit of
-                                # the print, a curled card's, lies right along the ring or the label)
-    open_room: float = 0.3      # or, where the print leaves little open paper in the disc (a small bubble:
-                                # its label fills most of it), this share of the disc's own share of it
-    coherent: float = 0.4       # share of its ink in one connected piece (noise, JPEG, shadow: scattered)
-    span: float = 0.4           # that piece's length in radii (a speck is no mark)
-    flat: float = 0.25          # the ink's narrow side under this share of its long side: a dash, no mark
-    quiet: float = 0.05         # ink in the band around it at most this (a finger, shadow or line reaching in)
-    # A circle drawn round a bubble (vision/cards/circles.py): the share of the rays from its centre
-    # that cross ink (its cover).
-    circled: float = 0.55       # at least this: circled, the circle's ink is its mark (a circle open by nearly half, or
-                                # one drawn off towards a neighbour: far side beyond the rays, near side on the ring)
-    partial: float = 0.4        # a bubble read blank with at least this: part of a circle round it? review
-    faint: float = 0.03         # ink this dark (noise not taken off) all round a blank bubble, 4x the others',
-                                # so too over the paper along its rays (circles.faint_over_paper): review
-    noisy: float = 0.2          # a noise floor this high hides light pencil: a field read blank goes to review
-    # A number card's field read blank is looked at closer (_faint_in_blank): a faint pencil tick, its
-    # ink not much darker than the noise floor and mostly over the printed digit, scores under blank_trace.
-    closer_floor: float = 0.04  # the noise floor then, where the card's paper is that quiet (measure.closer_scores)
-    closer_trace: float = 0.015  # new ink at least this, so measured, on a bubble's open paper: a faint mark? review
-    time_limit_ms: float = 2000.0   # a card whose scan works longer (CPU time) is rejected (the next card is not kept waiting)
 
 
 @dataclass(frozen=True)
@@ -152,7 +93,7 @@ class Reading:
     """What was measured on one card: everything the table decides on."""
     layout: L.Layout
     amount: np.ndarray          # ink() of the rectified card
-    levels: _Levels
+    levels: Levels
     scores: dict                # (field, value) -> new ink in the disc
     around: dict                # ink in the band round it, less a marked neighbour's reach
     filled: dict                # share of the disc inked
@@ -204,7 +145,7 @@ def verdict(kind: str, fields: dict) -> tuple[str, Reason | None]:
     return ("review", why(Code.FIELDS_NOT_ONE, counts=wrong)) if wrong else ("counted", None)
 
 
-def light_marks(amount: np.ndarray, layout: L.Layout, levels: _Levels, scores: dict, band: dict, s: Settings,
+def light_marks(amount: np.ndarray, layout: L.Layout, levels: Levels, scores: dict, band: dict, s: Settings,
                 one_stroke) -> frozenset:
     """Light marks (under definite) read as marked: each its field's one inked bubble (_lone_ink), one
     mark's shape (one_stroke), nothing in the band around it. Beside another mark it stays a doubt
@@ -233,14 +174,14 @@ def _lone_ink(f: L.Field, scores: dict, s: Settings) -> tuple | None:
 
 def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: Settings, ink: dict) -> bool:
     """Whether a bubble's printed ring holds ring_dark times the others' ink (measure.ring_ink:
-    summed across it, against the paper beside it) all round it: in all but ALL_ROUND of its sectors
+    summed across it, against the paper beside it) all round it: in all but GLARE.all_round of its sectors
     (a circle drawn on or right by the ring). Not the print's misfit (a curled card's), which shifts
     the ring's ink, adding none, or at most a crescent of it to one side; nor a shadow, which darkens
     the paper beside it too, nor a line across it (a sector or two)."""
     if not ink:        # measured once a card, when first asked
         ink.update(ring_sectors(amount, kind))
     others = _others_median(along_most(ink), key, scores, s)
-    return others is not None and np.quantile(ink[key], ALL_ROUND) > s.ring_dark * others
+    return others is not None and np.quantile(ink[key], GLARE.all_round) > s.ring_dark * others
 
 
 def _others_median(values: dict, key: tuple, scores: dict, s: Settings) -> float | None:
@@ -258,37 +199,38 @@ def _glare(r: Reading, s: Settings) -> Reason | None:
     """A bubble whose printed ring has faded against the others' is under glare (or washed
     out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
     read as blank is scored again with its contrast restored, sector by sector (glare is a
-    patch), and must hold no ink even then. Where its ring is almost gone (under FADED of the
+    patch), and must hold no ink even then. Where its ring is almost gone (under GLARE.faded of the
     others') nothing is left to restore: a bubble mostly under such sectors cannot be read. A
     faded bubble whose every sector keeps its ring's peak is blurred or a little off the blank, not
     under glare, marked or not; a marked one whose ring faded far (under s.glare) may be glare's
     shade, no mark."""
     kind, levels, scores = r.layout.kind, r.levels, r.scores
-    typical = _typical_ring(levels.rings, scores, s.marginal)
+    typical = typical_ring(levels.rings, scores, s.marginal)
     halo = _halo(r, s, typical)
     if halo:
         return halo
-    faded = [key for key, ring in levels.rings.items() if ring < FADING * typical]
-    if typical >= WASHED and not faded:
+    faded = [key for key, ring in levels.rings.items() if ring < GLARE.fading * typical]
+    if typical >= GLARE.washed and not faded:
         return None
     peaks, sectors, fill = ring_peaks(r.amount, kind)
     keys = list(levels.rings)
-    if typical < WASHED:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) lose contrast
-        if typical < FADED * CLEAR_RING or any(scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / CLEAR_RING)
-                                               for n, key in enumerate(keys)):
+    if typical < GLARE.washed:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) fade
+        if typical < GLARE.faded * GLARE.clear_ring or any(
+                scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / GLARE.clear_ring)
+                for n, key in enumerate(keys)):
             return why(Code.BUBBLES_UNSEEN)
-    clear, fields = _typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
+    clear, fields = typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
     printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
     for key in faded:
         n = keys.index(key)
         kept = sectors[n] / clear
-        if kept.min() >= FADING:        # the ring's median fell, not its peak: blur or a slight misfit
+        if kept.min() >= GLARE.fading:        # the ring's median fell, not its peak: blur or a slight misfit
             continue
         if scores[key] >= s.marginal:
             if levels.rings[key] < s.glare * typical:
                 return why(Code.GLARE, **at(key))
             continue
-        inked_along = (fill[n][kept >= FADED] > RING_FILLED * printed_fill).any()
+        inked_along = (fill[n][kept >= GLARE.faded] > GLARE.ring_filled * printed_fill).any()
         if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
             return why(Code.GLARE_RING_INKED, **at(key))
         unseen = _unseen(r, s, key, kept)
@@ -307,9 +249,9 @@ def _halo(r: Reading, s: Settings, typical: float) -> Reason | None:
     marked there whose ink is mostly fainter than a stroke's may be only that (8:hard:371, X)."""
     marked = r.marked(s)
     for n, key in enumerate(r.levels.rings):
-        if key[1] in marked[key[0]] and washed_arc(r.amount, r.layout.kind, n, FADED * typical) and \
+        if key[1] in marked[key[0]] and washed_arc(r.amount, r.layout.kind, n, GLARE.faded * typical) and \
                 stroke_share(r.amount, r.layout.kind, r.levels, key,
-                             r.circles.path if key in r.circles.circled else None) < STROKED:
+                             r.circles.path if key in r.circles.circled else None) < GLARE.stroked:
             return why(Code.GLARE_HALO, **at(key))
     return None
 
@@ -317,8 +259,10 @@ def _halo(r: Reading, s: Settings, typical: float) -> Reason | None:
 def _unseen(r: Reading, s: Settings, key: tuple, kept) -> Reason | None:
     """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (ink with
     its contrast restored), or None."""
-    disc, outer, unknown = _restored(r.amount, r.layout.kind, r.levels, key, kept, FADED, r.circles.path)
-    return "unknown" if unknown >= UNKNOWN else "ink" if disc >= GLARE_TRACE or outer >= OUTER_TRACE else None
+    disc, outer, unknown = restored(r.amount, r.layout.kind, r.levels, key, kept, GLARE.faded, r.circles.path)
+    if unknown >= GLARE.unknown:
+        return "unknown"
+    return "ink" if disc >= GLARE.glare_trace or outer >= GLARE.outer_trace else None
 
 
 def _stray_line(r: Reading, s: Settings) -> Reason | None:
@@ -348,7 +292,7 @@ def _trace(r: Reading, s: Settings) -> Reason | None:
     pen circle drawn right over the printed ring, which the print model hides): reading that
     card as blank or as one mark fewer would be a silent error, so a person looks."""
     rings, darkest = r.levels.rings, r.levels.darkest
-    typical = _typical_ring(rings, r.scores, s.marginal)
+    typical = typical_ring(rings, r.scores, s.marginal)
     fields = r.firmly_marked(s)
     ink = {}
     for name, b in r.layout.bubbles():
@@ -436,7 +380,7 @@ def _drawn_round(r: Reading) -> np.ndarray | None:
 
 
 def _all_round(faint: float, usual: float, s: Settings) -> bool:
-    return faint >= s.faint and (faint >= 4 * usual or faint >= usual + FAINT_ABOVE)
+    return faint >= s.faint and (faint >= GLARE.faint_times * usual or faint >= usual + GLARE.faint_above)
 
 
 def _faint_in_blank(r: Reading, s: Settings) -> Reason | None:
@@ -450,7 +394,7 @@ def _faint_in_blank(r: Reading, s: Settings) -> Reason | None:
     if not blank:
         return None
     noise = paper_noise(r.amount, r.layout.kind)
-    if noise >= NOISE_FLOOR:        # too noisy to see more by looking closer
+    if noise >= LIGHT.noise_floor:        # too noisy to see more by looking closer
         return None
     scores = closer_scores(r.amount, r.layout.kind, r.levels, max(s.closer_floor, noise))
     for name, b in r.layout.bubbles():
@@ -477,12 +421,13 @@ def spilt(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, own: dict, s:
     """The ink in this bubble lies where a neighbour's mark reaches (a big circle drawn round it),
     none in its own part of the disc, and that neighbour is marked with at least twice the ink:
     it is that mark's ink, not a mark of its own."""
-    return own[key] < s.trace and _spill_from_neighbour(layout, b, scores, max(s.definite, 2 * scores[key]))
+    return own[key] < s.trace and \
+        _spill_from_neighbour(layout, b, scores, max(s.definite, MEASURE.spill_times * scores[key]))
 
 
 def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least: float) -> bool:
     """A bubble close by scoring at least this (a big circle drawn round it reaches into this one)."""
-    return any(o is not b and scores[name, o.value] >= at_least and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r)
+    return any(scores[name, o.value] >= at_least and neighbours(o, b)
                for name, o in layout.bubbles())
 
 

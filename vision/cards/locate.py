@@ -9,25 +9,20 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _blank, _card_data, _fiducial_region
+from .blank import PX, blank_card, card_data, fiducial_region
 from .result import Rejection
-
-ALIGNED = 0.75           # an outline fit refined on the print must match the blank this well (correlation)
-QR_PX = 10.0             # pixels per mm when reading the code
-QR_MARGINS_MM = (1.0, 3.0)  # paper round the code in its own warp: tight, then wide (a curled card's code off its fit)
-FLAT = 0.12              # marker corners this close to one homography (in marker sides): a flat card
-CURLED = 0.25            # this close: a curled one (1-2 mm off at a corner), its print refitted piece by piece
+from .tuning import LOCATE
 
 
 @dataclass
-class _Card:
+class Located:
     """A located, rectified card."""
     homography: np.ndarray      # card mm -> image pixels
     grey: np.ndarray            # rectified, PX per mm
     method: str
 
 
-def locate(detector, grey: np.ndarray) -> _Card:
+def locate(detector, grey: np.ndarray) -> Located:
     """The card in the picture: its homography (card mm -> image pixels) and the rectified card."""
     homography, method = _fiducials(detector, grey)
     if homography is None:
@@ -36,7 +31,7 @@ def locate(detector, grey: np.ndarray) -> _Card:
                             "badly curled?): flatten it and scan it again")
         hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
         raise Rejection(f"not a card: no card fiducials or outline found{hint}")
-    return _Card(homography, _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
+    return Located(homography, card_region(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
 
 
 def _fiducials(detector, grey: np.ndarray):
@@ -46,19 +41,19 @@ def _fiducials(detector, grey: np.ndarray):
     found = _markers(detector, grey)
     ids = [i for i in found if i in L.MARKER_IDS]
     error = None
-    if len(ids) >= 3:
+    if len(ids) >= LOCATE.markers_needed:
         homography, error = _fit(found, ids)
-        if error < FLAT:
+        if error < LOCATE.flat:
             return homography, "markers"
     outline = _outline(grey, found)
     if outline is not None:
         return outline, "outline"
-    if error is not None and error < CURLED:
+    if error is not None and error < LOCATE.curled:
         return homography, "curled"
     return None, "bent" if error is not None else "outline"
 
 
-def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
+def read_code(grey: np.ndarray, card: Located, event: str, secret: str) -> L.Card:
     """The card its QR code names, if the code reads and is genuine and of this event."""
     x, y, side = (round(v * PX) for v in L.QR_BOX)
     on_card = card.grey[y - round(PX):y + side + round(PX), x - round(PX):x + side + round(PX)]
@@ -71,13 +66,14 @@ def read_code(grey: np.ndarray, card: _Card, event: str, secret: str) -> L.Card:
         raise Rejection(str(error))
 
 
-def _decode_warped(grey: np.ndarray, card: _Card) -> str | None:
-    """The code read on its own sharper warp (QR_PX per mm), prepared in turn, by zxing then zbar (each
+def _decode_warped(grey: np.ndarray, card: Located) -> str | None:
+    """The code read on its own sharper warp (LOCATE.qr_px per mm), prepared in turn, by zxing then zbar (each
     reads codes the other cannot: a soft, noisy or low-contrast one); then again with a wider margin
     round it (a curled card's code lies off the fit by a millimetre or more: cut off at the edge)."""
     x, y, side = L.QR_BOX
-    for margin in QR_MARGINS_MM:
-        patch = _warp(grey, card.homography, QR_PX, (x - margin, y - margin, side + 2 * margin, side + 2 * margin))
+    for margin in (LOCATE.qr_margin_mm, LOCATE.qr_wide_margin_mm):
+        box = (x - margin, y - margin, side + 2 * margin, side + 2 * margin)
+        patch = card_region(grey, card.homography, LOCATE.qr_px, box)
         for decode, prepared in READINGS:      # each made only if the ones before fail
             text = decode(prepared(patch))
             if text:
@@ -85,7 +81,7 @@ def _decode_warped(grey: np.ndarray, card: _Card) -> str | None:
     return None
 
 
-def _detector():
+def marker_detector():
     params = cv2.aruco.DetectorParameters()
     params.minMarkerPerimeterRate = 0.04      # a corner marker is never smaller than this in a card picture
     # one threshold window (OpenCV's default tries 3, 13 and 23): half the time, and on the bench
@@ -98,7 +94,7 @@ def _detector():
 def _markers(detector, grey: np.ndarray) -> dict[int, np.ndarray]:
     """Marker id -> its 4 corners in full-image pixels: looked for on a half-size copy of a big
     image first (four times fewer pixels), at full size if that finds too few; corners refined."""
-    levels = [2, 1] if min(grey.shape) >= 900 else [1]
+    levels = [2, 1] if min(grey.shape) >= LOCATE.half_size_px else [1]
     found = {}
     for factor in levels:
         small = cv2.pyrDown(grey) if factor == 2 else grey
@@ -108,7 +104,7 @@ def _markers(detector, grey: np.ndarray) -> dict[int, np.ndarray]:
             if int(marker) in found:
                 raise Rejection("more than one card in the image")
             found[int(marker)] = quad.reshape(4, 2).astype(np.float64) * factor + (factor - 1) / 2
-        if sum(i in L.MARKER_IDS for i in found) >= 3:
+        if sum(i in L.MARKER_IDS for i in found) >= LOCATE.markers_needed:
             break
     return _refine(grey, found) if found else found
 
@@ -136,14 +132,14 @@ def _fit(found: dict, ids: list[int]) -> tuple[np.ndarray | None, float]:
 def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:
     """The card's outline (its printed frame or the paper's edge) as the card's corners; markers
     still seen (or the code) say which way up."""
-    scale = 0.5 if min(grey.shape) >= 900 else 1.0
+    scale = 0.5 if min(grey.shape) >= LOCATE.half_size_px else 1.0
     small = cv2.pyrDown(grey) if scale < 1 else grey
     binary = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 31, 10)
     contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     quads = []
     for contour in contours:
         area = cv2.contourArea(contour)
-        if area < 0.04 * small.size:
+        if area < LOCATE.outline_area * small.size:
             continue
         quad = _quad(contour)
         if quad is not None:
@@ -158,7 +154,7 @@ def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:
         quad = _clockwise(quad)
         sides = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
         ratio = (sides[0] + sides[2]) / (sides[1] + sides[3])
-        if not 0.6 < ratio < 1.7:        # a card seen at a slant; either way round
+        if not LOCATE.slant_low < ratio < LOCATE.slant_high:        # a card seen at a slant; either way round
             continue
         if not seen:
             best = _orient_by_code(grey, quad, frame_mm)
@@ -182,7 +178,7 @@ def _quad(contour: np.ndarray) -> np.ndarray | None:
     sides = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
     lengths = [np.linalg.norm(b - a) for a, b in sides]
     longest = sorted(sorted(range(len(sides)), key=lambda i: -lengths[i])[:4])
-    if sum(lengths[i] for i in longest) < 0.75 * sum(lengths):
+    if sum(lengths[i] for i in longest) < LOCATE.hull_sides * sum(lengths):
         return None
     corners = [_cross(sides[longest[i - 1]], sides[longest[i]]) for i in range(4)]
     return None if any(c is None for c in corners) else np.array(corners)
@@ -221,7 +217,7 @@ def _orient_by_markers(quad: np.ndarray, outline_mm: np.ndarray, found: dict, se
         if joint is None:
             continue
         error = np.linalg.norm(cv2.perspectiveTransform(src[None], joint)[0] - dst, axis=1).max()
-        if error < 0.25 * size and (best is None or error < best[0]):
+        if error < LOCATE.curled * size and (best is None or error < best[0]):
             best = error, joint
     return best
 
@@ -233,7 +229,7 @@ def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) ->
         outline = np.roll(quad, -turn, 0).astype(np.float32)
         homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), outline)
         x, y, side = L.QR_BOX
-        if _decode(_warp(grey, homography, QR_PX, (x - 1, y - 1, side + 2, side + 2))):
+        if _decode(card_region(grey, homography, LOCATE.qr_px, (x - 1, y - 1, side + 2, side + 2))):
             candidates.append(homography)
     return candidates[0] if len(candidates) == 1 else None
 
@@ -241,9 +237,9 @@ def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) ->
 def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np.ndarray | None:
     """An outline fit is only as good as the paper's edge: align the rectified card to the blank's
     print around the outline and the markers seen (a finger over a marker is no print)."""
-    blank = _blank("vote").astype(np.float32) / 255
-    warped = _warp(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
-    mask = _fiducial_region().copy()
+    blank = blank_card("vote").astype(np.float32) / 255
+    warped = card_region(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
+    mask = fiducial_region().copy()
     for m in L.markers():
         if seen and m.id not in seen:
             x0, y0, x1, y1 = (round(v * PX) for v in (m.x - 3, m.y - 3, m.x + m.size + 3, m.y + m.size + 3))
@@ -252,7 +248,7 @@ def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np
         fit, warp = _aligned(blank, warped, mask)
     except cv2.error:
         return None
-    if fit < ALIGNED:
+    if fit < LOCATE.aligned:
         return None
     scale = np.diag([PX, PX, 1.0])
     return homography @ np.linalg.inv(scale) @ warp.astype(np.float64) @ scale
@@ -271,7 +267,7 @@ def _aligned(blank: np.ndarray, warped: np.ndarray, mask: np.ndarray) -> tuple[f
                                 (criteria, 10, 1e-4), mask, 5)
 
 
-def _warp(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
+def card_region(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
     """The card region box (x, y, w, h in mm) at px pixels per mm."""
     x, y, w, h = box
     to_mm = np.array([[1 / px, 0, x], [0, 1 / px, y], [0, 0, 1]])
@@ -289,10 +285,10 @@ def _decode(image: np.ndarray) -> str | None:
 
 def _soft(grey: np.ndarray) -> bool:
     """No edge in the picture is steep for its contrast: badly out of focus or moving."""
-    small = cv2.pyrDown(grey) if min(grey.shape) >= 900 else grey
+    small = cv2.pyrDown(grey) if min(grey.shape) >= LOCATE.half_size_px else grey
     steep = np.percentile(np.abs(cv2.Sobel(small, cv2.CV_32F, 1, 0)), 99.5)
     low, high = np.percentile(small, [1, 99])
-    return high - low > 40 and steep / (high - low) < 1.0     # a sharp card scores about 3
+    return high - low > LOCATE.soft_contrast and steep / (high - low) < LOCATE.soft_edge
 
 
 def _unchanged(image: np.ndarray) -> np.ndarray:
@@ -325,14 +321,8 @@ READINGS = ((_decode, _unchanged), (_decode, _sharpen), (_decode, _binary), (_de
 
 
 # --- a curled card: the print fitted again piece by piece ---------------------------------------------
-REACH_MM = 2.0           # how far the print may sit off the fit locally (a curled edge, a lifted marker)
-TILE_MM, STEP_MM = 12.0, 6.0     # the pieces of print matched to the blank, and how far apart they are
-MATCHED = 0.5            # a piece matches the blank this well (normalised correlation) or says nothing
-HALF = 0.5               # pieces are matched at half size (a sixteenth of the work)
-MAP_PX = 6               # the shifted map is solved every MAP_PX pixels, then interpolated
 
-
-def refitted(grey: np.ndarray, card: _Card, amount: np.ndarray, kind: str) -> _Card:
+def refitted(grey: np.ndarray, card: Located, amount: np.ndarray, kind: str) -> Located:
     """The card rectified again with its print where the blank has it: a curled edge (or a marker
     lifted with it) bends the print away from one homography by a millimetre or two, which misfits
     the printed rings against the blank. Pieces of print are matched to the blank a little way
@@ -341,8 +331,9 @@ def refitted(grey: np.ndarray, card: _Card, amount: np.ndarray, kind: str) -> _C
     if shifts is None:
         return card
     h, w = amount.shape
-    v, u = np.mgrid[0:h + MAP_PX:MAP_PX, 0:w + MAP_PX:MAP_PX].astype(np.float32)
-    step, start = STEP_MM * PX, TILE_MM * PX / 2
+    grid = LOCATE.map_px
+    v, u = np.mgrid[0:h + grid:grid, 0:w + grid:grid].astype(np.float32)
+    step, start = LOCATE.step_mm * PX, LOCATE.tile_mm * PX / 2
     x, y = ((c + cv2.remap(shifts[..., k], (u - start) / step, (v - start) / step, cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_REPLICATE)) / PX for k, c in enumerate((u, v)))
     m = card.homography
@@ -351,32 +342,32 @@ def refitted(grey: np.ndarray, card: _Card, amount: np.ndarray, kind: str) -> _C
     map_x, map_y = (cv2.remap(((m[k, 0] * x + m[k, 1] * y + m[k, 2]) / z).astype(np.float32), fine_x, fine_y,
                               cv2.INTER_LINEAR) for k in (0, 1))
     again = cv2.remap(grey, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255)
-    return _Card(card.homography, again, card.method)
+    return Located(card.homography, again, card.method)
 
 
 @lru_cache(maxsize=None)
 def _fine_grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every pixel's place on the MAP_PX grid."""
-    v, u = np.mgrid[0:h, 0:w].astype(np.float32) / MAP_PX
+    """Every pixel's place on the LOCATE.map_px grid."""
+    v, u = np.mgrid[0:h, 0:w].astype(np.float32) / LOCATE.map_px
     return u, v
 
 
 def _print_shifts(amount: np.ndarray, kind: str) -> np.ndarray | None:
-    """Per piece of print on a grid STEP_MM apart, (dx, dy) in pixels from where the fit puts it to
+    """Per piece of print on a grid LOCATE.step_mm apart, (dx, dy) in pixels from where the fit puts it to
     where it is seen; pieces that match poorly (a mark over them) or have no print to go by take
     their neighbours'."""
     matched, pieces, rows, cols = _pieces(kind, amount.shape)
-    half, reach = round(TILE_MM * PX * HALF / 2), round(REACH_MM * PX * HALF)
-    seen = cv2.resize(amount * matched, None, fx=HALF, fy=HALF, interpolation=cv2.INTER_AREA)
+    half, reach = round(LOCATE.tile_mm * PX * LOCATE.half / 2), round(LOCATE.reach_mm * PX * LOCATE.half)
+    seen = cv2.resize(amount * matched, None, fx=LOCATE.half, fy=LOCATE.half, interpolation=cv2.INTER_AREA)
     seen = cv2.copyMakeBorder(seen, reach, reach, reach, reach, cv2.BORDER_CONSTANT, value=0)
     shifts = np.full((rows, cols, 2), np.nan, np.float32)
     for j, i, y0, x0, template in pieces:
         match = cv2.matchTemplate(seen[y0:y0 + 2 * (half + reach), x0:x0 + 2 * (half + reach)], template,
                                   cv2.TM_CCOEFF_NORMED)
         _, best, _, (x, y) = cv2.minMaxLoc(match)
-        if best >= MATCHED and 0 < x < 2 * reach and 0 < y < 2 * reach:
-            shifts[j, i] = (x - reach + _vertex(match[y, x - 1:x + 2])) / HALF, \
-                (y - reach + _vertex(match[y - 1:y + 2, x])) / HALF
+        if best >= LOCATE.matched and 0 < x < 2 * reach and 0 < y < 2 * reach:
+            shifts[j, i] = (x - reach + _vertex(match[y, x - 1:x + 2])) / LOCATE.half, \
+                (y - reach + _vertex(match[y - 1:y + 2, x])) / LOCATE.half
     return _smoothed(shifts)
 
 
@@ -385,19 +376,19 @@ def _pieces(kind: str, shape: tuple) -> tuple:
     """Where a card of this kind holds only the blank's print (not its own data or code); the
     pieces of the blank's print to match (as ink, 0 paper .. 1 black, at half size), each with its
     place on the grid; the grid's size."""
-    printed = cv2.resize((255 - _blank(kind)).astype(np.float32) / 255, None, fx=HALF, fy=HALF,
+    printed = cv2.resize((255 - blank_card(kind)).astype(np.float32) / 255, None, fx=LOCATE.half, fy=LOCATE.half,
                          interpolation=cv2.INTER_AREA)
-    matched = ~_card_data(kind)
+    matched = ~card_data(kind)
     x, y, side = (round(v * PX) for v in L.QR_BOX)
     matched[y:y + side, x:x + side] = False
-    half, step = round(TILE_MM * PX * HALF / 2), STEP_MM * PX * HALF
-    rows, cols = (int((n * HALF - 2 * half) // step) + 1 for n in shape)
+    half, step = round(LOCATE.tile_mm * PX * LOCATE.half / 2), LOCATE.step_mm * PX * LOCATE.half
+    rows, cols = (int((n * LOCATE.half - 2 * half) // step) + 1 for n in shape)
     pieces = []
     for j in range(rows):
         for i in range(cols):
             y0, x0 = round(j * step), round(i * step)
             template = printed[y0:y0 + 2 * half, x0:x0 + 2 * half]
-            if template.std() >= 0.05:      # some print to go by, not open paper
+            if template.std() >= LOCATE.some_print:      # some print to go by, not open paper
                 pieces.append((j, i, y0, x0, template))
     return matched.astype(np.float32), pieces, rows, cols
 

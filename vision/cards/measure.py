@@ -3,7 +3,7 @@ model's levels on this card, and per bubble the new ink in its disc, the band ar
 part of the disc, the halo just outside it, its printed ring; a light mark's shape."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from statistics import median
 
@@ -11,26 +11,9 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _blank, _clear, _print_everywhere, _radii, _spread_print
+from .blank import PX, blank_card, clear_of_black, print_everywhere, bubble_radii, spread_print
+from .tuning import LIGHT, MEASURE, SHAPE, neighbours
 
-GLARE_CEILING = 1.1      # paper brighter than this share of the wide median is a glare spot
-LINE_MM = 3.0            # a closing this wide closes over pen lines and the print's, not a filled bubble
-DISC = 1.2               # a bubble's scored disc, in radii: its printed ring and a little beyond
-BAND = (1.65, 2.1)       # the band around a bubble (in radii) where a line through it shows: beyond a big circle
-SECTORS = 8              # glare is a patch: a bubble's printed ring is looked at in this many sectors round it
-OUTER = 1.8              # radii: a circle drawn round a bubble lies within this (glare restores look there too)
-RING_MM = 0.6            # a printed ring's footprint: where the blank prints it, this close to the ring
-ARCS = 64                # a glare streak across a ring washes out an arc this fine (a 64th of it: 0.3-0.8 mm)
-STROKE = 0.5             # new ink this strong or more is a stroke's (pen, pencil), not a glare halo's soft shade
-TRACED = 0.2             # a light mark's pixels: new ink this strong or more (light pencil's grain breaks its
-                         # line into pieces at 0.3)
-RING_BAND_MM = 0.9       # a ring's ink is summed this far either side of it (blur spreads it, a misfit shifts it)
-PAPER_MM = (0.6, 1.6)    # the paper beside a ring, this far from it (off any other print)
-PAPER_QUANTILE = 0.3     # the paper's level there: a low quantile, under a pencil line drawn beside the ring
-FULL_STROKE = 0.25       # darkness beyond the print a full-strength stroke adds (new ink 1)
-NOISE_FLOOR = 0.10       # ink weaker than this is noise on any card (the print's misfit and blur, JPEG, grain)
-FIGURE = 0.3              # a mark's ink spread at least this wide across as along (a cross, tick, ring): no line
-BESIDE, BESIDE_MM = 0.9, 0.5   # a bubble's ink left this share of it this close to a circle or line taken out: its edge
 MAD_SIGMA = 1.4826       # a median absolute deviation times this: the standard deviation of normal noise
 
 
@@ -44,11 +27,11 @@ def ink(grey: np.ndarray) -> np.ndarray:
     capped first (_glare_ceiling), and a narrow closing keeps a pen line under glare on its bright paper."""
     grey = cv2.GaussianBlur(grey, (3, 3), 0)       # sensor noise would read as faint ink everywhere
     small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
-    window = int(20 * PX / 4) | 1
+    window = int(LIGHT.paper_window_mm * PX / 4) | 1
     pad = window // 2
     padded = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     closed = np.maximum(_closing(np.minimum(padded, _glare_ceiling(padded, window)), window),
-                        _closing(padded, int(LINE_MM * PX / 4) | 1))     # a pen line under glare is on bright paper
+                        _closing(padded, int(LIGHT.line_mm * PX / 4) | 1))     # a pen line under glare: bright paper
     paper = closed[pad:-pad, pad:-pad]
     paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
     paper = cv2.max(paper, cv2.max(grey, 1))
@@ -68,50 +51,62 @@ def _glare_ceiling(small: np.ndarray, window: int) -> np.ndarray:
     tiny = cv2.resize(small, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     wide = cv2.resize(cv2.medianBlur(tiny, int(0.75 * window) | 1), (small.shape[1], small.shape[0]),
                       interpolation=cv2.INTER_LINEAR)
-    return np.clip(wide.astype(np.float32) * GLARE_CEILING, 0, 255).astype(np.uint8)
+    return np.clip(wide.astype(np.float32) * LIGHT.glare_ceiling, 0, 255).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class BubbleGeometry:
+    """Where one bubble's regions lie on the rectified card: masks over its patch."""
+    where: tuple                # the patch round it (rows, columns slices)
+    disc: np.ndarray            # the disc scored (off near-black print)
+    ring: np.ndarray            # its printed ring
+    band: np.ndarray            # the band round it, where a line through it shows
+    printed: np.ndarray         # the blank's print (1 = the bubbles' grey; spread so a slight misfit is not ink)
+    own_print: np.ndarray       # its own print (ring and label)
+    own_disc: np.ndarray        # the part of its disc outside the other bubbles' spill zones
+    zone: np.ndarray            # per pixel, the bubble whose spill zone it lies in (-1: none)
 
 
 @lru_cache(maxsize=None)
-def _geometry(kind: str):
-    """Per bubble: its patch, the disc scored, its printed ring, the band around it, the blank's
-    print there (1 = the bubbles' grey; spread a little so a slight misfit is not ink), its own
-    print, the part of its disc outside the other bubbles' spill zones, and those zones."""
-    blank = _blank(kind)
-    print_ink = _spread_print(kind)
-    core = cv2.erode((blank < 190).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
-    clear = _clear(kind)
+def bubble_geometry(kind: str) -> dict[tuple, BubbleGeometry]:
+    """Per bubble (field, value), its regions."""
+    blank = blank_card(kind)
+    print_ink = spread_print(kind)
+    core = cv2.erode((blank < SHAPE.print_core).astype(np.uint8), np.ones((2, 2), np.uint8)) > 0
+    clear = clear_of_black(kind)
     h, w = blank.shape
     yy, xx = np.mgrid[0:h, 0:w]
     out = {}
     bubbles = L.layout(kind).bubbles()
     for name, b in bubbles:
         cx, cy, r = b.x * PX, b.y * PX, b.r * PX
-        x0, x1 = max(0, int(cx - 2.2 * r)), min(w, int(cx + 2.2 * r) + 1)
-        y0, y1 = max(0, int(cy - 2.2 * r)), min(h, int(cy + 2.2 * r) + 1)
+        x0, x1 = max(0, int(cx - SHAPE.patch * r)), min(w, int(cx + SHAPE.patch * r) + 1)
+        y0, y1 = max(0, int(cy - SHAPE.patch * r)), min(h, int(cy + SHAPE.patch * r) + 1)
         d = np.hypot(xx[y0:y1, x0:x1] - cx, yy[y0:y1, x0:x1] - cy)
-        ring = (np.abs(d - r) <= 0.3 * PX) & core[y0:y1, x0:x1]
-        own_print = (d <= r + 0.3 * PX) & core[y0:y1, x0:x1]
+        ring = (np.abs(d - r) <= SHAPE.ring_line_mm * PX) & core[y0:y1, x0:x1]
+        own_print = (d <= r + SHAPE.ring_line_mm * PX) & core[y0:y1, x0:x1]
         ok = clear[y0:y1, x0:x1]
         zone = _zones(b, bubbles, xx[y0:y1, x0:x1], yy[y0:y1, x0:x1])
-        out[name, b.value] = ((slice(y0, y1), slice(x0, x1)), (d <= DISC * r) & ok, ring,
-                              (d >= BAND[0] * r) & (d <= BAND[1] * r) & ok, print_ink[y0:y1, x0:x1], own_print,
-                              (d <= DISC * r) & ok & (zone < 0), zone)
+        disc = (d <= SHAPE.disc * r) & ok
+        out[name, b.value] = BubbleGeometry((slice(y0, y1), slice(x0, x1)), disc, ring,
+                                            (d >= SHAPE.band_inner * r) & (d <= SHAPE.band_outer * r) & ok,
+                                            print_ink[y0:y1, x0:x1], own_print, disc & (zone < 0), zone)
     return out
 
 
 def _zones(b: L.Bubble, bubbles, xx, yy) -> np.ndarray:
     """Per pixel, the number of the other bubble whose spill zone it lies in (-1: none). A big circle
-    drawn round a bubble reaches 1.6 radii from its centre, into its neighbours' discs and bands."""
-    zone, nearest = np.full(xx.shape, -1, np.int32), np.full(xx.shape, 1.6)
+    drawn round a bubble reaches SHAPE.circle_reach radii from its centre, into its neighbours' discs and bands."""
+    zone, nearest = np.full(xx.shape, -1, np.int32), np.full(xx.shape, SHAPE.circle_reach)
     for n, (_, o) in enumerate(bubbles):
-        if o is not b and np.hypot(o.x - b.x, o.y - b.y) < 3.0 * (o.r + b.r):
+        if neighbours(o, b):
             reach = np.hypot(xx - o.x * PX, yy - o.y * PX) / (o.r * PX)
             zone[reach < nearest], nearest = n, np.minimum(nearest, reach)
     return zone
 
 
 @dataclass(frozen=True)
-class _Levels:
+class Levels:
     """How the card's print and paper look in this picture."""
     rings: dict         # bubble -> how dark its printed ring looks
     darkest: dict       # bubble -> how dark the darkest of its own print (its label) looks
@@ -119,13 +114,14 @@ class _Levels:
     floor: float        # ink weaker than this is noise
 
 
-def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarray:
+def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: Levels) -> np.ndarray:
     """Darkness beyond the blank's own print (scaled to how dark the print looks on this card)
     and the noise, as a share of a full-strength stroke (0-1)."""
     if not seen.size:
         return np.zeros(seen.shape, np.float32)
-    new = cv2.addWeighted(seen, 1 / FULL_STROKE, printed, -levels.print_level / FULL_STROKE,       # one pass
-                          -levels.floor / FULL_STROKE, dtype=cv2.CV_32F)
+    full = LIGHT.full_stroke
+    new = cv2.addWeighted(seen, 1 / full, printed, -levels.print_level / full,       # one pass
+                          -levels.floor / full, dtype=cv2.CV_32F)
     return np.clip(new, 0, 1, out=new)
 
 
@@ -133,7 +129,7 @@ def _new_ink(seen: np.ndarray, printed: np.ndarray, levels: _Levels) -> np.ndarr
 class Measured:
     """A card's ink, measured once and shared by every check (scores, circles, strokes, doubts)."""
     amount: np.ndarray  # ink() of the rectified card
-    levels: _Levels
+    levels: Levels
     new: np.ndarray     # new ink beyond the blank's print over the whole card: what the bubbles score
     seen: np.ndarray    # new, none where the card's own data, code and edge are: what circles and strokes follow
     kept: dict = field(default_factory=dict, compare=False, repr=False)    # what several checks derive alike, once
@@ -141,43 +137,65 @@ class Measured:
 
 def measured(amount: np.ndarray, kind: str) -> Measured:
     levels = _levels(amount, kind)
-    new = _new_ink(amount, _spread_print(kind), levels)
+    new = _new_ink(amount, spread_print(kind), levels)
     return Measured(amount, levels, new, cv2.multiply(new, _not_black_print(kind)))
 
 
 @lru_cache(maxsize=None)
 def _not_black_print(kind: str) -> np.ndarray:
     """Away from the card's own data, code and edge (never a stroke's ink there): 1, else 0."""
-    return (_print_everywhere(kind) < _print_everywhere(kind).max()).astype(np.float32)
+    return (print_everywhere(kind) < print_everywhere(kind).max()).astype(np.float32)
 
 
-def _levels(amount: np.ndarray, kind: str) -> _Levels:
-    regions = _regions(kind)
+def _levels(amount: np.ndarray, kind: str) -> Levels:
+    regions = bubble_regions(kind)
     flat = amount.ravel()
     rings = dict(zip(regions.keys, _quantiles(flat, regions.ring, 0.5)))
     darkest = _quantiles(flat, regions.own_print, 0.9)
-    print_level = min(max(_median(np.array(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
-    return _Levels(rings, dict(zip(regions.keys, darkest)), print_level, _noise_floor(amount, kind))
+    print_level = min(max(fast_median(np.array(darkest)), 0.5 * (1 - L.PRINT_GREY)), 1.0)
+    return Levels(rings, dict(zip(regions.keys, darkest)), print_level, _noise_floor(amount, kind))
 
 
-def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
+@dataclass(frozen=True)
+class Cut:
+    """Ink taken out of some bubbles: a stray stroke's, a circle's round another bubble."""
+    pixels: np.ndarray      # flat bool over the rectified card
+    bubbles: np.ndarray     # bool per bubble (layout order): those it is taken out of
+
+
+@dataclass(frozen=True)
+class BubbleInk:
+    """The evidence of ink per bubble ((field, value) -> number), as score_bubbles measures it."""
+    scores: dict        # new ink in the disc (mm² of full-strength stroke per mm of radius)
+    around: dict        # ink in the band round it, less a marked neighbour's reach
+    filled: dict        # the share of the disc inked
+    own: dict           # new ink in the disc away from the other bubbles' spill zones
+    band: dict          # all the ink in the band round it
+
+    def taking(self, other: BubbleInk, keys) -> BubbleInk:
+        """These numbers, but the bubbles keys' taken from other."""
+        return BubbleInk(**{f.name: {**getattr(self, f.name), **{key: getattr(other, f.name)[key] for key in keys}}
+                            for f in fields(self)})
+
+
+def score_bubbles(m: Measured, kind: str, definite: float, stray: float, cuts: list[Cut] = ()) -> BubbleInk:
     """Per bubble: its new ink, the ink in the band around it, the share of it filled, and `own`,
     the new ink in the disc away from the other bubbles' spill zones. New ink is darkness beyond
     the blank's own print (scaled to how dark the print looks on this card); it is counted in mm²
     of full-strength stroke per mm of radius, so a 0.5 mm pen circle scores about 3 whatever the
     bubble's size. `around` leaves out the spill zones of marked bubbles (`definite`) with
     little ink in their own band (`stray`: no line runs through them): a big circle drawn round
-    such a bubble reaches there. `band` is all the band's ink. `cuts`, pairs (pixels, bubbles): the
-    pixels (flat, True) left out of those bubbles (True): a stray stroke's ink, a circle round another."""
-    regions = _regions(kind)
+    such a bubble reaches there. `band` is all the band's ink. `cuts`: ink left out of some bubbles (a
+    stray stroke's, a circle's round another)."""
+    regions = bubble_regions(kind)
     flat = m.new.ravel()
     keys = regions.keys
 
     def cut(where):
         index, label = where
         out = np.zeros(len(index), bool)
-        for pixels, bubbles in cuts:
-            out |= pixels[index] & bubbles[label]
+        for c in cuts:
+            out |= c.pixels[index] & c.bubbles[label]
         return out
 
     def new_ink(where, out=None):
@@ -207,16 +225,13 @@ def _score(m: Measured, kind: str, definite: float, stray: float, cuts=()):
     band = sums(regions.band[1], band_ink * ~left_out, n) if left_out.any() else band_sum  # (none: the same sums)
     count = regions.inside_count if not cuts else np.maximum(
         1, regions.inside_count - np.bincount(regions.inside[1][inside_out], minlength=n))
-    scores = dict(zip(keys, (inside * per_r).tolist()))
-    around = dict(zip(keys, (band * per_r).tolist()))
-    filled = dict(zip(keys, (inside / count).tolist()))
-    own = dict(zip(keys, (own_disc * per_r).tolist()))
-    return scores, around, filled, own, dict(zip(keys, band_all.tolist()))
+    return BubbleInk(*(dict(zip(keys, values.tolist())) for values in
+                       (inside * per_r, band * per_r, inside / count, own_disc * per_r, band_all)))
 
 
 def _a_figure(regions: _Regions, inside_ink: np.ndarray, k: int, width: int) -> bool:
     """Whether bubble k's ink in its own disc (off its neighbours' reach) is a figure, not one straight
-    line: the narrow side of its spread (weighted second moments) FIGURE of its long side or more."""
+    line: the narrow side of its spread (weighted second moments) MEASURE.figure of its long side or more."""
     index, label = regions.inside
     start, end = np.searchsorted(label, [k, k + 1])
     own = regions.own_disc[start:end]
@@ -226,7 +241,7 @@ def _a_figure(regions: _Regions, inside_ink: np.ndarray, k: int, width: int) -> 
     at = index[start:end][own]
     spread = np.cov(np.stack([at % width, at // width]), aweights=weights)
     low, high = np.linalg.eigvalsh(spread)
-    return low >= FIGURE * FIGURE * high
+    return low >= MEASURE.figure * MEASURE.figure * high
 
 
 def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
@@ -237,21 +252,21 @@ def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _regions(kind: str) -> _Regions:
-    geometry = _geometry(kind)
-    width = _blank(kind).shape[1]
-    rows = {part: [] for part in ("inside", "ring", "band", "printed", "own_print")}
+def bubble_regions(kind: str) -> _Regions:
+    geometry = bubble_geometry(kind)
+    width = blank_card(kind).shape[1]
+    rows = {part: [] for part in ("disc", "ring", "band", "own_print")}
     band_zone, own_disc = [], []
-    for where, *masks in geometry.values():
-        y, x = np.mgrid[where]
-        for part, mask in zip(rows, masks):
-            rows[part].append((y * width + x)[mask] if mask.dtype == bool else None)
-        band_zone.append(masks[-1][masks[2]])
-        own_disc.append(masks[5][masks[0]])
-    print_ink = np.zeros(_blank(kind).size, np.float32)
-    for (where, _, _, _, printed, _, _, _) in geometry.values():
-        y, x = np.mgrid[where]
-        print_ink[(y * width + x).ravel()] = printed.ravel()
+    for g in geometry.values():
+        y, x = np.mgrid[g.where]
+        for part in rows:
+            rows[part].append((y * width + x)[getattr(g, part)])
+        band_zone.append(g.zone[g.band])
+        own_disc.append(g.own_disc[g.disc])
+    print_ink = np.zeros(blank_card(kind).size, np.float32)
+    for g in geometry.values():
+        y, x = np.mgrid[g.where]
+        print_ink[(y * width + x).ravel()] = g.printed.ravel()
 
     def labelled(parts):
         return np.concatenate(parts), np.concatenate([np.full(len(p), n) for n, p in enumerate(parts)])
@@ -259,8 +274,8 @@ def _regions(kind: str) -> _Regions:
     band, zone = labelled(rows["band"]), np.concatenate(band_zone)
     names = [f.name for f in L.layout(kind).fields]
     fields = np.array([names.index(name) for name, _ in geometry])
-    return _Regions(tuple(geometry), np.array([r for _, r in _radii(kind)]), print_ink,
-                    labelled(rows["inside"]), np.array([max(1, len(p)) for p in rows["inside"]], np.float64),
+    return _Regions(tuple(geometry), np.array([r for _, r in bubble_radii(kind)]), print_ink,
+                    labelled(rows["disc"]), np.array([max(1, len(p)) for p in rows["disc"]], np.float64),
                     band, zone, (zone >= 0) & (fields[zone] != fields[band[1]]), _padded(rows["ring"]),
                     _padded(rows["own_print"]), np.concatenate(own_disc))
 
@@ -297,9 +312,9 @@ def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
 
 def _noise_floor(amount: np.ndarray, kind: str) -> float:
     """Ink weaker than this is noise: paper grain, sensor noise, JPEG; from the card's blank paper
-    (paper_noise), at least NOISE_FLOOR."""
+    (paper_noise), at least LIGHT.noise_floor."""
     paper = amount.ravel()[_paper(kind)]
-    return NOISE_FLOOR if _quiet_paper(paper) else max(NOISE_FLOOR, _noise(paper))
+    return LIGHT.noise_floor if _quiet_paper(paper) else max(LIGHT.noise_floor, _noise(paper))
 
 
 def paper_noise(amount: np.ndarray, kind: str) -> float:
@@ -308,32 +323,32 @@ def paper_noise(amount: np.ndarray, kind: str) -> float:
 
 
 def _noise(paper: np.ndarray) -> float:
-    median = _median(paper)
-    return median + 5 * _median(np.abs(paper - median)) * MAD_SIGMA
+    median = fast_median(paper)
+    return median + LIGHT.noise_mads * fast_median(np.abs(paper - median)) * MAD_SIGMA
 
 
 def _quiet_paper(paper: np.ndarray) -> bool:
-    """Whether the paper's noise (_noise) surely stays under NOISE_FLOOR (as on nearly every card),
+    """Whether the paper's noise (_noise) surely stays under LIGHT.noise_floor (as on nearly every card),
     shown by counting (a third of the two medians' time): the median lies in [low, high] when more
     than half the values are at most high and fewer than half under low; then every value in
     [high - b, low + b] is within b of it, and more than half of them there puts the MAD under b."""
     half = len(paper) // 2 + 1
     guess = paper[::8]
-    median = _median(guess.copy())
-    slack = max(_median(np.abs(guess - median)), 1e-4)
+    median = fast_median(guess.copy())
+    slack = max(fast_median(np.abs(guess - median)), 1e-4)
     low, high = median - slack, median + slack
-    b = (NOISE_FLOOR * 0.999 - high) / (5 * MAD_SIGMA)
+    b = (LIGHT.noise_floor * 0.999 - high) / (LIGHT.noise_mads * MAD_SIGMA)
     return b > slack and np.count_nonzero(paper <= high) >= half and np.count_nonzero(paper < low) < half - 1 \
         and np.count_nonzero((paper >= high - b) & (paper <= low + b)) >= half
 
 
-def closer_scores(amount: np.ndarray, kind: str, levels: _Levels, floor: float) -> dict:
+def closer_scores(amount: np.ndarray, kind: str, levels: Levels, floor: float) -> dict:
     """Per bubble, the new ink in its disc on open paper (_open_paper: off the print's misfit and
-    its soft edges), with the noise floor at `floor`, under NOISE_FLOOR where the paper is quiet:
-    a faint pencil stroke is not much darker than NOISE_FLOOR, and over the print its ink hardly
+    its soft edges), with the noise floor at `floor`, under LIGHT.noise_floor where the paper is quiet:
+    a faint pencil stroke is not much darker than LIGHT.noise_floor, and over the print its ink hardly
     shows (the print was dark there already), so where it leaves the print is what there is to see.
-    Counted as _score counts it (mm² per mm of radius), no cuts."""
-    regions = _regions(kind)
+    Counted as score_bubbles counts it (mm² per mm of radius), no cuts."""
+    regions = bubble_regions(kind)
     index, label = regions.inside
     new = _new_ink(amount.ravel()[index], regions.print_ink[index], replace(levels, floor=floor))
     return dict(zip(regions.keys, (sums(label, new * _open_disc(kind), len(regions.keys))
@@ -343,11 +358,11 @@ def closer_scores(amount: np.ndarray, kind: str, levels: _Levels, floor: float) 
 @lru_cache(maxsize=None)
 def _open_disc(kind: str) -> np.ndarray:
     """Per pixel of the bubbles' discs (_Regions.inside), whether it is open paper (_open_paper)."""
-    regions = _regions(kind)
-    return _open_paper(regions.print_ink.reshape(_blank(kind).shape)).ravel()[regions.inside[0]]
+    regions = bubble_regions(kind)
+    return _open_paper(regions.print_ink.reshape(blank_card(kind).shape)).ravel()[regions.inside[0]]
 
 
-def _median(values: np.ndarray) -> float:
+def fast_median(values: np.ndarray) -> float:
     """np.median of a 1-D array without NaN, in about half its time; the array is reordered."""
     n = len(values)
     middle = [n // 2 - 1, n // 2] if n % 2 == 0 else [n // 2]
@@ -358,7 +373,7 @@ def _median(values: np.ndarray) -> float:
 @lru_cache(maxsize=None)
 def _paper(kind: str) -> np.ndarray:
     """Blank paper (nothing printed within 2 mm), a sample of it every few pixels (flat indices)."""
-    empty = cv2.erode((_blank(kind) > 250).astype(np.uint8), np.ones((round(4 * PX) | 1,) * 2, np.uint8)) > 0
+    empty = cv2.erode((blank_card(kind) > 250).astype(np.uint8), np.ones((round(4 * PX) | 1,) * 2, np.uint8)) > 0
     sample = np.zeros_like(empty)
     sample[::3, ::3] = True
     return np.flatnonzero(empty & sample)
@@ -368,7 +383,7 @@ def _paper(kind: str) -> np.ndarray:
 def _contrast_masks():
     """The thin printed outline (its long runs between the markers) and the markers' solid black
     (flat indices)."""
-    blank = _blank("vote")
+    blank = blank_card("vote")
     frame = np.zeros_like(blank, np.uint8)
     a, bx, by = (round(v * PX) for v in (L.FRAME_INSET, L.CARD_W - L.FRAME_INSET, L.CARD_H - L.FRAME_INSET))
     cv2.rectangle(frame, (a, a), (bx, by), 255, 1)
@@ -386,10 +401,10 @@ def sharpness(amount: np.ndarray) -> tuple[float, float]:
     """Ink of the thin printed outline (its peak, which blur lowers) and of the markers' solid black."""
     frame, marker = _contrast_masks()
     flat = amount.ravel()
-    return _median(flat[frame]), _median(flat[marker])
+    return fast_median(flat[frame]), fast_median(flat[marker])
 
 
-def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, kept: np.ndarray, faded: float,
+def restored(amount: np.ndarray, kind: str, levels: Levels, key: tuple, kept: np.ndarray, faded: float,
               hidden: np.ndarray) -> tuple[float, float, float]:
     """A bubble's new ink with its contrast restored sector by sector (glare over it kept `kept` of
     it there): in its disc, and in the ring around it where a circle drawn round it lies (off the
@@ -401,27 +416,27 @@ def _restored(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, kept: 
     kept = kept[sector]
     known = (kept >= faded) & ~hidden[index]
     gain = 1 / np.clip(kept[known], faded, 1.0)        # a sector darker than the others (ink on it) is not dimmed
-    new = _new_ink(gain * amount.ravel()[index[known]], _regions(kind).print_ink[index[known]], levels) \
-        / (PX * PX) / dict(_radii(kind))[key]
+    new = _new_ink(gain * amount.ravel()[index[known]], bubble_regions(kind).print_ink[index[known]], levels) \
+        / (PX * PX) / dict(bubble_radii(kind))[key]
     return float(new[~outer[known]].sum()), float(new[outer[known]].sum()), float(1 - (kept[~outer] >= faded).mean())
 
 
 @lru_cache(maxsize=None)
 def _glare_zones(kind: str) -> dict:
-    """Per bubble, the pixels (flat) of its disc and of the ring around it out to OUTER radii (off
+    """Per bubble, the pixels (flat) of its disc and of the ring around it out to SHAPE.outer radii (off
     the other bubbles' discs), each pixel's sector, and which are in that outer ring."""
-    clear, (h, width) = _clear(kind).ravel(), _blank(kind).shape
-    discs, bubble_of = _regions(kind).inside        # every bubble's scored disc (clear pixels only)
+    clear, (h, width) = clear_of_black(kind).ravel(), blank_card(kind).shape
+    discs, bubble_of = bubble_regions(kind).inside        # every bubble's scored disc (clear pixels only)
     out = {}
     for n, (name, b) in enumerate(L.layout(kind).bubbles()):
-        x0, x1 = max(0, int((b.x - OUTER * b.r) * PX)), min(width, int((b.x + OUTER * b.r) * PX) + 1)
-        y0, y1 = max(0, int((b.y - OUTER * b.r) * PX)), min(h, int((b.y + OUTER * b.r) * PX) + 1)
+        x0, x1 = max(0, int((b.x - SHAPE.outer * b.r) * PX)), min(width, int((b.x + SHAPE.outer * b.r) * PX) + 1)
+        y0, y1 = max(0, int((b.y - SHAPE.outer * b.r) * PX)), min(h, int((b.y + SHAPE.outer * b.r) * PX) + 1)
         y, x = np.mgrid[y0:y1, x0:x1]
         flat = (y * width + x).ravel()
         d = (np.hypot(x - b.x * PX, y - b.y * PX) / (b.r * PX)).ravel()
         others = np.isin(flat, discs[bubble_of != n])
-        keep = clear[flat] & ((d <= DISC) | ((d <= OUTER) & ~others))
-        out[name, b.value] = flat[keep], _sector(flat[keep], b, width), d[keep] > DISC
+        keep = clear[flat] & ((d <= SHAPE.disc) | ((d <= SHAPE.outer) & ~others))
+        out[name, b.value] = flat[keep], _sector(flat[keep], b, width), d[keep] > SHAPE.disc
     return out
 
 
@@ -435,18 +450,18 @@ def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray, np.ndar
     whole, sectors = _ring_footprints(kind)
     flat = amount.ravel()
     peaks = _quantiles(flat, whole, 0.9)
-    shape = len(peaks), SECTORS
+    shape = len(peaks), MEASURE.sectors
     sector_peaks = np.array(_quantiles(flat, sectors, 0.9)).reshape(shape)
     medians = np.array(_quantiles(flat, sectors, 0.5)).reshape(shape)
     fill = np.divide(medians, sector_peaks, out=np.zeros(shape), where=sector_peaks > 0)
-    return dict(zip(_regions(kind).keys, peaks)), sector_peaks, fill
+    return dict(zip(bubble_regions(kind).keys, peaks)), sector_peaks, fill
 
 
 @lru_cache(maxsize=None)
 def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Every bubble's printed-ring footprint (flat indices, padded): one row per bubble, one per
     bubble and sector."""
-    width = _blank(kind).shape[1]
+    width = blank_card(kind).shape[1]
     whole, sectors = [], []
     for near, b in _ring_footprint(kind):
         whole.append(near)
@@ -457,19 +472,19 @@ def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=None)
 def _ring_footprint(kind: str) -> list:
     """Per bubble, its printed ring's footprint (flat indices: where the blank prints it, within
-    RING_MM of the ring) and the bubble."""
-    print_ink, width = _regions(kind).print_ink, _blank(kind).shape[1]
+    MEASURE.ring_mm of the ring) and the bubble."""
+    print_ink, width = bubble_regions(kind).print_ink, blank_card(kind).shape[1]
     out = []
-    for (where, *_), (_, b) in zip(_geometry(kind).values(), L.layout(kind).bubbles()):
-        y, x = np.mgrid[where]
+    for g, (_, b) in zip(bubble_geometry(kind).values(), L.layout(kind).bubbles()):
+        y, x = np.mgrid[g.where]
         flat = (y * width + x).ravel()
-        ring = np.abs(np.hypot(x - b.x * PX, y - b.y * PX) - b.r * PX) <= RING_MM * PX
-        out.append((flat[ring.ravel() & (print_ink[flat] >= 0.5)], b))
+        ring = np.abs(np.hypot(x - b.x * PX, y - b.y * PX) - b.r * PX) <= MEASURE.ring_mm * PX
+        out.append((flat[ring.ravel() & (print_ink[flat] >= SHAPE.printed)], b))
     return out
 
 
 def washed_arc(amount: np.ndarray, kind: str, n: int, below: float) -> bool:
-    """Whether an arc of bubble n's printed ring (an ARCS-th of it) shows no print at all, its
+    """Whether an arc of bubble n's printed ring (a MEASURE.arcs-th of it) shows no print at all, its
     darkest pixel under `below`: glare washes it out there (a streak across the ring)."""
     arcs = _ring_arcs(kind)[n]
     return bool((np.where(arcs >= 0, amount.ravel()[arcs], 0.0).max(axis=1) < below).any())
@@ -477,29 +492,29 @@ def washed_arc(amount: np.ndarray, kind: str, n: int, below: float) -> bool:
 
 @lru_cache(maxsize=None)
 def _ring_arcs(kind: str) -> list:
-    """Per bubble, its ring's footprint in ARCS arcs (flat indices, padded; a row per arc)."""
-    width = _blank(kind).shape[1]
+    """Per bubble, its ring's footprint in MEASURE.arcs arcs (flat indices, padded; a row per arc)."""
+    width = blank_card(kind).shape[1]
     out = []
     for near, b in _ring_footprint(kind):
-        out.append(_padded([arc for arc in _by_sector(near, b, width, ARCS) if arc.size]))
+        out.append(_padded([arc for arc in _by_sector(near, b, width, MEASURE.arcs) if arc.size]))
     return out
 
 
-def stroke_share(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, path: np.ndarray | None) -> float:
-    """The share of a bubble's new ink at STROKE strength or more, in its disc and on the path (flat
+def stroke_share(amount: np.ndarray, kind: str, levels: Levels, key: tuple, path: np.ndarray | None) -> float:
+    """The share of a bubble's new ink at MEASURE.stroke strength or more, in its disc and on the path (flat
     bool) of the circle traced round it if it is circled: a pen or pencil mark has most of its ink
     there, the soft shade a glare streak leaves either side of it (ink()'s paper level lifted by its
     light) little."""
     index, _, outer = _glare_zones(kind)[key]
     where = index[~outer] if path is None else index[~outer | path[index]]
-    new = _new_ink(amount.ravel()[where], _regions(kind).print_ink[where], levels)
-    return float(new[new >= STROKE].sum() / max(float(new.sum()), 1e-9))
+    new = _new_ink(amount.ravel()[where], bubble_regions(kind).print_ink[where], levels)
+    return float(new[new >= MEASURE.stroke].sum() / max(float(new.sum()), 1e-9))
 
 
 def ring_ink(amount: np.ndarray, kind: str) -> dict:
     """Per bubble, the ink across its printed ring against the paper right beside it, along most of
     the ring (the median of its sectors: a stray line or a shadow's edge crosses one or two, a pen
-    line drawn along the ring lies on most). Summed across the ring (RING_BAND_MM either side), it
+    line drawn along the ring lies on most). Summed across the ring (MEASURE.ring_band_mm either side), it
     keeps when blur spreads the thin line or the print sits a little off; against the paper beside
     it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
     return along_most(ring_sectors(amount, kind))
@@ -511,28 +526,29 @@ def along_most(sectors: dict) -> dict:
 
 
 def ring_sectors(amount: np.ndarray, kind: str) -> dict:
-    """Per bubble, ring_ink's ink across its printed ring in each of its SECTORS."""
+    """Per bubble, ring_ink's ink across its printed ring in each of its MEASURE.sectors."""
     ring, paper = _ring_bands(kind)
     flat = amount.ravel()
-    beside = np.array(_quantiles(flat, paper, PAPER_QUANTILE))[:, None]
+    beside = np.array(_quantiles(flat, paper, MEASURE.paper_quantile))[:, None]
     over = np.where(ring >= 0, (flat[ring] - beside) / (1 - beside), 0.0)
-    sectors = (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, SECTORS)
-    return dict(zip(_regions(kind).keys, sectors))
+    sectors = (over.sum(axis=1) / np.maximum((ring >= 0).sum(axis=1), 1)).reshape(-1, MEASURE.sectors)
+    return dict(zip(bubble_regions(kind).keys, sectors))
 
 
 @lru_cache(maxsize=None)
 def _ring_bands(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Per bubble and sector (rows), its ring's band and the paper beside it, both off any other
     print (flat indices, padded)."""
-    blank = _blank(kind)
+    blank = blank_card(kind)
     h, width = blank.shape
     yy, xx = np.mgrid[0:h, 0:width]
     rings, papers = [], []
     for _, b in L.layout(kind).bubbles():
         off_ring = np.abs(np.hypot(xx - b.x * PX, yy - b.y * PX) - b.r * PX)
-        other = cv2.dilate(((blank < 190) & (off_ring > 0.35 * PX)).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
-        for part, mask in ((rings, (off_ring <= RING_BAND_MM * PX) & ~other),
-                           (papers, (off_ring >= PAPER_MM[0] * PX) & (off_ring <= PAPER_MM[1] * PX) & ~other)):
+        other = cv2.dilate(((blank < SHAPE.print_core) & (off_ring > 0.35 * PX)).astype(np.uint8),
+                           np.ones((7, 7), np.uint8)) > 0
+        paper = (off_ring >= MEASURE.paper_near_mm * PX) & (off_ring <= MEASURE.paper_far_mm * PX)
+        for part, mask in ((rings, (off_ring <= MEASURE.ring_band_mm * PX) & ~other), (papers, paper & ~other)):
             part += _by_sector(np.flatnonzero(mask), b, width)
     return _padded(rings), _padded(papers)
 
@@ -545,19 +561,19 @@ def _padded(parts: list) -> np.ndarray:
     return out
 
 
-def _by_sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> list[np.ndarray]:
+def _by_sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = MEASURE.sectors) -> list[np.ndarray]:
     """The flat indices split into the `parts` sectors round bubble b."""
     sector = _sector(flat, b, width, parts)
     return [flat[sector == k] for k in range(parts)]
 
 
-def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = SECTORS) -> np.ndarray:
+def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = MEASURE.sectors) -> np.ndarray:
     y, x = np.divmod(flat, width)
     angle = np.arctan2(y - b.y * PX, x - b.x * PX)
     return (np.floor((angle + np.pi) / (2 * np.pi) * parts).astype(np.int64)) % parts
 
 
-def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: Settings,
+def one_stroke(amount: np.ndarray, kind: str, levels: Levels, key: tuple, s: Settings,
                 on_ring: bool = False) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
     s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
@@ -570,11 +586,12 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
     over the label: its arms either side), though the label is no part of the mark's size or shape.
     on_ring: its printed ring is inked over all round (a circle drawn on the ring, which the print's
     misfit never is): its ink may all lie right along the print."""
-    where, inside, ring, *_ = _geometry(kind)[key]
-    printed = _regions(kind).print_ink.reshape(amount.shape)[where]
+    g = bubble_geometry(kind)[key]
+    where, inside, ring = g.where, g.disc, g.ring
+    printed = bubble_regions(kind).print_ink.reshape(amount.shape)[where]
     new = _new_ink(amount[where], printed, levels) * inside
-    ink = (new >= TRACED).astype(np.uint8)
-    near, under = cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0, (printed >= 0.5) & inside
+    ink = (new >= MEASURE.traced).astype(np.uint8)
+    near, under = cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0, (printed >= SHAPE.printed) & inside
     shown = (ink | (under & near)) & inside
     joined = shown | (_labels_touched(under, near, ring) & inside)
     count, labels, _, _ = cv2.connectedComponentsWithStats(joined.astype(np.uint8), connectivity=8)
@@ -586,19 +603,20 @@ def _one_stroke(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, s: S
         return False
     pieces = np.bincount(labels.ravel(), new.ravel(), minlength=count)[1:]
     biggest = (labels == 1 + int(np.argmax(pieces))) & shown
-    if pieces.max() < s.coherent * pieces.sum() or _extent(biggest)[0] < s.span * dict(_radii(kind))[key] * PX:
+    if pieces.max() < s.coherent * pieces.sum() or _extent(biggest)[0] < s.span * dict(bubble_radii(kind))[key] * PX:
         return False
-    long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= 0.1 * pieces.sum())[0]) & shown)
+    long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= MEASURE.piece_share * pieces.sum())[0]) & shown)
     return short >= s.flat * long
 
 
-def beside_drawn(amount: np.ndarray, kind: str, levels: _Levels, key: tuple, drawn: np.ndarray) -> bool:
-    """Whether nearly all (BESIDE) of a bubble's new ink left lies within BESIDE_MM of ink taken out of it
+def beside_drawn(amount: np.ndarray, kind: str, levels: Levels, key: tuple, drawn: np.ndarray) -> bool:
+    """Whether nearly all (MEASURE.beside) of a bubble's new ink left lies within MEASURE.edge_mm of ink taken out of it
     (drawn, flat bool: a circle's path round a neighbour, a long stray line): that ink's soft edge (a
     felt tip wider than the path), no mark of the bubble's own, which would lie off it."""
-    where, inside, *_ = _geometry(kind)[key]
-    new = _new_ink(amount[where], _regions(kind).print_ink.reshape(amount.shape)[where], levels) * inside
-    return left_near(new, drawn.reshape(amount.shape)[where], BESIDE_MM) >= BESIDE
+    g = bubble_geometry(kind)[key]
+    where, inside = g.where, g.disc
+    new = _new_ink(amount[where], bubble_regions(kind).print_ink.reshape(amount.shape)[where], levels) * inside
+    return left_near(new, drawn.reshape(amount.shape)[where], MEASURE.edge_mm) >= MEASURE.beside
 
 
 def left_near(ink: np.ndarray, taken: np.ndarray, mm: float) -> float:
@@ -613,7 +631,7 @@ def left_near(ink: np.ndarray, taken: np.ndarray, mm: float) -> float:
 def _open_paper(printed: np.ndarray) -> np.ndarray:
     """Paper at least half a millimetre from any print: the print's misfit (a curled card, a fit a
     little off) puts ink only right along the print, a pencil stroke also crosses open paper."""
-    return cv2.distanceTransform((printed < 0.5).astype(np.uint8), cv2.DIST_L2, 3) > 0.5 * PX
+    return cv2.distanceTransform((printed < SHAPE.printed).astype(np.uint8), cv2.DIST_L2, 3) > MEASURE.edge_mm * PX
 
 
 def _labels_touched(under: np.ndarray, near: np.ndarray, ring: np.ndarray) -> np.ndarray:
@@ -634,7 +652,7 @@ def _extent(mask: np.ndarray) -> tuple[float, float]:
     return max(size), min(size)
 
 
-def _typical_ring(rings: dict, scores: dict, marginal: float) -> float:
+def typical_ring(rings: dict, scores: dict, marginal: float) -> float:
     """How dark the printed rings of the blank bubbles look on this card."""
     unmarked = [v for k, v in rings.items() if scores[k] < marginal]
     return median(unmarked or rings.values())       # (statistics': a tenth of numpy's time on a short list)

@@ -6,6 +6,7 @@ strokes takes long stray lines out; decide holds the one table from measurements
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from statistics import median
 
@@ -16,23 +17,22 @@ from .. import layouts as L
 from ..image_files import ImageFileError, checked_bytes, decode
 from . import decide as D
 from .blank import PX
-from .circles import Circles, find as find_circles, under_circle as _under_circle
-from .decide import Reading, Settings, command_for
-from .locate import _Card, _detector, _warp, locate, read_code, refitted
-from .measure import Measured, _geometry, _one_stroke, _score, ink, left_near, measured, ring_peaks, sharpness
+from .circles import Circles, find as find_circles, under_circle
+from .decide import Reading, command_for
+from .locate import Located, marker_detector, card_region, locate, read_code, refitted
+from .measure import BubbleInk, Cut, Measured, bubble_geometry, ink, left_near, measured, one_stroke, ring_peaks, \
+    score_bubbles, sharpness
 from .reasons import Code, Reason, at, why
 from .result import Rejection, Result
-from .strokes import _stroke_cut, _strokes, across, broken_lines, crosses_disc, runs_through, sits_on
-
-APART_MM, APART = 1.0, 0.8     # a mark beside a line: this share of its ink this far from the line or more
-
+from .strokes import StrokeCut, across, broken_lines, crosses_disc, cut_by_strokes, find_strokes, runs_through, sits_on
+from .tuning import GLARE, LIGHT, LOCATE, MEASURE, STROKES, Settings
 
 class Scanner:
     def __init__(self, event: str, secret: str, settings: Settings | None = None, crops: str | Path | None = None):
         self.event, self.secret = event, secret
         self.settings = settings or Settings()
         self.crops = Path(crops) if crops else None
-        self.detector = _detector()
+        self.detector = marker_detector()
 
     # --- entry points ---------------------------------------------------------------------
     def scan_file(self, path: str | Path) -> Result:
@@ -62,7 +62,7 @@ class Scanner:
     # --- the steps ----------------------------------------------------------------------
     def _scan(self, image: np.ndarray, result: Result) -> None:
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        if min(grey.shape) < 200:
+        if min(grey.shape) < LOCATE.smallest_px:
             raise Rejection(f"not a card: the image is only {grey.shape[1]}x{grey.shape[0]} pixels")
         card = locate(self.detector, grey)
         self._on_time()
@@ -111,73 +111,73 @@ class Scanner:
         neighbour's spilt ink taken out."""
         s, kind, amount = self.settings, layout.kind, m.amount
         levels = m.levels
-        circles = find_circles(m, kind, s.circled)
+        circles = find_circles(m, kind, s)
         cuts = _circle_cut(circles, layout)
         numbers = self._numbers(m, kind, cuts, circles)
-        scores, _, _, _, band = numbers
         stroke_doubt, stroke_cuts = None, []
         # any ink may be (or hide) a long stray line or a crease's (D19); ink a circle's path has run into
-        inked = any(v >= s.trace for v in scores.values()) or circles.reach.sum() > PX * PX
+        inked = any(v >= s.trace for v in numbers.scores.values()) or circles.reach.sum() > PX * PX
         self._on_time()
-        strokes = _strokes(m, kind) if inked else []
+        strokes = find_strokes(m, kind) if inked else []
         if strokes:
-            stroke_cut = _stroke_cut(strokes, layout, m)
-            again = find_circles(m, kind, s.circled, stroke_cut[0], circles.faint)   # a stray line is no circle
+            stroke_cut = cut_by_strokes(strokes, layout, m)
+            again = find_circles(m, kind, s, stroke_cut.covered, circles.faint)   # a stray line is no circle
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
             numbers, stroke_doubt, crossed = self._unstroked(m, layout, numbers, cuts, circles, strokes, stroke_cut)
-            stroke_cuts = [(stroke_cut[0], crossed)]
-        scores, around, filled, own, band = numbers
+            stroke_cuts = [Cut(stroke_cut.covered, crossed)]
+        scores, own = numbers.scores, numbers.own
         if inked and not stroke_doubt:
             stroke_doubt = self._broken_line(m, layout, strokes, scores, circles, [*cuts, *stroke_cuts])
         # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
         spilt = [(name, b.value) for name, b in layout.bubbles() if (name, b.value) not in circles.circled
                  and scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
         scores = {**scores, **{key: own[key] for key in spilt}}
-        light = D.light_marks(amount, layout, levels, scores, band, s, _one_stroke)
-        return Reading(layout, amount, levels, scores, around, filled, light, blurred, stroke_doubt, circles,
-                       _under_circle(m, kind, circles, s.marginal) if circles.circled else None,
-                       stroke_cuts[0][0] if stroke_cuts else None)
+        light = D.light_marks(amount, layout, levels, scores, numbers.band, s, one_stroke)
+        return Reading(layout, amount, levels, scores, numbers.around, numbers.filled, light, blurred, stroke_doubt,
+                       circles, under_circle(m, kind, circles, s.marginal) if circles.circled else None,
+                       stroke_cuts[0].pixels if stroke_cuts else None)
 
-    def _numbers(self, m: Measured, kind: str, cuts: list, circles: Circles):
-        """_score's numbers with the cuts made, a circled bubble scoring its circle's ink too."""
-        numbers = _score(m, kind, self.settings.definite, self.settings.stray, cuts)
-        scores = {k: v + circles.ink.get(k, 0.0) for k, v in numbers[0].items()}
-        return (scores, *numbers[1:])
+    def _numbers(self, m: Measured, kind: str, cuts: list[Cut], circles: Circles) -> BubbleInk:
+        """score_bubbles's numbers with the cuts made, a circled bubble scoring its circle's ink too."""
+        numbers = score_bubbles(m, kind, self.settings.definite, self.settings.stray, cuts)
+        return replace(numbers, scores={k: v + circles.ink.get(k, 0.0) for k, v in numbers.scores.items()})
 
-    def _unstroked(self, m: Measured, layout: L.Layout, numbers, cuts: list, circles: Circles, strokes: list,
-                   stroke_cut):
+    def _unstroked(self, m: Measured, layout: L.Layout, numbers: BubbleInk, cuts: list[Cut], circles: Circles,
+                   strokes: list, stroke_cut: StrokeCut):
         """The numbers again without the ink of long straight strokes running right through a bubble
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
         bubble is not clearly blank."""
-        covered, crossed, touched, _, leaving = stroke_cut
+        covered, crossed, touched = stroke_cut.covered, stroke_cut.crossed, stroke_cut.touched
         s = self.settings
         keys = [(name, b.value) for name, b in layout.bubbles()]
         bare = None
         if touched.any():
-            bare = self._numbers(m, layout.kind, [*cuts, (covered, crossed | touched)], circles)
+            bare = self._numbers(m, layout.kind, [*cuts, Cut(covered, crossed | touched)], circles)
             # the only ink in it a line leaving it farther than a mark's arm on one side: no cross's
             # other arm, no tick's short one beside it; a straight line that long is no mark (D19):
             # taken out as a line running through
-            lone = touched & leaving & np.array([bare[0][key] < s.trace for key in keys])
+            lone = touched & stroke_cut.leaving & np.array([bare.scores[key] < s.trace for key in keys])
             crossed, touched = crossed | lone, touched & ~lone
-        again = self._numbers(m, layout.kind, [*cuts, (covered, crossed)], circles) \
+        again = self._numbers(m, layout.kind, [*cuts, Cut(covered, crossed)], circles) \
             if crossed.any() else numbers
         # a stroke sitting on a bubble (a tick's long arm, a short line across it) may be its mark or not:
         # with a definite mark's ink beside it (its own taken out too: a short line on a blank bubble leaves
         # none) the bubble is marked either way, and judged by that ink
         plain = []
         if touched.any():
-            plain = [key for n, key in enumerate(keys) if touched[n] and bare[0][key] >= s.definite]
-            again = tuple({**now, **{key: alone[key] for key in plain}} for now, alone in zip(again, bare))
+            plain = [key for n, key in enumerate(keys) if touched[n] and bare.scores[key] >= s.definite]
+            again = again.taking(bare, plain)
             # with ink left that runs across the stroke (a light cross's other arm) the two are one mark, scored whole
             bubbles = layout.bubbles()
-            plain += [key for n, key in enumerate(keys) if touched[n] and key not in plain and bare[0][key] >= s.marginal
+            plain += [key for n, key in enumerate(keys)
+                      if touched[n] and key not in plain and bare.scores[key] >= s.marginal
                       and across([line for line in strokes if sits_on(line, bubbles[n][1], m, layout.kind)], key, m,
                                  layout.kind, covered)]
-        doubt = _line_doubt(m, layout, numbers[0], again[0], strokes, stroke_cut, crossed, touched, plain, circles, s)
+        doubt = _line_doubt(m, layout, numbers.scores, again.scores, strokes, stroke_cut, crossed, touched, plain,
+                            circles, s)
         return again, doubt, crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
@@ -200,9 +200,9 @@ class Scanner:
         (_apart: not their soft edge or wobble)."""
         bubbles = layout.bubbles()
         b = next(b for name, b in bubbles if (name, b.value) == key)
-        covered = _stroke_cut(lines, layout, m)[0]
+        covered = cut_by_strokes(lines, layout, m).covered
         alone = np.array([(name, o.value) == key for name, o in bubbles])
-        left = self._numbers(m, layout.kind, [*cuts, (covered, alone)], circles)[0]
+        left = self._numbers(m, layout.kind, [*cuts, Cut(covered, alone)], circles).scores
         s = self.settings
         if left[key] >= s.marginal and across(lines, key, m, layout.kind, covered):
             return True
@@ -219,9 +219,9 @@ class Scanner:
 
     def _blur(self, amount: np.ndarray) -> bool:
         frame, marker = sharpness(amount)
-        return marker < 0.2 or frame / marker < self.settings.sharp
+        return marker < LIGHT.marker_contrast or frame / marker < self.settings.sharp
 
-    def _review(self, result: Result, image: np.ndarray, card: _Card, read: dict, reason: Reason) -> None:
+    def _review(self, result: Result, image: np.ndarray, card: Located, read: dict, reason: Reason) -> None:
         """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
         result.decision = "review"
         result.explain(reason)
@@ -229,11 +229,11 @@ class Scanner:
         result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
                           "scores": result.scores}
 
-    def _save_crop(self, image: np.ndarray, card: _Card, result: Result) -> str | None:
+    def _save_crop(self, image: np.ndarray, card: Located, result: Result) -> str | None:
         if self.crops is None:
             return None
         self.crops.mkdir(parents=True, exist_ok=True)
-        crop = _warp(_in_colour(result.image, image), card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
+        crop = card_region(_in_colour(result.image, image), card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
         stem = Path(result.image).stem if result.image else "card"
         path = self.crops / f"{result.serial or 'card'}-{stem}.png"
         cv2.imwrite(str(path), crop)
@@ -257,27 +257,30 @@ def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke
     """What the strokes leave in doubt, scores before and again after their ink is taken out: a line
     only touching a bubble with ink there; one running into it with a little ink beside it (the line's
     or a mark?), or over more ink than a line carries (a mark under it?)."""
-    covered, _, _, expected, _ = stroke_cut
+    covered, expected = stroke_cut.covered, stroke_cut.expected
     for n, (name, b) in enumerate(layout.bubbles()):
         key = name, b.value
         if touched[n] and again[key] >= s.marginal and key not in plain:
             return why(Code.LINE_TOUCHES, **at(key))
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                and s.marginal <= again[key] < 2 * s.definite and not _apart(m, layout, key, covered, again, s) \
+                and s.marginal <= again[key] < STROKES.beside_ceiling * s.definite \
+                and not _apart(m, layout, key, covered, again, s) \
                 and not across([line for line in strokes if crosses_disc(line, b)], key, m, layout.kind, covered):
             return why(Code.LINE_INK_BESIDE, **at(key))
-        if crossed[n] and again[key] < s.definite and scores[key] - again[key] > 1.5 * expected[n] + 0.3:
+        if crossed[n] and again[key] < s.definite \
+                and scores[key] - again[key] > STROKES.over_ink * expected[n] + STROKES.over_ink_plus:
             return why(Code.LINE_OVER_INK, **at(key))
     return None
 
 
 def _apart(m: Measured, layout: L.Layout, key: tuple, covered: np.ndarray, scores: dict, s: Settings) -> bool:
     """A definite mark's ink left beside a line taken out of a bubble, nearly all of it well away from
-    the line (APART_MM): a mark of its own (a tick the line crosses), not the line's soft edge or wobble."""
+    the line (MEASURE.apart_mm): a mark of its own (a tick the line crosses), not the line's soft edge or wobble."""
     if scores[key] < s.definite:
         return False
-    where, inside, *_ = _geometry(layout.kind)[key]
-    return 1.0 - left_near(m.new[where] * inside, covered.reshape(m.new.shape)[where], APART_MM) >= APART
+    g = bubble_geometry(layout.kind)[key]
+    return 1.0 - left_near(m.new[g.where] * g.disc, covered.reshape(m.new.shape)[g.where], MEASURE.apart_mm) \
+        >= MEASURE.apart
 
 
 def _misfit(m: Measured, kind: str) -> bool:
@@ -286,23 +289,23 @@ def _misfit(m: Measured, kind: str) -> bool:
     well under its own darkest close by (ring_peaks), which a misfit lowers and glare does not."""
     rings = m.levels.rings
     typical = median(rings.values())
-    if typical < D.WASHED:
+    if typical < GLARE.washed:
         return True
-    if min(rings.values()) >= D.FADING * typical:
+    if min(rings.values()) >= GLARE.fading * typical:
         return False
     peaks = ring_peaks(m.amount, kind)[0]
-    return any(ring < D.OFF_PRINT * peaks[key] for key, ring in rings.items())
+    return any(ring < GLARE.off_print * peaks[key] for key, ring in rings.items())
 
 
 def _soft_rings(amount: np.ndarray, kind: str) -> bool:
     """The printed rings' darkest (which blur lowers, a misfit does not) well under a clear picture's,
     on the fainter rings (a ring inked over is darker: not these)."""
-    return float(np.percentile(list(ring_peaks(amount, kind)[0].values()), 10)) < D.SHARP_RINGS * D.CLEAR_RING
+    return float(np.percentile(list(ring_peaks(amount, kind)[0].values()), 10)) < GLARE.sharp_rings * GLARE.clear_ring
 
 
 def _circle_cut(circles: Circles, layout: L.Layout) -> list:
     """The circles' paths, left out of every bubble (a circled one scores its circle's ink instead)."""
-    return [(circles.path, np.ones(len(layout.bubbles()), bool))] if circles.circled else []
+    return [Cut(circles.path, np.ones(len(layout.bubbles()), bool))] if circles.circled else []
 
 
 def _same_cut(a: Circles, b: Circles) -> bool:

@@ -9,29 +9,9 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
-from .blank import PX, _print_everywhere
-from .measure import BAND, DISC, Measured, _geometry, _median, padded_box
-
-STROKE_MM = 20.0        # a straight pen stroke at least this long is no mark (the longest mark is a bubble wide)
-
-
-STROKE_WIDTH_MM = 1.5   # wider than this (as measured: blur included) it is no pen line
-
-
-PIECE_MM = 8.0         # a pen line is looked for in straight pieces this long (glare can wash out its middle)
-OUT_MM = 3.0           # a line in pieces through a marked bubble goes on this far beyond it
-INKED = 0.5            # pieces joined across gaps (glare, print) are one line when ink covers this share of it
-STROKE_GAP_MM = 3.0     # a stroke goes on across gaps in its ink this short
-FAINT, CREASE_MM = 0.2, 45.0    # ink this faint (a crease's shadow line) is a stroke only when this long
-FOLLOW_STEPS = 64       # a stroke is followed this many pixels at a time
-ONE_LINE_DEG, ONE_LINE_MM = 10.0, 1.0   # strokes this close in direction and place by a bubble: one bowed line
-BOW_PX = round(1.5 * PX)    # a bowed line's ink strays this far from the straight line fitted to it
-ACROSS, ACROSS_MM = 0.25, 1.0   # a cross's other arm: this share of the ink left, this far from the arm found, on
-                        # each side of it
-LEAVES, LEAVES_MM = 0.5, 4.0   # a stroke's ink going on this many radii, and mm, beyond a bubble's disc on one side
-                        # leaves it farther than a mark's arm does (a cross's, the widest, reaches 0.35 radii;
-                        # on a small bubble a mark's curve, an ellipse's flat side, reaches 3 mm)
-
+from .blank import PX, print_everywhere
+from .measure import Measured, bubble_geometry, fast_median, padded_box
+from .tuning import MEASURE, SHAPE, STROKES
 
 @dataclass(frozen=True)
 class _Stroke:
@@ -48,20 +28,20 @@ class _Stroke:
         return _offset(self.p, self.u, x, y)
 
 
-def _strokes(m: Measured, kind: str) -> list[_Stroke]:
+def find_strokes(m: Measured, kind: str) -> list[_Stroke]:
     """Long straight strokes of new ink (a pen line across the card, a crease): found as line
     segments, collinear ones merged, each refitted to its ink and its width measured. Faint ink
     (a crease's shadow line, light pencil) counts as a stroke only when it is much longer."""
     new, hidden = m.seen, _hidden(kind)
     strokes = []
-    faint = _inked(m, FAINT)[0]      # a line's ends fade (glare over them, blur): followed to there
-    for least, length in ((0.5, STROKE_MM), (FAINT, CREASE_MM)):
+    faint = _inked(m, MEASURE.traced)[0]      # a line's ends fade (glare over them, blur): followed to there
+    for least, length in ((MEASURE.stroke, STROKES.length_mm), (MEASURE.traced, STROKES.crease_mm)):
         binary, half = _inked(m, least)
         # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
         # to its true ends: it must be long enough then
         for group in _segments(half, 0.8 * length):
             stroke = _refit(group, binary, new, faint, hidden, length * PX)
-            if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX:
+            if stroke is not None and stroke.width <= STROKES.width_mm * PX:
                 _merge(strokes, stroke)
     return _without_crosses(strokes, kind)
 
@@ -71,41 +51,42 @@ def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bub
     stray line (D19) that glare washed out in the middle, or print hid a stretch of: not found as
     one (the pieces are too short), each piece could pass for a mark. A person looks."""
     new, hidden = m.seen, _hidden(kind)
-    (binary, half), faint = _inked(m, 0.5), _inked(m, FAINT)[0]
+    (binary, half), faint = _inked(m, MEASURE.stroke), _inked(m, MEASURE.traced)[0]
     out = []
-    for group in _segments(half, PIECE_MM):
+    for group in _segments(half, STROKES.piece_mm):
         line = _Stroke(*group, 0)
         if not any(crosses_disc(line, b) for b in marks):
             continue
-        stroke = _refit(group, binary, new, faint, hidden, STROKE_MM * PX)
-        if stroke is not None and stroke.width <= STROKE_WIDTH_MM * PX \
-                and _inked_share(faint, hidden, stroke) >= INKED and _ends_in_the_clear(stroke, kind) \
+        stroke = _refit(group, binary, new, faint, hidden, STROKES.length_mm * PX)
+        if stroke is not None and stroke.width <= STROKES.width_mm * PX \
+                and _inked_share(faint, hidden, stroke) >= STROKES.inked and _ends_in_the_clear(stroke, kind) \
                 and not _same_line(found + out, stroke):
             out.append(stroke)
     return _without_crosses(out, kind)
 
 
 def _ends_in_the_clear(line: _Stroke, kind: str) -> bool:
-    """An end of the line lies OUT_MM or more outside every bubble's disc (the strokes of marks, in
+    """An end of the line lies STROKES.out_mm or more outside every bubble's disc (the strokes of marks, in
     line with one another by chance, end in the bubbles they mark)."""
     ends = (line.p + line.t0 * line.u, line.p + line.t1 * line.u)
-    return any(all(np.hypot(*(end / PX - (b.x, b.y))) >= DISC * b.r + OUT_MM for _, b in L.layout(kind).bubbles())
+    return any(all(np.hypot(*(end / PX - (b.x, b.y))) >= SHAPE.disc * b.r + STROKES.out_mm
+                   for _, b in L.layout(kind).bubbles())
                for end in ends)
 
 
 def runs_through(line: _Stroke, b: L.Bubble) -> bool:
-    """The line crosses the bubble's disc and goes on at least OUT_MM beyond it (a mark's strokes,
+    """The line crosses the bubble's disc and goes on at least STROKES.out_mm beyond it (a mark's strokes,
     a scribble's, stay within the disc)."""
     off, at = line.offset(b.x * PX, b.y * PX)
-    r = DISC * b.r * PX
+    r = SHAPE.disc * b.r * PX
     chord = np.sqrt(max(r * r - off * off, 0.0))
-    return off < r and max(at - chord - line.t0, line.t1 - at - chord) >= OUT_MM * PX
+    return off < r and max(at - chord - line.t0, line.t1 - at - chord) >= STROKES.out_mm * PX
 
 
 @lru_cache(maxsize=None)
 def _hidden(kind: str) -> np.ndarray:
     """Where print hides a stroke's ink."""
-    return _print_everywhere(kind) >= 0.5
+    return print_everywhere(kind) >= SHAPE.printed
 
 
 def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
@@ -116,14 +97,14 @@ def _without_crosses(strokes: list[_Stroke], kind: str) -> list[_Stroke]:
         for j in range(i + 1, len(strokes)):
             b = strokes[j]
             sine = abs(a.u[0] * b.u[1] - a.u[1] * b.u[0])
-            if sine < 0.5:
+            if sine < STROKES.cross_sine:
                 continue
             d = b.p - a.p
             t = (d[0] * b.u[1] - d[1] * b.u[0]) / (a.u[0] * b.u[1] - a.u[1] * b.u[0])     # where a meets b, along a
             at = a.p + t * a.u
             for _, bubble in L.layout(kind).bubbles():
-                reach = 1.8 * bubble.r * PX
-                if np.hypot(at[0] - bubble.x * PX, at[1] - bubble.y * PX) < DISC * bubble.r * PX and all(
+                reach = SHAPE.outer * bubble.r * PX
+                if np.hypot(at[0] - bubble.x * PX, at[1] - bubble.y * PX) < SHAPE.disc * bubble.r * PX and all(
                         max(line.offset(*at)[1] - line.t0, line.t1 - line.offset(*at)[1]) <= reach for line in (a, b)):
                     crossing |= {i, j}
     return [line for n, line in enumerate(strokes) if n not in crossing]
@@ -152,7 +133,7 @@ def _segments(half: np.ndarray, length_mm: float) -> list[tuple]:
     for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
         for n, ((px, py), (ux, uy)) in enumerate(lines):      # _offset written out: called most here
             ax, ay, bx, by = x0 - px, y0 - py, x1 - px, y1 - py
-            if abs(ux * ay - uy * ax) < 4 and abs(ux * by - uy * bx) < 4:
+            if abs(ux * ay - uy * ax) < STROKES.on_line_px and abs(ux * by - uy * bx) < STROKES.on_line_px:
                 ta, tb = ux * ax + uy * ay, ux * bx + uy * by
                 q, v, t0, t1 = groups[n]
                 groups[n] = (q, v, min(t0, ta, tb), max(t1, ta, tb))
@@ -191,7 +172,7 @@ def _offset(p, u, x: float, y: float) -> tuple[float, float]:
 def _same_line(strokes: list[_Stroke], stroke: _Stroke) -> list[int]:
     """The strokes along the same line as this one."""
     return [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
-                                                    for t in (stroke.t0, stroke.t1)) < 4]
+                                                    for t in (stroke.t0, stroke.t1)) < STROKES.on_line_px]
 
 
 def _merge(strokes: list[_Stroke], stroke: _Stroke) -> None:
@@ -213,7 +194,7 @@ def _refit(group, binary: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden
     points = _ink_points(binary, p + (t0 - 2) * u, p + (t1 + 2) * u, 4)
     d = points - p
     along, across = d @ u, np.abs(d @ np.array([-u[1], u[0]]))
-    near = points[(across < 4) & (along > t0 - 2) & (along < t1 + 2)]
+    near = points[(across < STROKES.on_line_px) & (along > t0 - 2) & (along < t1 + 2)]
     if len(near) < 10:
         return None
     vx, vy, x, y = cv2.fitLine(near, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
@@ -237,12 +218,12 @@ def _ink_points(binary: np.ndarray, a: np.ndarray, b: np.ndarray, margin: int) -
 
 def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray, t: float) -> float:
     """How far the stroke through p along u goes on beyond t: while its ink does, with gaps of at
-    most STROKE_GAP_MM (print it crosses hides it there: no gap). Walked a stretch at a time: most
+    most STROKES.gap_mm (print it crosses hides it there: no gap). Walked a stretch at a time: most
     strokes end within the first."""
     h, w = binary.shape
     last, missed = t, 0         # the last step with ink; the steps missing ink since (or since t)
-    for first in range(1, h + w, FOLLOW_STEPS):
-        steps = t + np.arange(float(first), float(min(first + FOLLOW_STEPS, h + w)))
+    for first in range(1, h + w, STROKES.follow_steps):
+        steps = t + np.arange(float(first), float(min(first + STROKES.follow_steps, h + w)))
         xy = np.rint(p[:, None] + steps * u[:, None]).astype(int)
         inside = ((xy >= 1) & (xy < [[w - 1], [h - 1]])).all(axis=0)
         stop = int(np.argmin(inside)) if not inside.all() else len(steps)
@@ -251,14 +232,14 @@ def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray
         misses = np.cumsum(~(ink | hidden.ravel()[at]))
         at = np.flatnonzero(ink)
         gaps = np.diff(np.concatenate([[-missed], misses[at]]))     # before each ink step, since the last
-        far = np.flatnonzero(gaps > STROKE_GAP_MM * PX)
+        far = np.flatnonzero(gaps > STROKES.gap_mm * PX)
         if len(far):
             return float(steps[at[far[0] - 1]]) if far[0] > 0 else last
         if len(at):
             last, missed = float(steps[at[-1]]), int(misses[-1] - misses[at[-1]])
         elif stop:
             missed += int(misses[-1])
-        if missed > STROKE_GAP_MM * PX or stop < FOLLOW_STEPS:     # a gap too long (whatever ink follows), or the card's edge
+        if missed > STROKES.gap_mm * PX or stop < STROKES.follow_steps:     # a gap too long, or the card's edge
             return last
     return last
 
@@ -291,23 +272,29 @@ def _width(new: np.ndarray, p: np.ndarray, u: np.ndarray, t0: float, t1: float) 
     ys = np.rint(p[1] + t[:, None] * u[1] + k[None] * u[0]).astype(int)
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
     across = np.where(inside, new[ys.clip(0, h - 1), xs.clip(0, w - 1)], 0).sum(axis=1)
-    return _median(across) if len(across) else 0.0
+    return fast_median(across) if len(across) else 0.0
 
 
-def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
-    """Which pixels the strokes cover (flat); which bubbles a stroke enters from well outside
-    (it runs through, or ends inside: either way a long straight line is no mark, and its ink is
-    taken out; a piece of such a line too); which a stroke only sits on, not coming from well outside
-    (they keep their ink: maybe a mark's stroke); the ink the strokes bring into each bubble's score; and
-    which bubbles every stroke near them leaves by LEAVES radii (LEAVES_MM at least) on one side (no mark's arm)."""
+@dataclass(frozen=True)
+class StrokeCut:
+    """What long straight strokes do to the bubbles (bool or number per bubble, layout order)."""
+    covered: np.ndarray     # flat bool over the rectified card: the pixels the strokes cover
+    crossed: np.ndarray     # a stroke enters it from well outside (runs through, or ends inside): no mark, its ink out
+    touched: np.ndarray     # a stroke only sits on it, not from well outside: maybe a mark's stroke, its ink kept
+    expected: np.ndarray    # the ink the strokes bring into its score
+    leaving: np.ndarray     # every stroke near it leaves it by STROKES.leaves radii (leaves_mm at least) on one side
+
+
+def cut_by_strokes(strokes: list[_Stroke], layout: L.Layout, m: Measured) -> StrokeCut:
+    """What the strokes cover and how they lie on each bubble (StrokeCut)."""
     cut = np.zeros(m.new.shape, np.uint8)
     for s in strokes:
         a, b = s.p + s.t0 * s.u, s.p + s.t1 * s.u
         cv2.line(cut, tuple(np.rint(a).astype(int)), tuple(np.rint(b).astype(int)), 1, 2 * round(s.width / 2 + 2) + 1)
     crossed, touched, expected, leaving = [], [], [], []
     for _, b in layout.bubbles():
-        cx, cy, r = b.x * PX, b.y * PX, DISC * b.r * PX
-        near = [s for s in strokes if s.offset(cx, cy)[0] < BAND[1] * b.r * PX + s.width / 2 + 2]   # in its band
+        cx, cy, r = b.x * PX, b.y * PX, SHAPE.disc * b.r * PX
+        near = [s for s in strokes if s.offset(cx, cy)[0] < SHAPE.band_outer * b.r * PX + s.width / 2 + 2]  # its band
         reach = [_reach(s, b, m, layout.kind) for s in near]
         far = [out >= _arm(b) for out in reach]
         # a bowed line is found in pieces: a piece sitting on the bubble is still the line's
@@ -315,9 +302,9 @@ def _stroke_cut(strokes: list[_Stroke], layout: L.Layout, m: Measured):
                     for n, s in enumerate(near)]
         crossed.append(bool(verdicts) and all(verdicts))
         touched.append(not all(verdicts))
-        leaving.append(bool(near) and min(reach) >= max(LEAVES * b.r, LEAVES_MM) * PX)
+        leaving.append(bool(near) and min(reach) >= max(STROKES.leaves * b.r, STROKES.leaves_mm) * PX)
         expected.append(sum(_in_disc(s, cx, cy, r) * s.width for s in near) / (PX * PX) / b.r)
-    return cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected), np.array(leaving)
+    return StrokeCut(cut.ravel() > 0, np.array(crossed), np.array(touched), np.array(expected), np.array(leaving))
 
 
 def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
@@ -333,23 +320,24 @@ def across(lines: list[_Stroke], key: tuple, m: Measured, kind: str, covered: np
     share of it well out on each side: a cross's other arm, too light or short to be found as a stroke
     itself (a pencil cross, crosses in line down stacked rows). The line's wobble and soft edge lie
     along it, a tick's short arm meets its long one on one side only."""
-    where, inside, *_ = _geometry(kind)[key]
-    ys, xs = np.nonzero(inside & ~covered.reshape(m.new.shape)[where])
-    ink = m.new[where][ys, xs]
+    g = bubble_geometry(kind)[key]
+    ys, xs = np.nonzero(g.disc & ~covered.reshape(m.new.shape)[g.where])
+    ink = m.new[g.where][ys, xs]
     total = float(ink.sum())
     if total <= 0:
         return False
-    xs, ys = xs + where[1].start, ys + where[0].start
+    xs, ys = xs + g.where[1].start, ys + g.where[0].start
+    apart = MEASURE.apart_mm * PX
     for line in lines:
         side = line.u[0] * (ys - line.p[1]) - line.u[1] * (xs - line.p[0])
-        if min(float(ink[side >= ACROSS_MM * PX].sum()), float(ink[side <= -ACROSS_MM * PX].sum())) >= ACROSS * total:
+        if min(float(ink[side >= apart].sum()), float(ink[side <= -apart].sum())) >= STROKES.across * total:
             return True
     return False
 
 
 def crosses_disc(line: _Stroke, b: L.Bubble) -> bool:
     """Whether the line crosses a bubble's scored disc."""
-    return line.offset(b.x * PX, b.y * PX)[0] < DISC * b.r * PX
+    return line.offset(b.x * PX, b.y * PX)[0] < SHAPE.disc * b.r * PX
 
 
 def _arm(b: L.Bubble) -> float:
@@ -362,23 +350,24 @@ def _reach(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> float:
     a line passing outside the disc."""
     if not crosses_disc(line, b):
         return np.inf
-    return _inked_beyond(line, b, _inked(m, FAINT)[0], _hidden(kind))
+    return _inked_beyond(line, b, _inked(m, MEASURE.traced)[0], _hidden(kind))
 
 
 def _inked_beyond(line: _Stroke, b: L.Bubble, binary: np.ndarray, hidden: np.ndarray) -> float:
     """How far (pixels) the line's ink goes on beyond the bubble's disc, on the side it goes further:
-    from the disc out while ink is seen (up to BOW_PX from the fitted line: a bowed line leaves it) or
-    print hides it, across gaps of at most STROKE_GAP_MM."""
+    from the disc out while ink is seen (up to STROKES.bow_mm from the fitted line: a bowed line leaves it) or
+    print hides it, across gaps of at most STROKES.gap_mm."""
     h, w = binary.shape
-    at, chord = _chord(line, b.x * PX, b.y * PX, DISC * b.r * PX)
-    across = np.arange(-BOW_PX, BOW_PX + 1)[:, None] * np.array([-line.u[1], line.u[0]])[None]
+    bow = round(STROKES.bow_mm * PX)
+    at, chord = _chord(line, b.x * PX, b.y * PX, SHAPE.disc * b.r * PX)
+    across = np.arange(-bow, bow + 1)[:, None] * np.array([-line.u[1], line.u[0]])[None]
     reach = 0.0
     for t in (np.arange(at - chord, line.t0, -1.0), np.arange(at + chord, line.t1, 1.0)):
         xy = np.rint(line.p + t[:, None] * line.u + across[:, None]).astype(int)     # offset x point x (x, y)
         xs, ys = np.clip(xy[..., 0], 0, w - 1), np.clip(xy[..., 1], 0, h - 1)
-        on = np.flatnonzero(binary[ys, xs].any(axis=0) | hidden[ys[BOW_PX], xs[BOW_PX]])
+        on = np.flatnonzero(binary[ys, xs].any(axis=0) | hidden[ys[bow], xs[bow]])
         steps = np.diff(np.concatenate([[-1], on]))      # to each point with ink (or print) from the last
-        gaps = np.flatnonzero(steps > STROKE_GAP_MM * PX)
+        gaps = np.flatnonzero(steps > STROKES.gap_mm * PX)
         run = on[:gaps[0]] if len(gaps) else on
         reach = max(reach, float(run[-1] + 1) if len(run) else 0.0)
     return reach
@@ -398,10 +387,10 @@ def _in_disc(s: _Stroke, cx: float, cy: float, r: float) -> float:
 
 def _one_line(a: _Stroke, b: _Stroke, cx: float, cy: float) -> bool:
     """Two strokes are pieces of one bowed line by a bubble: nearly the same direction (within
-    ONE_LINE_DEG), passing its centre within ONE_LINE_MM of each other on the same side."""
+    STROKES.one_line_deg), passing its centre within STROKES.one_line_mm of each other on the same side."""
     dot = float(a.u @ b.u)
-    if abs(dot) < np.cos(np.radians(ONE_LINE_DEG)):
+    if abs(dot) < np.cos(np.radians(STROKES.one_line_deg)):
         return False
     side_a = a.u[0] * (cy - a.p[1]) - a.u[1] * (cx - a.p[0])
     side_b = (b.u[0] * (cy - b.p[1]) - b.u[1] * (cx - b.p[0])) * np.sign(dot)
-    return abs(side_a - side_b) < ONE_LINE_MM * PX
+    return abs(side_a - side_b) < STROKES.one_line_mm * PX
