@@ -74,10 +74,11 @@ def _grids(image: np.ndarray, module_px: float):
     for sign in (1, -1):                     # dark-on-light labels, then light-on-dark
         finders = [p + offset for p in _peaks(sign * match, 4 * module_px)]
         for corner in finders:
-            for a in finders:
-                for b in finders:
+            near = [f for f in finders if _about(f - corner, spacing)]      # a finder's spacing away
+            for a in near:
+                for b in near:
                     u, v = a - corner, b - corner
-                    if not (_about(u, spacing) and _about(v, spacing)) or abs(u @ v) > 0.2 * spacing ** 2:
+                    if abs(u @ v) > 0.2 * spacing ** 2:
                         continue
                     if u[0] * v[1] - u[1] * v[0] <= 0:       # along the top, then down: never mirrored
                         continue
