@@ -45,7 +45,9 @@ def test_two_decoding_workers_read_a_chute_pass_in_frame_order(tmp_path):
     folder = pass_folder(tmp_path / "pass", ball=8, seed=7, kind="chute", fps=60)
     messages, fed = [], []
     camera = Camera(FolderSource(str(folder), fps=15))      # paced slowly: a busy machine drops no frame
-    settings = Settings(fps=15, window_ms=3000, workers=2)
+    # the chute's direction, as calibration sets it: deblurred along it, 6 of the 10 frames read (2 without)
+    fall_deg = br.render_pass(RENDERER, "chute", 60, 8, 7).fall_deg
+    settings = Settings(fps=15, window_ms=3000, workers=2, fall_deg=fall_deg)
     reader = BallReader(camera, settings.decoder_for(), settings.acceptor_for(), messages.append, workers=2)
     frame = reader.acceptor.frame
     reader.acceptor.frame = lambda t, *rest: fed.append(t) or frame(t, *rest)
