@@ -14,7 +14,7 @@ from screens_helpers import ball_frames, drive, settle, text_of
 @pytest.fixture
 def rig(tmp_path):
     frames = tmp_path / "frames"
-    ball_frames(frames, 1, 100)              # 25 s of camera, paced slowly: every decoder reads each frame
+    ball_frames(frames, 1, 160)              # 40 s of camera, paced slowly: every decoder reads each frame
     event = tmp_path / "event.toml"
     assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
     with event.open("a") as out:
@@ -39,7 +39,7 @@ def test_measures_decodes_guides_and_saves(rig):
         await pilot.press("right", "plus")
         assert app.roi[0] == roi[0] + 8 - 8 and app.roi[2] == roi[2] + 16
         seen = app.frames               # read inside the region, the ball is where it was in the frame
-        await settle(pilot, lambda app: app.frames > seen + 1, timeout=20)
+        await settle(pilot, lambda app: app.frames > seen + 1, timeout=60)   # three decoders a frame, loaded
         assert app.circle == pytest.approx((x, y, r), abs=2)
         await pilot.press("s")
         await settle(pilot, lambda app: isinstance(app.screen, Confirm))    # a busy machine mounts it late
