@@ -187,7 +187,9 @@ class BallReader:
                         self._taken.append(frame.seq)
             if frame is None:
                 with self._lock:
-                    messages = self.acceptor.tick(time.monotonic())
+                    # a frame still being read may be the window's last witness: its own time
+                    # rules on the window when it is fed, not the clock before it
+                    messages = [] if self._taken else self.acceptor.tick(time.monotonic())
                 self._send(messages)
                 if self.camera.ended:
                     break

@@ -3,8 +3,9 @@
 A worker thread takes the camera's newest frame, measures it (focus, exposure), runs
 every decoder on it (read or not, and milliseconds), and posts one message; the UI only
 draws. The operator moves the region of interest with the arrow keys, walks through
-"show me every ball 1-27" to record each ball's read rate, watches the cage link and the
-break-beam, and saves the region and the best decoder into the event file's [camera].
+"show me every ball 1-27" to record each ball's read rate, times a test drop down the chute
+to propose the exposure (vision.exposure), watches the cage link and the break-beam, and
+saves the region and the best decoder into the event file's [camera].
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ from .widgets import HalfBlockImage
 
 STEP = 8                 # pixels the region moves or grows per key press
 GUIDED_FRAMES = 15       # frames looked at per ball in the guided check
+DROP_GONE_FRAMES = 3     # frames without the ball that end a test drop once it was seen
+DROP_SECONDS = 10        # a test drop that shows no ball for this long ends
 
 
 @dataclass
@@ -117,6 +120,7 @@ class CalibrateApp(App):
         Binding("r", "roi_from_ball", "ROI around ball"), Binding("x", "clear_roi", "whole frame"),
         Binding("d", "next_decoder", "choose decoder"),
         Binding("g", "guided", "check balls 1-27"), Binding("n", "next_ball", "next ball"),
+        Binding("t", "test_drop", "test drop (exposure)"),
         Binding("s", "save", "save to event file"), Binding("ctrl+q", "quit", "quit", priority=True),
     ]
 
@@ -131,6 +135,8 @@ class CalibrateApp(App):
         black: float
         reads: dict                      # decoder -> FrameRead
         asked: int | None = None         # the ball the guided check asked for when the frame was taken
+        seq: int = 0                     # the frame's number in capture order
+        ball: tuple | None = None        # the ball's outline in the frame: x, y, radius px
 
     @dataclass
     class CameraProblem(Message):
@@ -154,6 +160,9 @@ class CalibrateApp(App):
         self.beams: list[float] = []
         self.link_reads: list[int] = []
         self.devices = {}
+        self.settings = None             # the [camera] settings, once the camera thread has read them
+        self.drop: list | None = None    # a test drop under way: (seq, x, y, r) or None per frame
+        self.proposal = None             # the last test drop's vision.exposure.Proposal
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -164,6 +173,7 @@ class CalibrateApp(App):
                 yield Static("", id="measures")
                 yield Static("", id="decoders")
                 yield Static("", id="guided")
+                yield Static("t: time a ball dropped down the chute", id="drop")
                 yield Static("", id="hardware")
         yield Label("", id="outcome")
         yield KeyBar(self.BINDINGS, id="keys")
@@ -172,7 +182,8 @@ class CalibrateApp(App):
         self.register_theme(THEME)
         self.theme = THEME.name
         for name, title in (("preview", "Camera"), ("measures", "Picture"), ("decoders", "Decoders"),
-                            ("guided", "Every ball"), ("hardware", "Link and beam")):
+                            ("guided", "Every ball"), ("drop", "Chute speed and exposure"),
+                            ("hardware", "Link and beam")):
             self.pane(f"#{name}").border_title = title
         self.start_devices()
         self.watch_camera()
@@ -210,7 +221,7 @@ class CalibrateApp(App):
         from vision.balls import DECODERS, BallDecoder, DecoderUnavailable
         worker = get_current_worker()
         try:
-            settings = Settings.from_section(self.section)
+            settings = self.settings = Settings.from_section(self.section)
             source = open_source(settings.source, settings.width, settings.height, settings.fps,
                                  settings.exposure_us, settings.gain)
             if isinstance(source, SimSource):     # the simulated camera shows the ball the check asks for
@@ -238,27 +249,32 @@ class CalibrateApp(App):
                         self.post_message(self.CameraProblem(f"camera: {camera.error or 'the stream ended'}"))
                         return
                     continue
-                self.post_message(self.measure(frame.image, decoders, cv2))
+                self.post_message(self.measure(frame.image, decoders, cv2, frame.seq))
         finally:
             camera.stop()
 
-    def measure(self, image, decoders: dict, cv2) -> "CalibrateApp.Measured":
+    def measure(self, image, decoders: dict, cv2, seq: int = 0) -> "CalibrateApp.Measured":
+        """Focus, exposure and every decoder's read; during a test drop only where the ball is
+        (decoding would take the frames the drop needs)."""
         asked = self.guided.ball if self.guided is not None else None
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         roi = self.roi
         region = gray[roi[1]:roi[1] + roi[3], roi[0]:roi[0] + roi[2]] if roi else gray
         reads = {}
-        for name, decoder in decoders.items():
-            decoder.roi = roi
-            reads[name] = decoder.read(image)
+        if self.drop is not None and decoders:
+            circle = _ball_in(gray, next(iter(decoders.values())))
+        else:
+            for name, decoder in decoders.items():
+                decoder.roi = roi
+                reads[name] = decoder.read(image)
+            circle = next((r.circle for r in reads.values() if r.circle is not None), None)
         preview = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         if roi:
             cv2.rectangle(preview, (roi[0], roi[1]), (roi[0] + roi[2], roi[1] + roi[3]), (0, 212, 255), 3)
-        circle = next((r.circle for r in reads.values() if r.circle is not None), None)
         if circle is not None:
-            ox, oy = (roi[0], roi[1]) if roi else (0, 0)
-            cv2.circle(preview, (int(circle.x + ox), int(circle.y + oy)), int(circle.r), (85, 212, 0), 3)
-        return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads, asked)
+            cv2.circle(preview, (int(circle.x), int(circle.y)), int(circle.r), (85, 212, 0), 3)
+        ball = None if circle is None else (circle.x, circle.y, circle.r)
+        return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads, asked, seq, ball)
 
     def _screen_gone(self) -> bool:
         """A frame or problem posted by the camera thread can arrive after the screen has gone."""
@@ -272,8 +288,9 @@ class CalibrateApp(App):
         roi = self.roi
         chosen = message.reads.get(self.decoder) or next(iter(message.reads.values()), None)
         circle = chosen.circle if chosen else None
-        self.circle = None if circle is None else (circle.x + (roi[0] if roi else 0),
-                                                   circle.y + (roi[1] if roi else 0), circle.r)
+        self.circle = None if circle is None else (circle.x, circle.y, circle.r)    # FrameRead's: in the frame
+        if self.drop is not None:
+            self.timing_drop(message)
         for name, read in message.reads.items():
             self.stats.setdefault(name, DecoderStats()).add(read.ball is not None, read.ms)
         # a frame taken before the check asked for this ball does not count for it
@@ -283,7 +300,7 @@ class CalibrateApp(App):
         self.pane("#preview", HalfBlockImage).show(message.preview)
         self.pane("#camera", Label).update(
             f"{message.shape[1]}x{message.shape[0]}  ROI {list(roi) if roi else 'whole frame'}  "
-            f"frames {self.frames}  ball {'found' if circle else 'not found'}")
+            f"frames {self.frames}  ball {'found' if message.ball else 'not found'}")
         self.show_measures(message)
         self.show_decoders(message.reads)
 
@@ -342,6 +359,32 @@ class CalibrateApp(App):
                 if ball % 9 == 0:
                     text.append("\n")
         self.pane("#guided", Static).update(text)
+
+    def timing_drop(self, message: Measured) -> None:
+        """Record where the ball is in this frame of the test drop; once it has gone by, or
+        none came in DROP_SECONDS, say the speed and the exposure proposed (or why not)."""
+        from vision.exposure import DropError, ball_sightings, propose_exposure
+        self.drop.append(None if message.ball is None else (message.seq, *message.ball))
+        seen = [item for item in self.drop if item is not None]
+        gone = seen and all(item is None for item in self.drop[-DROP_GONE_FRAMES:])
+        settings = self.settings
+        if not gone and len(self.drop) < DROP_SECONDS * settings.fps:
+            return
+        self.drop = None
+        try:
+            sightings = ball_sightings(seen, message.shape[1], message.shape[0])
+            proposal = propose_exposure(sightings, settings.fps, settings.ball_diameter, settings.exposure_us)
+        except DropError as error:
+            self.pane("#drop", Static).update(Text(f"test drop: {error}", style="bold #ff7a00"))
+            self.say(f"test drop: {error}", "warning")
+            return
+        self.proposal = proposal
+        text = Text()
+        for line in proposal.lines():
+            text.append(line + "\n")
+        text.append(f"set it in the event file's [camera]: exposure_us = {proposal.exposure_us}", style="bold")
+        self.pane("#drop", Static).update(text)
+        self.say(f"test drop: ball at {proposal.speed_m_s:.2f} m/s; propose exposure_us = {proposal.exposure_us}")
 
     def show_hardware(self) -> None:
         text = Text()
@@ -413,6 +456,14 @@ class CalibrateApp(App):
             self.guided.ball += 1
         self.show_guided()
 
+    def action_test_drop(self) -> None:
+        if self.settings is None:
+            self.say("no camera: a test drop needs one", "warning")
+            return
+        self.drop = []
+        self.pane("#drop", Static).update(Text("drop a ball down the chute now", style="bold #ffd400"))
+        self.say("test drop: drop a ball down the chute now")
+
     def action_save(self) -> None:
         def answered(yes: bool | None) -> None:
             if not yes:
@@ -428,3 +479,11 @@ class CalibrateApp(App):
 
         self.push_screen(Confirm(f"Save ROI {list(self.roi) if self.roi else '(whole frame)'} and decoder "
                                  f"{self.decoder} into {self.event_path.name}?"), answered)
+
+
+def _ball_in(gray, decoder):
+    """The largest ball in the frame (vision.balls.find_balls at the decoder's rig settings), or None."""
+    from vision.balls import View, ball_radius_px, find_balls
+    view = View.of(gray.shape[1], gray.shape[0], decoder.fov)
+    found = find_balls(gray, ball_radius_px(view, decoder.design.radius, decoder.distance), most=1)
+    return found[0] if found else None

@@ -17,9 +17,10 @@ QR family once returned Micro QR garbage), pyzbar, OpenCV. A text counts only if
 ball label with the right check digits (vision.ball_labels).
 
 Motion blur: where the rig says which way balls fall through the view (`fall_deg`, the chute's
-direction in the image), a ball none of whose labels read is deblurred along that direction
-(Wiener deconvolution with a line kernel, at each of DEBLUR_PX lengths in turn) and read again,
-second chances included; the ball's outline and centre are kept from the frame as taken.
+direction in the image), the streak's length along it is measured (vision.motion_blur) and a
+streaked ball is read deblurred by that length (Wiener deconvolution with a line kernel), then
+as taken; a ball with no clear streak is read as taken, then deblurred by a guessed length. The
+ball's outline and centre are kept from the frame as taken.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ import numpy as np
 from . import ball_labels as labels
 from .label_match import match_label
 from .label_match import prepare as prepare_matching
+from .motion_blur import blur_length, deblurred
 
 DECODERS = ("zxing", "pyzbar", "opencv")
 DEFAULT_DECODER = "zxing"          # fastest and most accurate in `companion bench balls`
@@ -629,14 +631,28 @@ class BallDecoder:
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
         fill = int(cv2.mean(box)[0])
-        texts, matched = self._decode_surface(gray, view, centre, origin, fill)
-        if self.fall_deg is not None and not texts:
-            for length in DEBLUR_PX:
-                sharp = deblurred(gray, circle, length, math.radians(self.fall_deg))
-                texts, matched = self._decode_surface(sharp, view, centre, origin, fill)
-                if texts:
-                    break
+        for image in self._sharpened(gray, circle):
+            texts, matched = self._decode_surface(image, view, centre, origin, fill)
+            if texts:
+                break
         return _BallRead(in_frame, texts, matched)
+
+    def _sharpened(self, gray: np.ndarray, circle: Circle):
+        """The frame to read the ball in, then its second chance. Where the rig says which way
+        balls fall: a ball streaked along it (vision.motion_blur measures the streak) is read
+        first deblurred by the streak's length, then as taken; one with no clear streak as
+        taken, then deblurred by DEBLUR_GUESS_PX. Elsewhere, as taken only."""
+        if self.fall_deg is None:
+            yield gray
+            return
+        angle = math.radians(self.fall_deg)
+        length = blur_length(gray, circle, angle)
+        if length is None:
+            yield gray
+            yield deblurred(gray, circle, DEBLUR_GUESS_PX, angle)
+        else:
+            yield deblurred(gray, circle, length, angle)
+            yield gray
 
     def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
@@ -727,42 +743,7 @@ def _apart_from(circles, ball: Circle) -> list[Circle]:
 
 
 REPAIR_CANDIDATES = 2          # labels given second chances when nothing read
-DEBLUR_PX = (9.0, 12.0, 15.0)  # motion-blur lengths tried along the fall direction, px
-DEBLUR_NOISE = 0.005           # the Wiener filter's noise-to-signal ratio: higher, less ringing and less sharp
-
-
-def deblurred(gray: np.ndarray, circle: Circle, length: float, angle: float) -> np.ndarray:
-    """A copy of `gray` with the ball's box (and a blur length around it) deconvolved of a
-    straight motion blur `length` px long at `angle` (radians, image axes): Wiener's filter."""
-    pad = int(length) + 2
-    reach = 1.2 * circle.r + pad
-    x0, y0 = max(int(circle.x - reach), 0), max(int(circle.y - reach), 0)
-    x1, y1 = min(int(circle.x + reach) + 1, gray.shape[1]), min(int(circle.y + reach) + 1, gray.shape[0])
-    if min(x1 - x0, y1 - y0) <= pad:           # next to nothing of the ball in the frame
-        return gray
-    box = cv2.copyMakeBorder(gray[y0:y1, x0:x1], pad, pad, pad, pad, cv2.BORDER_REFLECT).astype(np.float32)
-    h, w = cv2.getOptimalDFTSize(box.shape[0]), cv2.getOptimalDFTSize(box.shape[1])
-    box = cv2.copyMakeBorder(box, 0, h - box.shape[0], 0, w - box.shape[1], cv2.BORDER_REFLECT)
-    blur = np.fft.rfft2(_line_psf(length, angle, (h, w)))
-    # the image's spectrum x conj(blur) / (|blur|^2 + noise)
-    sharp = np.fft.irfft2(np.fft.rfft2(box) * np.conj(blur) / (np.abs(blur) ** 2 + DEBLUR_NOISE), s=(h, w))
-    out = gray.copy()
-    out[y0:y1, x0:x1] = np.clip(sharp[pad:pad + y1 - y0, pad:pad + x1 - x0], 0, 255).astype(np.uint8)
-    return out
-
-
-def _line_psf(length: float, angle: float, shape: tuple[int, int]) -> np.ndarray:
-    """A straight blur `length` px long centred on pixel (0, 0) of an image of `shape`, wrapping
-    round its edges (as the DFT sees it): points along the line, each shared bilinearly."""
-    psf = np.zeros(shape, np.float32)
-    steps = max(int(length * 4), 2)
-    along = np.linspace(-length / 2, length / 2, steps)
-    xs, ys = along * math.cos(angle), along * math.sin(angle)
-    fx, fy = np.floor(xs), np.floor(ys)
-    for dx, dy, weight in ((0, 0, (1 - (xs - fx)) * (1 - (ys - fy))), (1, 0, (xs - fx) * (1 - (ys - fy))),
-                           (0, 1, (1 - (xs - fx)) * (ys - fy)), (1, 1, (xs - fx) * (ys - fy))):
-        np.add.at(psf, (((fy + dy).astype(int)) % shape[0], ((fx + dx).astype(int)) % shape[1]), weight)
-    return psf / psf.sum()
+DEBLUR_GUESS_PX = 12.0         # the streak deblurred where none is measured: a chute's 8-15 px, halfway
 
 
 def finder_restored(patch: np.ndarray, module_px: float):

@@ -53,7 +53,12 @@ def _square_to_axes(image: np.ndarray) -> np.ndarray:
     """The patch turned so the QR's edges run along the image's axes: gradient directions
     taken four times over (a QR looks the same every quarter turn) average to its turn."""
     gx, gy = cv2.Sobel(image, cv2.CV_32F, 1, 0), cv2.Sobel(image, cv2.CV_32F, 0, 1)
-    z = ((gx * gx + gy * gy) * np.exp(4j * np.arctan2(gy, gx))).sum()
+    # |g|^2 e^(4i angle) = (gx + i gy)^4 / |g|^2, in real arithmetic (no arctan, no complex exp)
+    power = gx * gx + gy * gy
+    double_re, double_im = gx * gx - gy * gy, 2 * gx * gy           # (gx + i gy)^2
+    weight = 1 / np.maximum(power, 1e-6)
+    z = complex(float(((double_re * double_re - double_im * double_im) * weight).sum()),
+                float((2 * double_re * double_im * weight).sum()))
     h, w = image.shape
     turn = cv2.getRotationMatrix2D((w / 2, h / 2), math.degrees(np.angle(z) / 4), 1.0)
     return cv2.warpAffine(image, turn, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -69,10 +74,11 @@ def _grids(image: np.ndarray, module_px: float):
     for sign in (1, -1):                     # dark-on-light labels, then light-on-dark
         finders = [p + offset for p in _peaks(sign * match, 4 * module_px)]
         for corner in finders:
-            for a in finders:
-                for b in finders:
+            near = [f for f in finders if _about(f - corner, spacing)]      # a finder's spacing away
+            for a in near:
+                for b in near:
                     u, v = a - corner, b - corner
-                    if not (_about(u, spacing) and _about(v, spacing)) or abs(u @ v) > 0.2 * spacing ** 2:
+                    if abs(u @ v) > 0.2 * spacing ** 2:
                         continue
                     if u[0] * v[1] - u[1] * v[0] <= 0:       # along the top, then down: never mirrored
                         continue
@@ -80,7 +86,7 @@ def _grids(image: np.ndarray, module_px: float):
 
 
 def _about(step: np.ndarray, length: float) -> bool:
-    return 0.85 < np.linalg.norm(step) / length < 1.15
+    return 0.85 < math.hypot(step[0], step[1]) / length < 1.15
 
 
 def _sample(image: np.ndarray, corner: np.ndarray, across: np.ndarray, down: np.ndarray) -> np.ndarray:

@@ -45,7 +45,9 @@ def test_two_decoding_workers_read_a_chute_pass_in_frame_order(tmp_path):
     folder = pass_folder(tmp_path / "pass", ball=8, seed=7, kind="chute", fps=60)
     messages, fed = [], []
     camera = Camera(FolderSource(str(folder), fps=15))      # paced slowly: a busy machine drops no frame
-    settings = Settings(fps=15, window_ms=3000, workers=2)
+    # the chute's direction, as calibration sets it: deblurred along it, 6 of the 10 frames read (2 without)
+    fall_deg = br.render_pass(RENDERER, "chute", 60, 8, 7).fall_deg
+    settings = Settings(fps=15, window_ms=3000, workers=2, fall_deg=fall_deg)
     reader = BallReader(camera, settings.decoder_for(), settings.acceptor_for(), messages.append, workers=2)
     frame = reader.acceptor.frame
     reader.acceptor.frame = lambda t, *rest: fed.append(t) or frame(t, *rest)
@@ -62,6 +64,48 @@ class Blank(Source):
 
     def read(self):
         return np.zeros((480, 640, 3), np.uint8)
+
+
+class TwoThenQuiet(Source):
+    """Two frames of a ball, then nothing for a while, then the end (a camera pausing)."""
+    name, fps, paced = "two then quiet", 30.0, False
+
+    def __init__(self):
+        self.sent = 0
+
+    def read(self):
+        self.sent += 1
+        if self.sent == 2:
+            time.sleep(0.1)
+        elif self.sent == 3:
+            time.sleep(0.8)
+            return None
+        return np.full((480, 640, 3), self.sent, np.uint8)
+
+
+class SlowOnSecond:
+    """Reads ball 5 in every frame; the second frame (its pixels 2) takes 0.5 s."""
+    name = "slow"
+
+    def read(self, image):
+        if image[0, 0, 0] == 2:
+            time.sleep(0.5)
+        return balls.FrameRead(5, True, "read", "slow")
+
+    def twin(self):
+        return SlowOnSecond()
+
+
+def test_a_window_is_not_closed_by_the_clock_while_its_second_frame_is_still_being_read():
+    """The window (300 ms) opens with the first frame's read; the second frame, taken 0.1 s later,
+    takes 500 ms to read while the camera sends nothing: the idle worker must not rule on the
+    window meanwhile (an 'unreadable' alert), the second read makes it a ball."""
+    messages = []
+    reader = BallReader(Camera(TwoThenQuiet()), SlowOnSecond(), Settings(window_ms=300).acceptor_for(),
+                        messages.append, workers=2).start()
+    reader.join(timeout=10)
+    reader.stop()
+    assert [(type(m), getattr(m, "ball", None)) for m in messages] == [(BallRead, 5)], messages
 
 
 def test_a_beam_break_with_nothing_readable_is_an_alert(tmp_path):

@@ -14,7 +14,7 @@ from screens_helpers import ball_frames, drive, settle, text_of
 @pytest.fixture
 def rig(tmp_path):
     frames = tmp_path / "frames"
-    ball_frames(frames, 1, 100)              # 25 s of camera, paced slowly: every decoder reads each frame
+    ball_frames(frames, 1, 160)              # 40 s of camera, paced slowly: every decoder reads each frame
     event = tmp_path / "event.toml"
     assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
     with event.open("a") as out:
@@ -38,6 +38,9 @@ def test_measures_decodes_guides_and_saves(rig):
         assert roi[0] <= x <= roi[0] + roi[2] and roi[1] <= y <= roi[1] + roi[3]
         await pilot.press("right", "plus")
         assert app.roi[0] == roi[0] + 8 - 8 and app.roi[2] == roi[2] + 16
+        seen = app.frames               # read inside the region, the ball is where it was in the frame
+        await settle(pilot, lambda app: app.frames > seen + 1, timeout=60)   # three decoders a frame, loaded
+        assert app.circle == pytest.approx((x, y, r), abs=2)
         await pilot.press("s")
         await settle(pilot, lambda app: isinstance(app.screen, Confirm))    # a busy machine mounts it late
         await pilot.press("y")
@@ -69,3 +72,32 @@ def test_no_camera_is_said_not_crashed(tmp_path):
         assert "not connected" in text_of(pilot.app)
 
     drive(CalibrateApp(event), body, (150, 44))
+
+
+def test_a_test_drop_measures_the_chute_speed_and_proposes_the_exposure(tmp_path):
+    """The simulated chute (balls entering at 0.6-1.3 m/s and speeding up): `t`, and the next
+    ball that goes by gives the speed and the longest exposure keeping its blur within 7 px."""
+    from vision.exposure import BLUR_LIMIT_PX
+    event = tmp_path / "event.toml"
+    assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
+    with event.open("a") as out:
+        out.write('\n[camera]\nsource = "sim:chute"\nfps = 30\nexposure_us = 4000\nball_distance = [80, 130]\n')
+    app = CalibrateApp(event)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.frames > 0, timeout=30)     # the decoders are ready
+        for _ in range(3):          # a machine too busy to see the ball whole twice is told so: drop again
+            await pilot.press("t")
+            await settle(pilot, lambda app: app.drop is None, timeout=40)
+            if app.proposal is not None:
+                break
+            assert "test drop: the test drop showed the whole ball in" in text_of(app)
+        proposal = app.proposal
+        assert proposal is not None, text_of(app)
+        assert 0.5 <= proposal.speed_m_s <= 2.5
+        assert proposal.exposure_us == int(BLUR_LIMIT_PX / proposal.speed_px_s * 1e6)
+        assert proposal.light == pytest.approx(4000 / proposal.exposure_us)
+        text = text_of(app)
+        assert f"exposure_us = {proposal.exposure_us}" in text and "m/s" in text and "the light of now" in text
+
+    drive(app, body, (150, 50))
