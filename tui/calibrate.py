@@ -8,6 +8,7 @@ break-beam, and saves the region and the best decoder into the event file's [cam
 """
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from textual.worker import get_current_worker
 
 from companion import event_file
 
+from .boundary import Boundary, guarded
 from .game_console import KeyBar
 from .forms import Confirm
 from .plain import Label, Static, Table
@@ -107,7 +109,7 @@ def save_camera(path: Path, roi: tuple[int, int, int, int] | None, decoder: str)
     event_file.write_atomic(path, new)
 
 
-class CalibrateApp(App):
+class CalibrateApp(Boundary, App):
     CSS_PATH = ["theme.tcss", "calibrate.tcss"]
     TITLE = "Plunder Bingo: ball reader calibration"
     BINDINGS = [
@@ -119,6 +121,7 @@ class CalibrateApp(App):
         Binding("g", "guided", "check balls 1-27"), Binding("n", "next_ball", "next ball"),
         Binding("s", "save", "save to event file"), Binding("ctrl+q", "quit", "quit", priority=True),
     ]
+    failures = logging.getLogger("companion.calibrate")
 
     @dataclass
     class Measured(Message):
@@ -238,7 +241,10 @@ class CalibrateApp(App):
                         self.post_message(self.CameraProblem(f"camera: {camera.error or 'the stream ended'}"))
                         return
                     continue
-                self.post_message(self.measure(frame.image, decoders, cv2))
+                try:
+                    self.post_message(self.measure(frame.image, decoders, cv2))
+                except Exception as error:        # that frame only: the camera goes on
+                    self.failed("measuring a frame", error)
         finally:
             camera.stop()
 
@@ -264,6 +270,7 @@ class CalibrateApp(App):
         """A frame or problem posted by the camera thread can arrive after the screen has gone."""
         return not self.query("#preview")
 
+    @guarded("showing a frame")
     def on_calibrate_app_measured(self, message: Measured) -> None:
         if self._screen_gone():
             return
@@ -343,6 +350,7 @@ class CalibrateApp(App):
                     text.append("\n")
         self.pane("#guided", Static).update(text)
 
+    @guarded("the link and beam pane")
     def show_hardware(self) -> None:
         text = Text()
         link = self.devices.get("link")
@@ -364,6 +372,9 @@ class CalibrateApp(App):
         """A widget of the calibration screen, also while a dialog (the save question) is over it:
         the camera's frames and the health interval keep updating it."""
         return self.screen_stack[0].query_one(selector, kind)
+
+    def show_failure(self, line: str) -> None:
+        self.say(line, "error")
 
     def say(self, text: str, level: str = "info") -> None:
         label = self.pane("#outcome", Label)

@@ -9,10 +9,20 @@ import logging
 
 import pytest
 
+from companion import views
+from tui.bluff.display import BluffDisplayApp
+from tui.calibrate import CalibrateApp
 from tui.console import ConsoleApp
+from tui.display import DisplayApp
+from tui.jail.display import JailDisplayApp
+from tui.voters.display import VotersDisplayApp
 
-from screens_game import game
+import screens_bluff
+import screens_jail
+import screens_voters
+from screens_game import game, play
 from screens_helpers import drive, settle, text_of
+from test_calibrate import rig  # noqa: F401  (a fixture)
 from test_console import do
 
 
@@ -97,3 +107,184 @@ def test_a_worker_that_raises_is_one_alert_and_the_console_goes_on(tmp_path, cap
         assert pilot.app.is_running
 
     drive(app, body, (160, 45))
+
+
+# ---- the same boundary on every other screen: the console's views and keys, the displays, calibration
+
+def test_a_staff_view_that_raises_is_one_alert_and_the_console_goes_on(tmp_path, caplog, monkeypatch):
+    session, clock = game(tmp_path / "g.db", "ready")
+    app = ConsoleApp(session, clock=clock.now)
+    real = ConsoleApp.show_players
+
+    def choking(self, view, valid):
+        if view["phase"] == "draw":
+            raise KeyError("strange state")
+        real(self, view, valid)
+    monkeypatch.setattr(ConsoleApp, "show_players", choking)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        with caplog.at_level(logging.ERROR, "companion.console"):
+            await do(pilot, "b")                                  # applied: the view only failed to draw
+            await settle(pilot, lambda app: app.alerts)
+        [(_, line, level)] = pilot.app.alerts
+        assert level == "error" and line.startswith("drawing the staff view failed: KeyError: 'strange state' at ")
+        assert [r.getMessage() for r in caplog.records] == [line]
+        assert session.state.phase == "draw"
+        await do(pilot, "d", "1 2 3", "enter")
+        assert pilot.app.is_running
+
+    drive(app, body, (160, 45))
+
+
+def test_a_key_whose_action_raises_is_one_alert(tmp_path, monkeypatch):
+    session, clock = game(tmp_path / "g.db", "ready")
+
+    def broken_undo(self):
+        raise IndexError("nothing there")
+    monkeypatch.setattr(ConsoleApp, "action_undo", broken_undo)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await pilot.press("u")
+        await settle(pilot, lambda app: app.alerts)
+        [(_, line, _)] = pilot.app.alerts
+        assert line.startswith("the action undo failed: IndexError: nothing there at ")
+        await do(pilot, "b")
+        assert pilot.app.is_running
+
+    drive(ConsoleApp(session, clock=clock.now), body, (160, 45))
+
+
+def status_line(app) -> str:
+    status = app.query_one("#status")
+    return str(status.render()) if status.has_class("-shown") else ""
+
+
+def public_of(session):
+    public = views.public        # taken now: a test replaces views.public
+    return lambda app: app.view == public(session.state)
+
+
+DISPLAYS = {     # a display, a journal of its game, and two steps that change what the audience sees
+    "bingo": (DisplayApp, lambda path: game(path, "ready")[0], lambda s: play(s, "turn1_voting"),
+              lambda s: play(s, "turn1_counted")),
+    "voters": (VotersDisplayApp, lambda path: screens_voters.night(path, "ready")[0],
+               lambda s: screens_voters.play(s, "betting"), lambda s: screens_voters.play(s, "closed")),
+    "bluff": (BluffDisplayApp, lambda path: screens_bluff.night(path, "ready")[0],
+              lambda s: screens_bluff.play(s, "dice"), lambda s: screens_bluff.play(s, "declare")),
+    "jail": (JailDisplayApp, lambda path: screens_jail.table(path, 1)[0],
+             lambda s: [s.submit(c) for c in screens_jail.commands()[1:3]],
+             lambda s: [s.submit(c) for c in screens_jail.commands()[3:]]),
+}
+
+
+@pytest.mark.parametrize("name", DISPLAYS)
+def test_a_display_whose_drawing_raises_says_one_line_and_goes_on(tmp_path, caplog, monkeypatch, name):
+    """Drawing a view raises: one line in the status line and the log, the display goes on and
+    draws the next view whole."""
+    display, start, first, second = DISPLAYS[name]
+    session = start(tmp_path / "g.db")
+    real, broken = display.show, {"on": False}
+
+    def show(self, view, deadline=None):
+        if broken["on"]:
+            raise ZeroDivisionError("injected")
+        real(self, view, deadline)
+    monkeypatch.setattr(display, "show", show)
+
+    async def body(pilot):
+        app = pilot.app
+        await settle(pilot, public_of(session))
+        before = app.shown_batch
+        broken["on"] = True
+        with caplog.at_level(logging.ERROR, "companion.display"):
+            first(session)
+            await settle(pilot, lambda app: "failed" in status_line(app))
+            await pilot.pause(0.3)
+        line = status_line(app)
+        assert line.startswith("drawing the audience view failed: ZeroDivisionError: injected at test_failures.py:")
+        assert [r.getMessage() for r in caplog.records] == [line] and app.shown_batch == before   # once, for every batch
+        broken["on"] = False
+        second(session)
+        await settle(pilot, public_of(session))
+        assert status_line(app) == "" and app.is_running
+
+    drive(display(tmp_path / "g.db", poll=0.02), body, (160, 45))
+
+
+def test_a_view_that_raises_keeps_the_last_screen_and_says_one_line(tmp_path, caplog, monkeypatch):
+    """Building the audience view raises on a state nobody foresaw: the display keeps the screen it
+    had, says one line (once, though it polls on), and shows the next view that builds."""
+    session, _ = game(tmp_path / "g.db", "ready")
+    real, broken = views.public, {"on": False}
+    monkeypatch.setattr(views, "public", lambda state: 1 / 0 if broken["on"] else real(state))
+
+    async def body(pilot):
+        app = pilot.app
+        await settle(pilot, lambda app: app.view is not None)
+        shown, ready = app.view, text_of(app)
+        broken["on"] = True
+        with caplog.at_level(logging.ERROR, "companion.display"):
+            play(session, "turn1_voting")
+            await settle(pilot, lambda app: "failed" in status_line(app))
+            await pilot.pause(0.3)
+        assert status_line(app).startswith("building the audience view failed: ZeroDivisionError: division by zero "
+                                           "at test_failures.py:")
+        assert [r.getMessage() for r in caplog.records] == [status_line(app)]
+        assert app.view == shown and "Get ready" in text_of(app) and "Get ready" in ready
+        broken["on"] = False
+        play(session, "turn1_counted")
+        await settle(pilot, lambda app: app.view != shown)
+        assert app.view == real(session.state) and status_line(app) == ""
+
+    drive(DisplayApp(tmp_path / "g.db", poll=0.02), body, (160, 45))
+
+
+def test_calibration_a_frame_that_cannot_be_measured_is_one_line_and_the_camera_goes_on(rig, caplog, monkeypatch):
+    real, broken = CalibrateApp.measure, {"on": True}
+
+    def measure(self, image, decoders, cv2):
+        if broken["on"]:
+            raise ValueError("a frame nobody foresaw")
+        return real(self, image, decoders, cv2)
+    monkeypatch.setattr(CalibrateApp, "measure", measure)
+
+    async def body(pilot):
+        with caplog.at_level(logging.ERROR, "companion.calibrate"):
+            await settle(pilot, lambda app: "failed" in text_of(app), timeout=20)
+            await pilot.pause(1.0)                               # frames go on failing (4 a second)
+        line = str(pilot.app.query_one("#outcome").render())
+        assert line.startswith("measuring a frame failed: ValueError: a frame nobody foresaw at test_failures.py:")
+        assert [r.getMessage() for r in caplog.records] == [line]       # said once
+        broken["on"] = False
+        await settle(pilot, lambda app: app.frames > 0, timeout=20)     # the camera thread went on
+        assert pilot.app.is_running
+
+    drive(CalibrateApp(rig), body, (150, 44))
+
+
+def test_calibration_a_pane_or_key_that_raises_is_one_line_and_the_screen_goes_on(rig, caplog, monkeypatch):
+    def broken_pane(self, reads):
+        raise TypeError("odd read")
+
+    def broken_key(self):
+        raise RuntimeError("odd key")
+    monkeypatch.setattr(CalibrateApp, "show_decoders", broken_pane)
+    monkeypatch.setattr(CalibrateApp, "action_guided", broken_key)
+
+    async def body(pilot):
+        with caplog.at_level(logging.ERROR, "companion.calibrate"):
+            await settle(pilot, lambda app: "failed" in text_of(app), timeout=20)
+            await pilot.pause(1.0)
+            outcome = str(pilot.app.query_one("#outcome").render())
+            assert outcome.startswith("showing a frame failed: TypeError: odd read at test_failures.py:")
+            await pilot.press("g")
+            await settle(pilot, lambda app: "odd key" in text_of(app))
+        assert [r.getMessage() for r in caplog.records] == [
+            outcome, str(pilot.app.query_one("#outcome").render())]
+        assert str(pilot.app.query_one("#outcome").render()).startswith(
+            "the action guided failed: RuntimeError: odd key at test_failures.py:")
+        assert pilot.app.frames > 0 and pilot.app.is_running
+
+    drive(CalibrateApp(rig), body, (150, 44))
