@@ -4,10 +4,17 @@ the log, and the console goes on. The command that raised is not applied (the jo
 was); a listener that fails after its command was journaled is a warning on that command."""
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import logging
+import time
+import urllib.error
+import urllib.request
 
+import aiohttp
 import pytest
+from aiohttp import web
 
 from companion import views
 from tui.bluff.display import BluffDisplayApp
@@ -15,11 +22,15 @@ from tui.calibrate import CalibrateApp
 from tui.console import ConsoleApp
 from tui.display import DisplayApp
 from tui.jail.display import JailDisplayApp
+from tui.serve import DisplayServer, DisplaySession
 from tui.voters.display import VotersDisplayApp
+from tui.web import phone as P, server as web_server
 
 import screens_bluff
+from bluff_world import Clock, Server, bluff_night
 import screens_jail
 import screens_voters
+from screens_chromium import free_port
 from screens_game import game, play
 from screens_helpers import drive, settle, text_of
 from test_calibrate import rig  # noqa: F401  (a fixture)
@@ -288,3 +299,111 @@ def test_calibration_a_pane_or_key_that_raises_is_one_line_and_the_screen_goes_o
         assert pilot.app.frames > 0 and pilot.app.is_running
 
     drive(CalibrateApp(rig), body, (150, 44))
+
+
+# ---- the page servers: a view or a request that raises is one logged line, never a traceback
+
+@contextlib.contextmanager
+def logged(caplog, name: str):
+    """The records of one logger, whether or not it propagates (quiet_logging stops it)."""
+    logger = logging.getLogger(name)
+    propagate, logger.propagate = logger.propagate, True
+    try:
+        with caplog.at_level(logging.DEBUG):
+            yield
+    finally:
+        logger.propagate = propagate
+
+
+def tracebacks(caplog) -> list[str]:
+    return [r.getMessage()[:200] for r in caplog.records if r.exc_info]
+
+
+def test_the_page_server_keeps_its_last_view_when_a_view_raises(tmp_path, caplog, monkeypatch):
+    session, _ = game(tmp_path / "g.db", "ready")
+    real, broken = views.public, {"on": False}
+    monkeypatch.setattr(views, "public", lambda state: 1 / 0 if broken["on"] else real(state))
+
+    async def check():
+        runner = web.AppRunner(web_server.make_app(tmp_path / "g.db", poll=0.02))
+        await runner.setup()
+        port = free_port()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                async def public() -> tuple[int, dict]:
+                    async with http.get(f"http://127.0.0.1:{port}/public.json") as answer:
+                        return answer.status, await answer.json()
+
+                async def until(ready) -> tuple[int, dict]:
+                    for _ in range(250):
+                        answer = await public()
+                        if ready(answer):
+                            return answer
+                        await asyncio.sleep(0.02)
+                    raise AssertionError(f"never: {answer}")
+
+                _, ready = await until(lambda answer: answer[0] == 200)
+                broken["on"] = True
+                play(session, "turn1_voting")
+                await asyncio.sleep(0.5)                        # 25 polls of the journal
+                assert await public() == (200, ready)           # the last view stays
+                broken["on"] = False
+                play(session, "turn1_counted")
+                assert (await until(lambda answer: answer[1] != ready))[1] == real(session.state)
+        finally:
+            await runner.cleanup()
+
+    with logged(caplog, "companion.web"):
+        asyncio.run(check())
+    [said] = [r.getMessage() for r in caplog.records if r.name == "companion.web"]
+    assert said.startswith("building the audience view failed: ZeroDivisionError: division by zero at test_failures.py:")
+    assert not tracebacks(caplog)
+
+
+def test_a_phone_page_that_raises_is_a_500_and_one_line_without_the_pass(tmp_path, caplog, monkeypatch):
+    event, table = bluff_night(tmp_path)
+    server = Server(event.journal, P.Phone.for_event(event, clock=Clock("20:00")))
+    monkeypatch.setattr(P, "private_view", lambda state, no: {}["a key nobody foresaw"])
+    token = P.token(event.id, event.secret, 1, 0)
+    try:
+        with logged(caplog, "companion.web"), logged(caplog, "aiohttp.server"):
+            time.sleep(0.3)                                     # the follower has read the journal
+            for _ in range(3):
+                with urllib.request.urlopen(f"{server.url}/p/{token}/state.json", timeout=10) as answer:
+                    raise AssertionError(f"answered {answer.status}")
+    except urllib.error.HTTPError as error:
+        assert error.code == 500, error.code
+    finally:
+        server.close()
+        table.session.journal.close()
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and said[0].startswith("GET /p/{token}/state.json failed: KeyError: 'a key nobody foresaw' at ")
+    assert token not in said[0] and not tracebacks(caplog)
+
+
+def test_a_terminal_display_session_that_fails_is_one_line(tmp_path, caplog, monkeypatch):
+    """`--terminal-serve`: a display process that cannot start is one line in the log, not a traceback."""
+    async def failing_start(self, width, height):
+        raise OSError("no processes left")
+    monkeypatch.setattr(DisplaySession, "start", failing_start)
+
+    async def check():
+        port = free_port()
+        server = DisplayServer(tmp_path / "g.db", "127.0.0.1", port)
+        runner = web.AppRunner(await server._make_app())
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                for _ in range(2):
+                    async with http.ws_connect(f"http://127.0.0.1:{port}/ws") as socket:
+                        await socket.receive(timeout=10)          # closed by the server
+        finally:
+            await runner.cleanup()
+
+    with logged(caplog, "companion.serve"):
+        asyncio.run(check())
+    said = [r.getMessage() for r in caplog.records if r.name == "companion.serve"]
+    assert len(said) == 1 and said[0].startswith("a display session failed: OSError: no processes left at ")
+    assert not tracebacks(caplog)
