@@ -39,6 +39,10 @@ class Boundary:
     class Failed(Message):
         line: str
 
+    def __init__(self, *args, **options):
+        super().__init__(*args, **options)
+        self.said_once = Once(self.failures)
+
     def failed(self, where: str, error: BaseException) -> str:
         """Any thread: report an exception nobody expected; returns its line. On the app's own
         thread it is shown at once (a message could arrive after a later success had cleared it)."""
@@ -50,16 +54,12 @@ class Boundary:
         return line
 
     def on_boundary_failed(self, message: Failed) -> None:
-        if self._said_once().said(message.line) is not None:
+        if self.said_once.said(message.line) is not None:
             self.show_failure(message.line)
 
-    def _said_once(self) -> Once:
-        if getattr(self, "_once", None) is None:
-            self._once = Once(self.failures)
-        return self._once
-
     def recovered(self) -> None:
-        self._said_once().recovered()
+        """What failed works again: the same failure, met next, is said again."""
+        self.said_once.recovered()
 
     def show_failure(self, line: str) -> None:
         raise NotImplementedError

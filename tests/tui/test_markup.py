@@ -212,6 +212,8 @@ class Link:
 def test_calibration(names):
     """A sticker's code that is no ball label (the decoders' table quotes it), the cage link's
     health line, and the event file's path (a folder named like markup) in the save's answer."""
+    import cv2
+    import numpy
     from vision.balls import BallDecoder, FrameRead
     folder, sticker, detail = names
     assume(".." not in folder)
@@ -223,8 +225,12 @@ def test_calibration(names):
         event = Path(tmp) / f"d{folder}" / "event.toml"
         event.parent.mkdir(parents=True)
         assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
+        frames = Path(tmp) / "frames"                 # grey frames: the decoders' answer is the test's
+        frames.mkdir()
+        for n in range(200):                          # 40 s of camera: it must not end before the save
+            cv2.imwrite(str(frames / f"{n:02d}.png"), numpy.full((120, 160), 128, numpy.uint8))
         with event.open("a") as out:
-            out.write('\n[camera]\nsource = "sim"\nfps = 4\n\n[serial]\nurl = "loop://"\n')
+            out.write(f'\n[camera]\nsource = "{frames}"\nfps = 5\n\n[serial]\nurl = "loop://"\n')
 
         async def body(pilot):
             await settle(pilot, lambda app: app.frames > 0, timeout=30)
