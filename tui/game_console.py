@@ -322,6 +322,7 @@ class GameConsole(Boundary, App):
             self.query_one("#review-detail", Static).update("Nothing waiting for review")
             self.show_crop(None)
 
+    @guarded("showing the held card")
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         held = self.current_held()
         if held is None:
@@ -351,6 +352,7 @@ class GameConsole(Boundary, App):
     def crop_file(self, path: str) -> Path:
         return crop_file(path, self.session.journal.path)
 
+    @guarded("showing the held card's crop")
     def on_game_console_crop_loaded(self, message: CropLoaded) -> None:
         held = self.current_held()
         if held is None or held["serial"] != message.serial:

@@ -167,6 +167,27 @@ def test_a_key_whose_action_raises_is_one_alert(tmp_path, monkeypatch):
     drive(ConsoleApp(session, clock=clock.now), body, (160, 45))
 
 
+def test_a_held_card_that_cannot_be_shown_is_one_alert(tmp_path, monkeypatch):
+    session, clock = game(tmp_path / "g.db", "turn1_voting")
+    held = session.submit({"do": "hold", "card": {"do": "vote", "serial": "V0301", "turn": 1, "marks": ["X"]},
+                           "reason": "two marks"})
+    assert held.status == "ok", held.reason
+
+    def broken_crop(self, image, problem=""):
+        raise ValueError("odd picture")
+    monkeypatch.setattr(ConsoleApp, "show_crop", broken_crop)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.alerts)
+        [(_, line, _)] = pilot.app.alerts
+        assert line.startswith("showing the held card's crop failed: ValueError: odd picture at test_failures.py:")
+        assert "why held: two marks" in text_of(pilot.app)
+        await do(pilot, "d", "4", "enter", expect="rejected")
+        assert pilot.app.is_running
+
+    drive(ConsoleApp(session, clock=clock.now), body, (160, 45))
+
+
 def status_line(app) -> str:
     status = app.query_one("#status")
     return str(status.render()) if status.has_class("-shown") else ""
