@@ -209,6 +209,7 @@ class Link:
 @SLOW
 @given(texts(3))
 @example(["[/bold]", "[link=x]q", "[b]"])
+@example(["[link=a]x[/]", "oC", "*n"])
 def test_calibration(names):
     """A sticker's code that is no ball label (the decoders' table quotes it), the cage link's
     health line, and the event file's path (a folder named like markup) in the save's answer."""
@@ -227,10 +228,10 @@ def test_calibration(names):
         assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
         frames = Path(tmp) / "frames"                 # grey frames: the decoders' answer is the test's
         frames.mkdir()
-        for n in range(200):                          # 40 s of camera: it must not end before the save
+        for n in range(200):                          # 100 s of camera: it must not end before the save
             cv2.imwrite(str(frames / f"{n:02d}.png"), numpy.full((120, 160), 128, numpy.uint8))
         with event.open("a") as out:
-            out.write(f'\n[camera]\nsource = "{frames}"\nfps = 5\n\n[serial]\nurl = "loop://"\n')
+            out.write(f'\n[camera]\nsource = "{frames}"\nfps = 2\n\n[serial]\nurl = "loop://"\n')
 
         async def body(pilot):
             await settle(pilot, lambda app: app.frames > 0, timeout=30)
