@@ -8,6 +8,7 @@ import logging
 import threading
 from dataclasses import dataclass
 
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
@@ -55,7 +56,10 @@ class Boundary:
 
     def on_boundary_failed(self, message: Failed) -> None:
         if self.said_once.said(message.line) is not None:
-            self.show_failure(message.line)
+            try:
+                self.show_failure(message.line)
+            except NoMatches:             # the screen is going (the app is closing): the log has it
+                pass
 
     def recovered(self) -> None:
         """What failed works again: the same failure, met next, is said again."""

@@ -267,8 +267,8 @@ class CalibrateApp(Boundary, App):
         return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads, asked)
 
     def _screen_gone(self) -> bool:
-        """A frame or problem posted by the camera thread can arrive after the screen has gone."""
-        return not self.query("#preview")
+        """A frame, a problem or the health interval can come after the screen has gone."""
+        return not self.screen_stack or not self.screen_stack[0].query("#preview")
 
     @guarded("showing a frame")
     def on_calibrate_app_measured(self, message: Measured) -> None:
@@ -352,6 +352,8 @@ class CalibrateApp(Boundary, App):
 
     @guarded("the link and beam pane")
     def show_hardware(self) -> None:
+        if self._screen_gone():
+            return
         text = Text()
         link = self.devices.get("link")
         health = link.health() if link else NOT_CONNECTED
