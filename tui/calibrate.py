@@ -9,6 +9,7 @@ saves the region and the best decoder into the event file's [camera].
 """
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from textual.worker import get_current_worker
 
 from companion import event_file
 
+from .boundary import Boundary, guarded
 from .game_console import KeyBar
 from .forms import Confirm
 from .plain import Label, Static, Table
@@ -110,7 +112,7 @@ def save_camera(path: Path, roi: tuple[int, int, int, int] | None, decoder: str)
     event_file.write_atomic(path, new)
 
 
-class CalibrateApp(App):
+class CalibrateApp(Boundary, App):
     CSS_PATH = ["theme.tcss", "calibrate.tcss"]
     TITLE = "Plunder Bingo: ball reader calibration"
     BINDINGS = [
@@ -123,6 +125,7 @@ class CalibrateApp(App):
         Binding("t", "test_drop", "test drop (exposure)"),
         Binding("s", "save", "save to event file"), Binding("ctrl+q", "quit", "quit", priority=True),
     ]
+    failures = logging.getLogger("companion.calibrate")
 
     @dataclass
     class Measured(Message):
@@ -249,7 +252,10 @@ class CalibrateApp(App):
                         self.post_message(self.CameraProblem(f"camera: {camera.error or 'the stream ended'}"))
                         return
                     continue
-                self.post_message(self.measure(frame.image, decoders, cv2, frame.seq))
+                try:
+                    self.post_message(self.measure(frame.image, decoders, cv2, frame.seq))
+                except Exception as error:        # that frame only: the camera goes on
+                    self.failed("measuring a frame", error)
         finally:
             camera.stop()
 
@@ -277,9 +283,10 @@ class CalibrateApp(App):
         return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads, asked, seq, ball)
 
     def _screen_gone(self) -> bool:
-        """A frame or problem posted by the camera thread can arrive after the screen has gone."""
-        return not self.query("#preview")
+        """A frame, a problem or the health interval can come after the screen has gone."""
+        return not self.screen_stack or not self.screen_stack[0].query("#preview")
 
+    @guarded("showing a frame")
     def on_calibrate_app_measured(self, message: Measured) -> None:
         if self._screen_gone():
             return
@@ -386,7 +393,10 @@ class CalibrateApp(App):
         self.pane("#drop", Static).update(text)
         self.say(f"test drop: ball at {proposal.speed_m_s:.2f} m/s; propose exposure_us = {proposal.exposure_us}")
 
+    @guarded("the link and beam pane")
     def show_hardware(self) -> None:
+        if self._screen_gone():
+            return
         text = Text()
         link = self.devices.get("link")
         health = link.health() if link else NOT_CONNECTED
@@ -407,6 +417,9 @@ class CalibrateApp(App):
         """A widget of the calibration screen, also while a dialog (the save question) is over it:
         the camera's frames and the health interval keep updating it."""
         return self.screen_stack[0].query_one(selector, kind)
+
+    def show_failure(self, line: str) -> None:
+        self.say(line, "error")
 
     def say(self, text: str, level: str = "info") -> None:
         label = self.pane("#outcome", Label)

@@ -14,7 +14,6 @@ import logging
 import queue
 import sqlite3
 import time
-import traceback
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,13 +27,14 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
 from companion.core.commands import Malformed
 from companion.core.review import crop_file
 from companion.journal import Journal, JournalError
 from companion.session import Door, Outcome, Session
 
+from .boundary import Boundary, guarded
 from .feed import Feed
 from .forms import CommandForm, Confirm
 from .plain import DataTable, Label, OptionList, Static
@@ -51,13 +51,6 @@ HELD = [Binding("a", "rule_as_read", "held: as read"), Binding("0", "rule_invali
         Binding("R", "rule_as", "held: rule as…")]
 QUIT = Binding("ctrl+q", "quit", "quit", priority=True)
 log = logging.getLogger("companion.console")
-
-
-def failure_line(where: str, error: BaseException) -> str:
-    """An exception nobody expected, in one line: what, and the line of code it came from."""
-    frames = traceback.extract_tb(error.__traceback__)
-    at = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-    return f"{where} failed: {type(error).__name__}: {error}{at}"
 
 
 def summary(command: dict) -> str:
@@ -109,7 +102,7 @@ class KeyBar(Widget):
         return self.keys_text(width).plain.count("\n") + 1
 
 
-class GameConsole(App):
+class GameConsole(Boundary, App):
     """A game's console: subclasses compose the panes below with their own, bind their keys
     (with UNDO, HELD and QUIT) and implement refresh_view()."""
 
@@ -213,17 +206,17 @@ class GameConsole(App):
             self.post_message(self.Submitted(command, outcome, feed.poll(), feed.deadline(),
                                              origin, reply is not None))
 
-    # ---- the one failure boundary: what nobody expected is one line, on screen and in the log
+    # ---- the one failure boundary (tui/failures.py): what nobody expected is one alert line
 
-    def failed(self, where: str, error: BaseException) -> str:
-        """Any thread: an unexpected exception as one alert line (also in the log); the console goes on."""
-        line = failure_line(where, error)
-        self.post_message(self.Note(line, "error", hardware=True))
-        return line
+    failures = log
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR:
-            self.failed(f"the {event.worker.name or 'worker'} thread", event.worker.error)
+    def show_failure(self, line: str) -> None:
+        self.keep_alert(line, "error")
+
+    @guarded("drawing the staff view")
+    def show_view(self) -> None:
+        """The game's refresh_view(): a view that raises on a strange state leaves the panes as they were."""
+        self.refresh_view()
 
     def on_game_console_submitted(self, message: Submitted) -> None:
         outcome = message.outcome
@@ -233,7 +226,7 @@ class GameConsole(App):
         self.deadline = message.deadline
         for clock in self.query(Countdown):
             clock.deadline = message.deadline
-        self.refresh_view()
+        self.show_view()
         if message.command:
             name = message.command.get("do") or "companion do"
             words = {"ok": f"✔ {name}", "invalid": f"⚠ {name}: card invalid", "rejected": f"✖ {name} rejected"}
@@ -262,8 +255,11 @@ class GameConsole(App):
         not kept: the board and the review queue already show what a working device did)."""
         if level in ALERT_STYLE:
             log.log(logging.ERROR if level == "error" else logging.WARNING, text)
-            self.alerts.appendleft((time.strftime("%H:%M:%S", time.localtime(self.clock())), text, level))
-            self.show_health()
+            self.keep_alert(text, level)
+
+    def keep_alert(self, text: str, level: str) -> None:
+        self.alerts.appendleft((time.strftime("%H:%M:%S", time.localtime(self.clock())), text, level))
+        self.show_health()
 
     def show_outcome(self, text: str, level: str) -> None:
         label = self.query_one("#outcome", Label)
@@ -326,6 +322,7 @@ class GameConsole(App):
             self.query_one("#review-detail", Static).update("Nothing waiting for review")
             self.show_crop(None)
 
+    @guarded("showing the held card")
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         held = self.current_held()
         if held is None:
@@ -355,6 +352,7 @@ class GameConsole(App):
     def crop_file(self, path: str) -> Path:
         return crop_file(path, self.session.journal.path)
 
+    @guarded("showing the held card's crop")
     def on_game_console_crop_loaded(self, message: CropLoaded) -> None:
         held = self.current_held()
         if held is None or held["serial"] != message.serial:

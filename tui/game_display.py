@@ -8,9 +8,14 @@ terminal, every browser tab of a served display) can follow one game. A game's d
 (tui/display.py for Plunder Bingo) composes its widgets, yields status_line() and draws the
 public view in show(). A display that finds another game in its journal (one it waited for)
 exits with that game's name, for `companion display` to start that game's display instead.
+
+A view that raises on a state nobody foresaw (building it, or drawing it) is one line in the status
+line and the log (tui/failures.py); the screen keeps what it last drew, and the next view that
+draws is drawn whole.
 """
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
@@ -26,6 +31,7 @@ from companion import views
 from companion.core.games import DEFAULT
 from companion.journal import Journal, JournalError
 
+from .boundary import Boundary
 from .feed import Feed
 from .plain import Label
 from .theme import THEME
@@ -33,11 +39,12 @@ from .theme import THEME
 SERVER_PID = "COMPANION_SERVER_PID"   # set by tui.serve: the server a served display belongs to
 
 
-class GameDisplay(App):
+class GameDisplay(Boundary, App):
     """A game's audience display: subclasses name their GAME, compose their widgets with
     status_line() and implement show(view, deadline)."""
 
     GAME = DEFAULT
+    failures = logging.getLogger("companion.display")
 
     CSS = """
     #status { dock: bottom; height: 1; color: #ff4d4d; display: none; }
@@ -99,28 +106,48 @@ class GameDisplay(App):
                 time.sleep(1)
                 continue
             if new or last is None:
-                shown = (views.public(feed.state), feed.deadline())
-                if shown != last:
+                shown = self.public_of(feed)
+                if shown is not None and shown != last:
                     self.post_message(self.Changed(*shown, feed.last))
                     last = shown
             time.sleep(self.poll)
         if feed:
             feed.journal.close()
 
+    def public_of(self, feed: Feed) -> tuple[dict, float | None] | None:
+        """In the thread: what the audience sees now, or None (and a failure line) if it cannot be built."""
+        try:
+            return views.public(feed.state), feed.deadline()
+        except Exception as error:
+            self.failed("building the audience view", error)
+            return None
+
     def on_game_display_changed(self, message: Changed) -> None:
         game = message.view.get("game", DEFAULT)      # Plunder Bingo's view names no game
         if game != self.GAME:
             self.exit(game)
             return
+        try:
+            self.show(message.view, message.deadline)
+        except Exception as error:
+            self.view = None                          # the next view is drawn whole, over what this one left
+            self.failed("drawing the audience view", error)
+            return
+        self.recovered()
         self.query_one("#status", Label).remove_class("-shown")
-        self.show(message.view, message.deadline)
         self.shown_batch = message.batch
         if self.probe is not None:
             self.call_after_refresh(self._report_shown, message.batch)
 
     def on_game_display_waiting(self, message: Waiting) -> None:
+        self.say(message.reason)
+
+    def show_failure(self, line: str) -> None:
+        self.say(line)
+
+    def say(self, text: str) -> None:
         status = self.query_one("#status", Label)
-        status.update(message.reason)
+        status.update(text)
         status.add_class("-shown")
 
     def _report_shown(self, batch: int) -> None:

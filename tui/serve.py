@@ -25,6 +25,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from .display import SERVER_PID
+from .failures import Once
 
 log = logging.getLogger("companion.serve")
 
@@ -110,6 +111,7 @@ class DisplayServer(Server):
         self.retry_ms = retry_ms
         self.max_viewers = max_viewers
         self.viewers = 0            # browsers with a display process now
+        self.failures = Once(log)
 
     def full(self) -> web.Response | None:
         """HTTP 503 and a page saying why, when every viewer's place is taken."""
@@ -153,8 +155,8 @@ class DisplayServer(Server):
             await self._process_messages(websocket, session)
         except asyncio.CancelledError:
             pass
-        except Exception:
-            log.exception("display session failed")
+        except Exception as error:
+            self.failures("a display session", error)
         finally:
             await session.stop()
             await websocket.close()

@@ -125,6 +125,10 @@ def display(args) -> int:
         except OSError as error:
             raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
     game = game_of(path)
+    try:
+        log_beside(path, "display")
+    except CommandError:            # a display may follow a journal it cannot write beside: its screen says it all
+        pass
     while game:              # a display that finds another game in the journal hands over to its display
         game = screen_for(DISPLAYS, game)(path).run()
     return 0
@@ -178,19 +182,21 @@ def console(args) -> int:
     return 0
 
 
-def log_beside(journal: Path) -> None:
-    """The console's alerts (hardware, failures) also go to <journal>.log, a line each."""
+def log_beside(journal: Path, screen: str = "console") -> None:
+    """A screen's alerts (the console's hardware alerts; failures, tui/failures.py) also go to
+    <journal>.log, a line each, with the screen's name."""
     import logging
     try:
         handler = logging.FileHandler(f"{journal}.log", encoding="utf-8")
     except OSError as error:
-        raise CommandError(f"cannot write the console's log beside {journal}: {error.strerror or error}")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    logging.getLogger("companion.console").addHandler(handler)
+        raise CommandError(f"cannot write the {screen}'s log beside {journal}: {error.strerror or error}")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    logging.getLogger(f"companion.{screen}").addHandler(handler)
 
 
 def calibrate(args) -> int:
-    load_event(args.event)                   # a bad event file: one clear line, before the screen
+    event = load_event(args.event)           # a bad event file: one clear line, before the screen
+    log_beside(event.journal, "calibrate")
     from tui.calibrate import CalibrateApp
     CalibrateApp(Path(args.event), args.source).run()
     return 0

@@ -7,6 +7,9 @@ new. When what the audience sees changes, the SSE message is encoded once and ev
 the game (an Auction Bluff event's private phone pages, /p/..., tui/web/phone.py, post a player's
 own commands to the open console's door: the console stays the one writer). The page's words come from /words.json. Everything shown comes from views.public (the same JSON as `companion status --public
 --json`); beside it travel only the voting deadline and the public boards announced so far.
+A view that raises on a state nobody foresaw, in the follower or in a request, is one line in
+the log (the same failure again is not repeated, tui/failures.py): the follower keeps the last
+view it built, a request gets a 500.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from companion import views
 from companion.core import words
 from companion.journal import Journal, JournalError
 
+from ..failures import Once
 from ..feed import Feed
 from . import crowd
 from .phone import Phone
@@ -105,6 +109,7 @@ class Follower:
         self.version = 0                     # counts the changes of `message`
         self.changed = asyncio.Event()       # set, then replaced, at each change
         self.boards = Boards()
+        self.failures = Once(log)            # the server's one failure boundary (requests too: make_app)
         # Held while a thread reads the journal: cancelling run() does not stop that thread, and
         # closing the connection under it crashes SQLite.
         self.reading = threading.Lock()
@@ -134,6 +139,9 @@ class Follower:
                 shown = None
                 await asyncio.sleep(1)
                 continue
+            except Exception as error:             # a view that chokes on this state: the last one stays
+                self.failures("building the audience view", error)
+                read = None
             if read is not None and read != shown:
                 shown = read
                 self._publish(*read)
@@ -146,6 +154,7 @@ class Follower:
             self.feed, self.view = None, None
 
     def _publish(self, view: dict, deadline: float | None) -> None:
+        self.failures.recovered()
         self.view, self.batch = view, self.feed.last
         self.message = (sse(self.boards.shown(view), "boards") + sse({"deadline": deadline}, "clock")
                         + sse(view))
@@ -180,12 +189,29 @@ async def read_only(request: web.Request, handler):
     return await handler(request)
 
 
+def answering(follower: Follower):
+    """The middleware of the failure boundary: a handler that raises is one line in the log (the
+    route's pattern, never the address: a phone's pass is in it) and a 500."""
+    @web.middleware
+    async def boundary(request: web.Request, handler):
+        try:
+            return await handler(request)
+        except web.HTTPException:
+            raise
+        except Exception as error:
+            route = request.match_info.route.resource
+            follower.failures(f"{request.method} {route.canonical if route else 'a request'}", error)
+            return web.Response(status=500, text="this could not be answered: the failure is in the server's log",
+                                headers=HEADERS)
+    return boundary
+
+
 def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE_S,
              publisher=None, phone: Phone | None = None) -> web.Application:
     """publisher: a tui.web.mqtt.Publisher (not yet started) that each new view also goes to;
     phone: Auction Bluff's private pages (tui/web/phone.py), served beside the audience page."""
-    app = web.Application(middlewares=[read_only])
     follower = Follower(journal, poll, publisher)
+    app = web.Application(middlewares=[read_only, answering(follower)])
     pages = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
 
     async def page(request: web.Request) -> web.Response:
