@@ -276,10 +276,10 @@ def test_a_view_that_raises_keeps_the_last_screen_and_says_one_line(tmp_path, ca
 def test_calibration_a_frame_that_cannot_be_measured_is_one_line_and_the_camera_goes_on(rig, caplog, monkeypatch):
     real, broken = CalibrateApp.measure, {"on": True}
 
-    def measure(self, image, decoders, cv2):
+    def measure(self, *frame):
         if broken["on"]:
             raise ValueError("a frame nobody foresaw")
-        return real(self, image, decoders, cv2)
+        return real(self, *frame)
     monkeypatch.setattr(CalibrateApp, "measure", measure)
 
     async def body(pilot):
