@@ -16,12 +16,14 @@ from companion.bingo.decide import Rejected, decide
 from companion.bingo.evolve import fold
 from companion.bingo.rules import ROBBERY_PERCENT
 
+from companion.core.words import N_, _
+
 from .game_console import HELD, QUIT, UNDO, GameConsole, summary
 from .plain import DataTable, Label, Static
 from .theme import THEME
 from .widgets import AlignedTable, BallBoard, Countdown, TallyLine, money
 
-PHASES = {"new": "NOT SET UP", "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
+PHASES = {"new": "NOT SET UP",   # msgids "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
           "turn_over": "TURN OVER", "final": "FINAL ROBBERIES", "counting": "CASH COUNT", "finished": "FINISHED"}
 
 
@@ -78,13 +80,13 @@ class ConsoleApp(GameConsole):
     def on_mount(self) -> None:
         self.register_theme(THEME)
         self.theme = THEME.name
-        self.query_one("#board").border_title = "Balls"
-        self.query_one("#count").border_title = "Count"
-        self.query_one("#players").border_title = "Players"
-        self.query_one("#robbery").border_title = "Robbery and moves"
+        self.query_one("#board").border_title = _("Balls")
+        self.query_one("#count").border_title = _("Count")
+        self.query_one("#players").border_title = _("Players")
+        self.query_one("#robbery").border_title = _("Robbery and moves")
         players = self.query_one("#players", DataTable)
-        for label in ("No", "Name", "Acct", "Balance", "Lines", "Items", "Card"):
-            players.add_column(label, key=label)
+        for label in (N_("No"), N_("Name"), N_("Acct"), N_("Balance"), N_("Lines"), N_("Items"), N_("Card")):
+            players.add_column(_(label), key=label)
         self.start()
         players.focus()
 
@@ -95,7 +97,8 @@ class ConsoleApp(GameConsole):
         view = views.staff(state)
         drawn = view["balls"]["drawn"]
         self.query_one("#where", Label).update(
-            f"{view['event'] or 'no game'}   Turn {view['turn']}/{state.rules.turns}   {PHASES.get(view['phase'], view['phase'])}")
+            f"{view['event'] or _('no game')}   " + _("Turn {turn}/{turns}", turn=view["turn"], turns=state.rules.turns)
+            + "   " + (_(PHASES[view["phase"]]) if view["phase"] in PHASES else view["phase"]))
         self.query_one("#drawn", Label).update("   ".join(f"{l} {b}" for l, b in zip("XYZ", drawn)) or "")
         self.query_one(BallBoard).show(view["balls"])
         self.show_count(view)

@@ -147,3 +147,9 @@ def screens_through(app, session, steps, play, caught_up) -> list[str]:
 
     drive(app, body)
     return screens
+
+
+@pytest.fixture
+def english(speaking):
+    """The screens speak English only (a module's tests read English words: the staff consoles')."""
+    speaking("en")

@@ -9,8 +9,9 @@ import pytest
 from companion import views
 from tui.bluff.display import BluffDisplayApp, Gems, Periods
 
-from screens_bluff import FACES1, NAMES, night, play
-from screens_helpers import assert_snapshot, drive, settle, steady, text_of
+from screens_bluff import FACES1, NAMES, STEPS, night, play
+from screens_helpers import (assert_snapshot, assert_speaks, drive, screens_through, settle, speaking,  # noqa: F401
+                             steady, text_of)
 
 
 def caught_up(session):
@@ -23,7 +24,8 @@ def pane_text(app, pane) -> str:
     return "\n".join(line[region.x:region.right] for line in lines)
 
 
-def test_a_period_shows_only_once_judged_and_never_a_face_or_another_declaration(tmp_path):
+def test_a_period_shows_only_once_judged_and_never_a_face_or_another_declaration(tmp_path, speaking):
+    speaking("en")
     session, clock = night(tmp_path / "b.db", "ready")
     seen = {}
 
@@ -76,3 +78,16 @@ def test_the_screens_are_those_of_the_journals_game(tmp_path):
     night(tmp_path / "b.db", "ready")
     assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in (CONSOLES, DISPLAYS)] == \
         [BluffConsoleApp, BluffDisplayApp]
+
+
+@pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
+def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking, language):
+    """Every word of Auction Bluff's display is in the catalogue of the chosen language."""
+    from companion.core import words
+    speaking(language)
+    session, clock = night(tmp_path / "b.db", "ready")
+    screens = screens_through(BluffDisplayApp(tmp_path / "b.db", poll=0.02, clock=clock.now), session,
+                              list(STEPS)[1:], play, caught_up)
+    assert_speaks(language, "\n".join(screens))
+    for msgid in ("GEMS", "ELIMINATED", "garnet"):      # a caption, an outcome, a gem's name
+        assert any(words.say(msgid, language) in screen for screen in screens), msgid

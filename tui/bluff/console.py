@@ -14,6 +14,8 @@ from companion import views
 from companion.core.columns import pad
 
 from ..forms import CommandForm, Field, FormError
+from companion.core.words import N_
+
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
 from ..plain import DataTable, Label, Static
 from .words import FACE, held_dice, names, outcome_line, phase_words, yen, final_line
@@ -72,9 +74,9 @@ class BluffConsoleApp(PanesConsole):
     HARDWARE = ("scanner", "panel")
     RULE_KEYS = "h (or 0)"
 
-    GAME_PANE = ("period", "Period")
-    COLUMNS = ("No", "Name", "Gem", "Dice held", "Dice vote", "Declared", "Result")
-    PANES = (("periods", "Judged"),)
+    GAME_PANE = ("period", N_("Period"))
+    COLUMNS = (N_("No"), N_("Name"), N_("Gem"), N_("Dice held"), N_("Dice vote"), N_("Declared"), N_("Result"))
+    PANES = (("periods", N_("Judged")),)
 
     BINDINGS = [
         Binding("p", "send('period')", "next period"),

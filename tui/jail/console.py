@@ -17,6 +17,8 @@ from textual.binding import Binding
 from companion import views
 
 from ..forms import CommandForm, Field, FormError
+from companion.core.words import N_
+
 from ..game_console import QUIT, UNDO, PanesConsole
 from ..plain import DataTable, Label, Static
 from .words import cards_text, phase_words, progress_text, row_text, scores_line
@@ -82,8 +84,9 @@ class JailConsoleApp(PanesConsole):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ()
 
-    GAME_PANE = ("table", "Table")
-    PLAYERS_TITLE, COLUMNS = "Players (turn order)", ("No", "Name", "Hand", "Shows", "Rounds", "Total")
+    GAME_PANE = ("table", N_("Table"))
+    PLAYERS_TITLE, COLUMNS = N_("Players (turn order)"), (N_("No"), N_("Name"), N_("Hand"), N_("Shows"), N_("Rounds"),
+                                                          N_("Total"))
 
     BINDINGS = [
         Binding("t", "move('take')", "take"),

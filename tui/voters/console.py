@@ -13,6 +13,8 @@ from companion import views
 from companion.core.columns import pad
 
 from ..forms import CommandForm
+from companion.core.words import N_
+
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
 from ..plain import DataTable, Label, Static
 from ..widgets import money
@@ -27,8 +29,8 @@ class VotersConsoleApp(PanesConsole):
     PLAYERS = "#ledger"
     RULE_KEYS = "h (or 0)"
 
-    GAME_PANE = ("game", "Game")
-    PLAYERS_TITLE, COLUMNS = "Ledger", ("No", "Name", "Net", "Games dealt")
+    GAME_PANE = ("game", N_("Game"))
+    PLAYERS_TITLE, COLUMNS = N_("Ledger"), (N_("No"), N_("Name"), N_("Net"), N_("Games dealt"))
 
     BINDINGS = [
         Binding("d", "form('deal')", "deal"),
