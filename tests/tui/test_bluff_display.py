@@ -91,3 +91,28 @@ def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking,
     assert_speaks(language, "\n".join(screens))
     for msgid in ("GEMS", "ELIMINATED", "garnet"):      # a caption, an outcome, a gem's name
         assert any(words.say(msgid, language) in screen for screen in screens), msgid
+
+
+@pytest.mark.parametrize("language", ["ja", "ja+en"])
+def test_japanese_names_keep_the_columns_in_line(tmp_path, monkeypatch, speaking, language):
+    """A name in Japanese takes two terminal columns a character: the gems table's results still
+    start in one column, whatever the names and the language of the gems' names."""
+    import screens_bluff
+    from companion.core.columns import display_width
+    speaking(language)
+    japanese = {1: "田中 明子", 5: "佐藤エミ"}
+    setup = screens_bluff.setup()
+    setup["players"] = [{**p, "name": japanese.get(p["no"], p["name"])} for p in setup["players"]]
+    monkeypatch.setitem(screens_bluff.STEPS, "ready", [setup])
+    session, clock = night(tmp_path / "b.db", "won")
+    shown = {}
+
+    async def body(pilot):
+        await settle(pilot, caught_up(session))
+        await steady(pilot)
+        shown["gems"] = pane_text(pilot.app, Gems)
+
+    drive(BluffDisplayApp(tmp_path / "b.db", poll=0.02, clock=clock.now), body, (120, 34))
+    rows = [line for line in shown["gems"].splitlines() if "¥" in line]
+    assert len(rows) == 6 and any("田中 明子" in row for row in rows) and any("佐藤エミ" in row for row in rows)
+    assert len({display_width(row[:row.index("¥")]) for row in rows}) == 1, rows
