@@ -33,7 +33,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from companion.core.columns import display_width
 from companion.core.commands import Malformed
 from companion.core.review import crop_file
-from companion.core.words import N_, _
+from companion.core.words import N_, _, languages, say
 from companion.journal import Journal, JournalError
 from companion.session import Door, Outcome, Session
 
@@ -83,16 +83,17 @@ def shown(value) -> str:
 
 
 class KeyBar(Widget):
-    """Every key and what it does (a binding's description is a msgid: said in the chosen languages),
-    wrapped so that a key never leaves its words, measured in terminal columns (Japanese: two a
-    character); as tall as its lines at the width it gets, so no key (quit, the demo's pause) is
-    ever cut off."""
+    """Every key and what it does (a binding's description is a msgid), wrapped so that a key never
+    leaves its words, measured in terminal columns (Japanese: two a character); as tall as its lines
+    at the width it gets, so no key (quit, the demo's pause) is ever cut off. It speaks the first
+    chosen language only ("ja+en": Japanese): in both, the keys would take half of an 80x24 console
+    and push its panes off the screen."""
 
     DEFAULT_CSS = "KeyBar { height: auto; }"
 
     def __init__(self, bindings: list[Binding], **kwargs):
         super().__init__(**kwargs)
-        self.pairs = [(b.key.replace("ctrl+", "^"), _(b.description)) for b in bindings]
+        self.pairs = [(b.key.replace("ctrl+", "^"), say(b.description, languages()[0])) for b in bindings]
 
     def keys_text(self, width: int) -> Text:
         width, text, used = max(20, width), Text(), 0

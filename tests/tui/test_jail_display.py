@@ -8,7 +8,7 @@ import pytest
 from companion import views
 from tui.jail.display import JailDisplayApp
 
-from screens_helpers import (assert_snapshot, assert_speaks, drive, screens_through, settle, speaking,  # noqa: F401
+from screens_helpers import (assert_display_speaks, assert_snapshot, drive, settle, speaking,  # noqa: F401
                              steady, text_of)
 from screens_jail import commands, table
 
@@ -61,7 +61,6 @@ def test_the_display_never_has_a_hand():
 @pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
 def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking, language):
     """Every word of the jail game's display is in the catalogue of the chosen language."""
-    from companion.core import words
     speaking(language)
     session, clock = table(tmp_path / "j.db", 1)                  # the table set up
     steps = [commands()[1:20], commands()[20:]]                   # mid-round, then the round scored
@@ -70,8 +69,5 @@ def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking,
         for command in chunk:
             session.submit(command)
 
-    screens = screens_through(JailDisplayApp(tmp_path / "j.db", poll=0.02, clock=clock.now), session, steps, play,
-                              caught_up)
-    assert_speaks(language, "\n".join(screens))
-    for msgid in ("JAIL", "PLAYERS", "empty"):
-        assert any(words.say(msgid, language) in screen for screen in screens), msgid
+    assert_display_speaks(language, JailDisplayApp(tmp_path / "j.db", poll=0.02, clock=clock.now), session, steps,
+                          play, caught_up, said=("JAIL", "PLAYERS", "empty"))
