@@ -16,12 +16,14 @@ from companion.bingo.decide import Rejected, decide
 from companion.bingo.evolve import fold
 from companion.bingo.rules import ROBBERY_PERCENT
 
+from companion.core.words import N_, _
+
 from .game_console import HELD, QUIT, UNDO, GameConsole, summary
 from .plain import DataTable, Label, Static
 from .theme import THEME
 from .widgets import AlignedTable, BallBoard, Countdown, TallyLine, money
 
-PHASES = {"new": "NOT SET UP", "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
+PHASES = {"new": "NOT SET UP",   # msgids "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
           "turn_over": "TURN OVER", "final": "FINAL ROBBERIES", "counting": "CASH COUNT", "finished": "FINISHED"}
 
 
@@ -78,13 +80,13 @@ class ConsoleApp(GameConsole):
     def on_mount(self) -> None:
         self.register_theme(THEME)
         self.theme = THEME.name
-        self.query_one("#board").border_title = "Balls"
-        self.query_one("#count").border_title = "Count"
-        self.query_one("#players").border_title = "Players"
-        self.query_one("#robbery").border_title = "Robbery and moves"
+        self.query_one("#board").border_title = _("Balls")
+        self.query_one("#count").border_title = _("Count")
+        self.query_one("#players").border_title = _("Players")
+        self.query_one("#robbery").border_title = _("Robbery and moves")
         players = self.query_one("#players", DataTable)
-        for label in ("No", "Name", "Acct", "Balance", "Lines", "Items", "Card"):
-            players.add_column(label, key=label)
+        for label in (N_("No"), N_("Name"), N_("Acct"), N_("Balance"), N_("Lines"), N_("Items"), N_("Card")):
+            players.add_column(_(label), key=label)
         self.start()
         players.focus()
 
@@ -95,7 +97,8 @@ class ConsoleApp(GameConsole):
         view = views.staff(state)
         drawn = view["balls"]["drawn"]
         self.query_one("#where", Label).update(
-            f"{view['event'] or 'no game'}   Turn {view['turn']}/{state.rules.turns}   {PHASES.get(view['phase'], view['phase'])}")
+            f"{view['event'] or _('no event yet')}   " + _("Turn {turn}/{turns}", turn=view["turn"], turns=state.rules.turns)
+            + "   " + (_(PHASES[view["phase"]]) if view["phase"] in PHASES else view["phase"]))
         self.query_one("#drawn", Label).update("   ".join(f"{l} {b}" for l, b in zip("XYZ", drawn)) or "")
         self.query_one(BallBoard).show(view["balls"])
         self.show_count(view)
@@ -113,7 +116,7 @@ class ConsoleApp(GameConsole):
             counts = {letter: sum(1 for b in ballots if b["choice"] == letter) for letter in "XYZ"}
             invalid = sum(1 for b in ballots if b["choice"] is None)
             options = "   ".join(f"{l} {ball}: {counts[l]}" for l, ball in zip("XYZ", view["balls"]["drawn"]))
-            count.update(f"{options}   invalid: {invalid}   ({len(ballots)} cards so far)")
+            count.update(f"{options}   " + _("invalid: {n}", n=invalid) + "   " + _("({n} cards so far)", n=len(ballots)))
         else:
             count.show(view["tally"])
 
@@ -136,8 +139,8 @@ class ConsoleApp(GameConsole):
         names = {p["no"]: p["name"] for p in view["players"]}
         used = {(r["robber"], r["ordinal"]): r["serial"] for r in view["open"]["robberies"]}
         text = Text()
-        text.append(f"Rights now (lines of turn {rights_turn}):\n" if rights_turn else "No robbery rights now\n",
-                    style="bold")
+        text.append((_("Rights now (lines of turn {turn}):", turn=rights_turn) if rights_turn
+                     else _("No robbery rights now")) + "\n", style="bold")
         for p in view["players"]:
             for line in p["lines"]:
                 if line["turn"] == rights_turn:
@@ -147,7 +150,7 @@ class ConsoleApp(GameConsole):
                     text.append(f"  used by {serial}\n" if serial else "  unused\n",
                                 style="#00d455" if serial else "#ffd400")
         robberies = view["open"]["robberies"]
-        text.append(f"Robbery cards received: {len(robberies)}\n", style="bold")
+        text.append(_("Robbery cards received: {n}", n=len(robberies)) + "\n", style="bold")
         for r in robberies:
             text.append(f"  {r['serial']}  {r['robber']} {names.get(r['robber'], '?')} → "
                         f"{r['victim']} {names.get(r['victim'], '?')}  line {r['ordinal']}\n")
@@ -159,14 +162,15 @@ class ConsoleApp(GameConsole):
     def show_results(self, players: list[dict]) -> None:
         """After finish, in the robbery pane: the ranking with final money, and who beat the
         secretariat (no debt, R2)."""
-        text = Text("Results (★ beat the secretariat, R2):\n", style="bold")
+        text = Text(_("Results (★ beat the secretariat, R2):") + "\n", style="bold")
         for p in sorted(players, key=lambda p: (p["rank"], p["no"])):
             text.append(f"  {p['rank']:>2}. {p['no']} ")
             text.append(p["name"])
             text.append(f"  {money(p['final'])} L$", style="bold #ff4d4d" if p["final"] < 0 else "")
             text.append("  ★\n" if p["beats_secretariat"] else "\n", style="#ffd400")
         beaten = sum(p["beats_secretariat"] for p in players)
-        text.append(f"{beaten} of {len(players)} beat the secretariat\n", style="bold")
+        text.append(_("{beaten} of {players} beat the secretariat", beaten=beaten, players=len(players)) + "\n",
+                    style="bold")
         self.query_one("#robbery", Static).update(text)
 
     # ---- actions: every one builds a command and queues it

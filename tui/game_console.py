@@ -29,8 +29,10 @@ from textual.widget import Widget
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from companion.core.columns import display_width
 from companion.core.commands import Malformed
 from companion.core.review import crop_file
+from companion.core.words import N_, _, languages, say
 from companion.journal import Journal, JournalError
 from companion.session import Door, Outcome, Session
 
@@ -74,19 +76,22 @@ def shown(value) -> str:
 
 
 class KeyBar(Widget):
-    """Every key and what it does, wrapped so that a key never leaves its words; as tall as its
-    lines at the width it gets, so no key (quit, the demo's pause) is ever cut off."""
+    """Every key and what it does (a binding's description is a msgid), wrapped so that a key never
+    leaves its words, measured in terminal columns (Japanese: two a character); as tall as its lines
+    at the width it gets, so no key (quit, the demo's pause) is ever cut off. It speaks the first
+    chosen language only ("ja+en": Japanese): in both, the keys would take half of an 80x24 console
+    and push its panes off the screen."""
 
     DEFAULT_CSS = "KeyBar { height: auto; }"
 
     def __init__(self, bindings: list[Binding], **kwargs):
         super().__init__(**kwargs)
-        self.pairs = [(b.key.replace("ctrl+", "^"), b.description) for b in bindings]
+        self.pairs = [(b.key.replace("ctrl+", "^"), say(b.description, languages()[0])) for b in bindings]
 
     def keys_text(self, width: int) -> Text:
         width, text, used = max(20, width), Text(), 0
         for key, words in self.pairs:
-            size = len(key) + len(words) + 4
+            size = display_width(key) + display_width(words) + 4
             if used and used + size > width:
                 text.append("\n")
                 used = 0
@@ -315,11 +320,11 @@ class GameConsole(Boundary, App):
         review.clear_options()
         review.add_options([Option(f"{h['serial']}  {h['card'].get('do')}: {h['reason']}", id=h["serial"])
                             for h in held])
-        self.query_one("#review-box").border_title = f"Review queue ({len(held)})"
+        self.query_one("#review-box").border_title = _("Review queue ({n})", n=len(held))
         if held:
             review.highlighted = min(highlighted or 0, len(held) - 1)
         else:
-            self.query_one("#review-detail", Static).update("Nothing waiting for review")
+            self.query_one("#review-detail", Static).update(_("Nothing waiting for review"))
             self.show_crop(None)
 
     @guarded("showing the held card")
@@ -441,12 +446,12 @@ class GameConsole(Boundary, App):
     def start(self) -> None:
         """From the game's on_mount: titles, the journal's columns, the session thread, the door for
         `companion do`, the hardware sources and the health clock."""
-        self.query_one("#hardware").border_title = "Hardware"
-        self.query_one("#review-box").border_title = "Review queue"
-        self.query_one("#journal").border_title = "Journal"
+        self.query_one("#hardware").border_title = _("Hardware")
+        self.query_one("#review-box").border_title = _("Review queue")
+        self.query_one("#journal").border_title = _("Journal")
         journal = self.query_one("#journal", DataTable)
-        for label in ("#", "time", "status", "command"):
-            journal.add_column(label, key=label)
+        for label in ("#", N_("time"), N_("status"), N_("command")):
+            journal.add_column(_(label), key=label)
         self.run_session()
         self.door = Door.for_session(self.session, self.send)     # `companion do` while the console is open
         for slot, source in self.sources.items():
@@ -489,8 +494,8 @@ class PanesConsole(GameConsole):
     players table, any PANES below it, then the journal. (A separate class: Textual calls every
     on_mount along the classes, and Plunder Bingo's console mounts its own layout.)"""
 
-    GAME_PANE = ("game", "Game")                      # (id, title)
-    PLAYERS_TITLE, COLUMNS = "Players", ("No", "Name")
+    GAME_PANE = ("game", N_("Game"))                  # (id, title); titles and columns are msgids
+    PLAYERS_TITLE, COLUMNS = N_("Players"), (N_("No"), N_("Name"))
     PANES: tuple[tuple[str, str], ...] = ()           # (id, title) of Statics between players and journal
 
     def compose(self) -> ComposeResult:
@@ -512,10 +517,10 @@ class PanesConsole(GameConsole):
         self.register_theme(THEME)
         self.theme = THEME.name
         for pane, title in (self.GAME_PANE, *self.PANES):
-            self.query_one(f"#{pane}").border_title = title
+            self.query_one(f"#{pane}").border_title = _(title)
         players = self.query_one(self.PLAYERS, DataTable)
-        players.border_title = self.PLAYERS_TITLE
+        players.border_title = _(self.PLAYERS_TITLE)
         for label in self.COLUMNS:
-            players.add_column(label, key=label)
+            players.add_column(_(label), key=label)
         self.start()
         players.focus()

@@ -5,7 +5,8 @@ language chooses how a screen speaks: "ja+en" (both, Japanese first, as the prin
 
 The .po sources are compiled to .mo in memory when first used (msgfmt's logic, below), so a
 catalogue can never be stale and nothing needs building. A msgid may hold {placeholders}:
-_("{n} votes", n=3) fills them in each language.
+_("{n} votes", n=3) fills them in each language; a placeholder filled with word("msgid") is said
+in the language of each part: _("Period {n}: {phase}", n=1, phase=word("Dice vote")).
 """
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ def chosen() -> str:
     return _chosen
 
 
+def N_(msgid: str) -> str:
+    """msgid as it is: marks a word kept in a table (a pane's title, a column) that a screen says
+    through _() when it shows it (gettext's convention)."""
+    return msgid
+
+
 def _(msgid: str, **fill) -> str:
     """msgid in the chosen language: "ja+en" gives the Japanese, then the English."""
     return say(msgid, _chosen, **fill)
@@ -51,10 +58,25 @@ def languages() -> list[str]:
     return _chosen.split("+")
 
 
+def in_each(render) -> str:
+    """render(language) for each chosen language, joined as _() joins them: for a list of words."""
+    return BOTH.join(dict.fromkeys(render(language) for language in languages()))
+
+
+class word(str):
+    """A msgid as a placeholder's value: said in the language of the sentence it fills."""
+
+
 def say(msgid: str, language: str, **fill) -> str:
-    parts = [catalogue(part).gettext(msgid) for part in language.split("+")]
-    parts = [part.format(**fill) for part in parts] if fill else parts      # the page fills its own
+    parts = [said(msgid, part, fill) if fill else catalogue(part).gettext(msgid)     # the page fills its own
+             for part in language.split("+")]
     return BOTH.join(dict.fromkeys(parts))       # a word the same in both (a letter, "DOBON!") once
+
+
+def said(msgid: str, language: str, fill: dict) -> str:
+    """msgid in one language, its placeholders filled (a word() in that language too)."""
+    return catalogue(language).gettext(msgid).format(
+        **{key: say(value, language) if isinstance(value, word) else value for key, value in fill.items()})
 
 
 def both(msgid: str, **fill) -> str:

@@ -12,18 +12,21 @@ from companion.core import words
 from companion.core.columns import display_width
 
 ROOT = Path(__file__).resolve().parents[2]
-# The screens whose words are in the catalogue so far (tui/bluff, tui/jail and the consoles: not yet).
-SCREENS_PY = ["tui/display.py", "tui/widgets.py", "tui/voters/display.py", "tui/voters/words.py"]
-SCREENS_JS = ["tui/web/page.js"]
+# A call of one of these names a msgid (companion/core/words.py; "said": a parameter that is _ or stacked).
+MARKS = ("_", "stacked", "say", "both", "word", "N_", "said")
 PAGE_HTML = "tui/web/index.html"
 
 
 def python_msgids(path: Path) -> set[str]:
-    """The literal msgids of every _(), stacked() and say() call in a Python file."""
-    tree = ast.parse(path.read_text("utf-8"))
-    return {msgid for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_", "stacked", "say") and node.args
-            for msgid in literals(node.args[0])}
+    """The literal msgids of every call that marks one (MARKS) in a Python file, and the description
+    of every key binding (the key bar says it through _()), but the forms': no key bar shows those."""
+    calls = [node for node in ast.walk(ast.parse(path.read_text("utf-8"))) if isinstance(node, ast.Call)]
+    found = {msgid for node in calls if getattr(node.func, "id", None) in MARKS and node.args
+             for msgid in literals(node.args[0])}
+    if path.name != "forms.py":
+        found |= {msgid for node in calls if getattr(node.func, "id", None) == "Binding" and len(node.args) > 2
+                  for msgid in literals(node.args[2])}
+    return found
 
 
 def literals(node: ast.AST) -> set[str]:
@@ -34,34 +37,61 @@ def literals(node: ast.AST) -> set[str]:
 
 
 def js_msgids(text: str) -> set[str]:
-    """t("...") calls, and the words of the phase tables and PLACES (looked up through t())."""
-    found = set(re.findall(r'\bt\("((?:[^"\\]|\\.)*)"', text))
-    places = re.search(r"const PLACES = \[(.*?)\];", text, re.S).group(1)
-    for phases in re.findall(r"const \w*PHASES = \{(.*?)\};", text, re.S):
-        found |= set(re.findall(r':\s*"([^"]*)"', phases))
-    found |= {row[2] for row in re.findall(r'\["(\w+)", "([^"]*)", "([^"]*)"\]', places)}
+    """t("...") and word("...") calls, and the words of the tables looked up through t(): every
+    const ...PHASES and ...OUTCOMES = {...}, and PLACES."""
+    found = set(re.findall(r'\b(?:t|word)\("((?:[^"\\]|\\.)*)"', text))
+    for table in re.findall(r"const \w*(?:PHASES|OUTCOMES) = \{(.*?)\};", text, re.S):
+        found |= set(re.findall(r':\s*"([^"]*)"', table))
+    places = re.search(r"const PLACES = \[(.*?)\];", text, re.S)
+    if places:
+        found |= {row[2] for row in re.findall(r'\["(\w+)", "([^"]*)", "([^"]*)"\]', places.group(1))}
     return found
 
 
-def shown_msgids() -> set[str]:
-    from tui import display, widgets
+def table_msgids() -> set[str]:
+    """The msgids the screens keep in tables and look up through _(): phases, outcomes, ball places
+    and gems."""
+    from companion.bluff.commands import GEMS
+    from tui import console, display, widgets
+    from tui.bluff import words as bluff
+    from tui.jail import words as jail
     from tui.voters import words as voters
-    found = set(display.PHASES.values()) | set(voters.PHASES.values()) | set(widgets.PLACES)
-    for name in SCREENS_PY:
-        found |= python_msgids(ROOT / name)
-    for name in SCREENS_JS:
-        found |= js_msgids((ROOT / name).read_text("utf-8"))
+    return {*display.PHASES.values(), *console.PHASES.values(), *voters.PHASES.values(), *bluff.PHASES.values(), *bluff.OUTCOMES.values(),
+            *jail.PHASES.values(), *widgets.PLACES, *GEMS}
+
+
+def shown_msgids() -> set[str]:
+    """Every msgid the screens use: the marked calls of every Python file under tui/, the page's
+    scripts and its data-words, and the tables."""
+    found = table_msgids()
+    for path in (ROOT / "tui").rglob("*.py"):
+        found |= python_msgids(path)
+    for path in (ROOT / "tui" / "web").glob("*.js"):
+        if not path.name.endswith(".min.js"):           # a library's, not ours
+            found |= js_msgids(path.read_text("utf-8"))
     found |= set(re.findall(r'data-words="([^"]*)"', (ROOT / PAGE_HTML).read_text("utf-8")))
     return found
 
 
 def test_every_shown_word_has_a_translation_in_each_catalogue():
     shown = shown_msgids()
-    assert len(shown) > 30                              # the extraction found the screens' words
+    assert len(shown) > 100                              # the extraction found the screens' words
     for language in ("ja", "en"):
         catalogue = words.entries(language)
         missing = sorted(msgid for msgid in shown if not catalogue.get(msgid))
         assert not missing, f"{language}.po has no translation for {missing}"
+
+
+def test_no_catalogue_entry_is_unused():
+    unused = sorted(set(words.entries("en")) - shown_msgids())
+    assert not unused, f"companion/locale has entries no screen uses: {unused}"
+
+
+def test_a_msgstr_never_holds_the_separator_of_both_languages():
+    """"ja+en" joins the two with words.BOTH; the page splits them there (t(), stack())."""
+    held = [msgid for language in ("ja", "en") for msgid, text in words.entries(language).items()
+            if words.BOTH in text]
+    assert not held, held
 
 
 def test_the_catalogues_hold_the_same_words_and_japanese_is_japanese():

@@ -134,6 +134,16 @@ def assert_speaks(language: str, shown: str) -> None:
         assert left and japanese == (language == "ja+en"), (left, japanese)
 
 
+def assert_display_speaks(language: str, app, session, steps, play, caught_up, said: tuple[str, ...]) -> None:
+    """The display's screens through `steps` speak `language` and no other (assert_speaks), and
+    show each msgid of `said` in that language (or both)."""
+    from companion.core import words
+    shown = "\n".join(screens_through(app, session, steps, play, caught_up))
+    assert_speaks(language, shown)
+    for msgid in said:
+        assert words.say(msgid, language) in shown, msgid
+
+
 def screens_through(app, session, steps, play, caught_up) -> list[str]:
     """The display's text after each step is played, once it shows that step's view."""
     screens = []
@@ -147,3 +157,9 @@ def screens_through(app, session, steps, play, caught_up) -> list[str]:
 
     drive(app, body)
     return screens
+
+
+@pytest.fixture
+def english(speaking):
+    """The screens speak English only (a module's tests read English words: the staff consoles')."""
+    speaking("en")

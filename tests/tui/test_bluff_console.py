@@ -2,11 +2,15 @@
 transfer, close, declare, cancel, judge), and lands in the journal as a command."""
 from __future__ import annotations
 
+import pytest
+
 from tui.bluff.console import BluffConsoleApp, faces
 
 from screens_bluff import night
-from screens_helpers import drive, settle, text_of
+from screens_helpers import drive, settle, text_of, english, speaking  # noqa: F401  (fixtures)
 from test_console import do, last_command
+
+pytestmark = pytest.mark.usefixtures("english")     # the tests read the consoles' English
 
 
 def console_on(tmp_path, upto):

@@ -9,8 +9,9 @@ import pytest
 from companion import views
 from tui.bluff.display import BluffDisplayApp, Gems, Periods
 
-from screens_bluff import FACES1, NAMES, night, play
-from screens_helpers import assert_snapshot, drive, settle, steady, text_of
+from screens_bluff import FACES1, NAMES, STEPS, night, play
+from screens_helpers import (assert_display_speaks, assert_snapshot, drive, settle, speaking,  # noqa: F401
+                             steady, text_of)
 
 
 def caught_up(session):
@@ -23,7 +24,8 @@ def pane_text(app, pane) -> str:
     return "\n".join(line[region.x:region.right] for line in lines)
 
 
-def test_a_period_shows_only_once_judged_and_never_a_face_or_another_declaration(tmp_path):
+def test_a_period_shows_only_once_judged_and_never_a_face_or_another_declaration(tmp_path, speaking):
+    speaking("en")
     session, clock = night(tmp_path / "b.db", "ready")
     seen = {}
 
@@ -76,3 +78,37 @@ def test_the_screens_are_those_of_the_journals_game(tmp_path):
     night(tmp_path / "b.db", "ready")
     assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in (CONSOLES, DISPLAYS)] == \
         [BluffConsoleApp, BluffDisplayApp]
+
+
+@pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
+def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking, language):
+    """Every word of Auction Bluff's display is in the catalogue of the chosen language."""
+    speaking(language)
+    session, clock = night(tmp_path / "b.db", "ready")
+    assert_display_speaks(language, BluffDisplayApp(tmp_path / "b.db", poll=0.02, clock=clock.now), session,
+                          list(STEPS)[1:], play, caught_up, said=("GEMS", "ELIMINATED", "garnet"))
+
+
+@pytest.mark.parametrize("language", ["ja", "ja+en"])
+def test_japanese_names_keep_the_columns_in_line(tmp_path, monkeypatch, speaking, language):
+    """A name in Japanese takes two terminal columns a character: the gems table's results still
+    start in one column, whatever the names and the language of the gems' names."""
+    import screens_bluff
+    from companion.core.columns import display_width
+    speaking(language)
+    japanese = {1: "田中 明子", 5: "佐藤エミ"}
+    setup = screens_bluff.setup()
+    setup["players"] = [{**p, "name": japanese.get(p["no"], p["name"])} for p in setup["players"]]
+    monkeypatch.setitem(screens_bluff.STEPS, "ready", [setup])
+    session, clock = night(tmp_path / "b.db", "won")
+    shown = {}
+
+    async def body(pilot):
+        await settle(pilot, caught_up(session))
+        await steady(pilot)
+        shown["gems"] = pane_text(pilot.app, Gems)
+
+    drive(BluffDisplayApp(tmp_path / "b.db", poll=0.02, clock=clock.now), body, (120, 34))
+    rows = [line for line in shown["gems"].splitlines() if "¥" in line]
+    assert len(rows) == 6 and any("田中 明子" in row for row in rows) and any("佐藤エミ" in row for row in rows)
+    assert len({display_width(row[:row.index("¥")]) for row in rows}) == 1, rows

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from companion import views
+from companion.core.words import both
 
 from screens_bluff import FACES1, NAMES, night, play
 from screens_chromium import chromium
@@ -60,28 +61,32 @@ def look(world, step: str) -> list[dict]:
 def declarations(world) -> None:
     for page in look(world, "declare"):
         assert page["bingo"] == "none" and "Period 1: Declarations" in page["top"] and "★ is wild" in page["top"]
-        assert page["periods"] == [] and "No period judged yet" in page["verdict"]
+        assert "第1期: 宣言受付中" in page["top"]                       # the page speaks ja+en, the default
+        assert page["periods"] == [] and both("No period judged yet") in page["verdict"]
         assert not any(faces in page["text"] for faces in FACES1.values())
         assert "6" not in page["verdict"]                                          # nothing judged yet
         assert page["declarations"] == [f"▶ {NAMES[3]}: 9 × 5", f"{NAMES[1]}: 6 × 4"]   # D8: the open auction
         assert page["leading"] == [f"▶ {NAMES[3]}: 9 × 5"] and "× ★" not in page["text"]
-        assert [row[:3] for row in page["gems"]] == [[NAMES[no], gem, "–"] for no, gem in      # D8: no holdings
+        assert [row[:3] for row in page["gems"]] == [[NAMES[no], both(gem), "–"] for no, gem in      # D8: no holdings
                                                       zip(NAMES, ["ruby", "sapphire", "emerald", "garnet",
                                                                   "amethyst", "diamond"])]
 
 
 def eliminated(world) -> None:
     for page in look(world, "eliminated"):
-        assert page["periods"] == [["1", NAMES[3], "9 × 5", "–", "ELIMINATED"]]     # D8: not the true count
-        assert f"{NAMES[3]} ELIMINATED" in page["verdict"] and "true count" not in page["verdict"]
-        assert page["gems"][2][0] == f"{NAMES[3]} (out)" and "× 4" not in page["text"] and page["declarations"] == []
+        assert page["periods"] == [["1", NAMES[3], "9 × 5", "–", "脱落\nELIMINATED"]]     # D8: not the true count
+        assert f"{NAMES[3]} {both('ELIMINATED')}" in page["verdict"] and "true count" not in page["verdict"]
+        assert page["gems"][2][0] == f"{NAMES[3]} ({both('out')})" and "× 4" not in page["text"]
+        assert page["declarations"] == []
 
 
 def won(world) -> None:
     for page in look(world, "won"):
-        assert page["periods"] == [["1", NAMES[3], "9 × 5", "8", "ELIMINATED"], ["2", NAMES[4], "6 × 3", "7", "WINS"]]
-        assert f"{NAMES[4]} WINS" in page["verdict"] and "Every garnet die pays its holder" in page["verdict"]
+        assert page["periods"] == [["1", NAMES[3], "9 × 5", "8", "脱落\nELIMINATED"],
+                                   ["2", NAMES[4], "6 × 3", "7", "勝利\nWINS"]]
+        assert f"{NAMES[4]} {both('WINS')}" in page["verdict"] and "every garnet die pays its holder" in page["verdict"]
+        assert "ガーネットのダイス1個ごとに" in page["verdict"] and "true count 7" in page["verdict"]
         results = {row[0]: row[3] for row in page["gems"]}
         assert results[NAMES[5]] == "+¥300,000,000" and results[NAMES[4]] == "+¥100,000,000"
         assert [results[NAMES[no]] for no in (1, 2, 6)] == ["−¥100,000,000"] * 3
-        assert page["gems"][4][2] == "5 amethyst, 4 garnet"
+        assert page["gems"][4][2] == "アメジスト5個, ガーネット4個\n5 amethyst, 4 garnet"      # a list in each language

@@ -10,7 +10,9 @@ from tui.console import ConsoleApp
 from tui.sources import Health
 
 from screens_game import game, play
-from screens_helpers import assert_snapshot, drive, settle, steady, text_of
+from screens_helpers import assert_snapshot, drive, settle, steady, text_of, english, speaking  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("english")     # the tests read the consoles' English
 
 
 def console_on(tmp_path, upto, **kwargs):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.core.words import languages, say
 from companion.journal import Journal, JournalError
 from companion.session import Game
 from tui.demo import Night, console_class
@@ -123,7 +124,7 @@ def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tm
 
     async def body(pilot):
         await settle(pilot, lambda app: night.state.phase == "voting" and app.batches, timeout=120)
-        assert "P  pause/resume demo players" in text_of(pilot.app)
+        assert "P  " + say("pause/resume demo players", languages()[0]) in text_of(pilot.app)   # the key bar's words
         await pilot.press("P")
         assert night.paused and "simulated players paused" in text_of(pilot.app)
         await pilot.pause(1.0)                                     # the command under way lands

@@ -2,11 +2,15 @@
 as the script's command; an illegal move shows the rules' reason and changes nothing."""
 from __future__ import annotations
 
+import pytest
+
 from tui.jail.console import JailConsoleApp
 
-from screens_helpers import drive, settle, text_of
+from screens_helpers import drive, settle, text_of, english, speaking  # noqa: F401  (fixtures)
 from screens_jail import table
 from test_console import do, last_command
+
+pytestmark = pytest.mark.usefixtures("english")     # the tests read the consoles' English
 
 
 def console_on(tmp_path, upto):

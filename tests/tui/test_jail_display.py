@@ -3,10 +3,13 @@ only: the rows, the jail with its progress towards both end conditions (J4), the
 sizes (never a hand) and scores (J5)."""
 from __future__ import annotations
 
+import pytest
+
 from companion import views
 from tui.jail.display import JailDisplayApp
 
-from screens_helpers import assert_snapshot, drive, settle, steady, text_of
+from screens_helpers import (assert_display_speaks, assert_snapshot, drive, settle, speaking,  # noqa: F401
+                             steady, text_of)
 from screens_jail import commands, table
 
 
@@ -14,7 +17,8 @@ def caught_up(session):
     return lambda app: app.view == views.public(session.state)
 
 
-def test_mid_round_rows_jail_progress_displays_and_hand_sizes(tmp_path):
+def test_mid_round_rows_jail_progress_displays_and_hand_sizes(tmp_path, speaking):
+    speaking("en")
     session, clock = table(tmp_path / "j.db", 20)               # Aki's G 2 has beaten Ben's G 1
 
     async def body(pilot):
@@ -33,7 +37,8 @@ def test_mid_round_rows_jail_progress_displays_and_hand_sizes(tmp_path):
     drive(JailDisplayApp(tmp_path / "j.db", poll=0.02, clock=clock.now), body, (120, 34))
 
 
-def test_the_round_scored_and_then_the_winner(tmp_path):
+def test_the_round_scored_and_then_the_winner(tmp_path, speaking):
+    speaking("en")
     session, clock = table(tmp_path / "j.db")
 
     async def body(pilot):
@@ -51,3 +56,18 @@ def test_the_display_never_has_a_hand():
     session, _ = table(":memory:")
     view = views.public(session.state)
     assert all("hand" not in p for p in view["players"]) and "deck" not in view and "discard" not in view
+
+
+@pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
+def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking, language):
+    """Every word of the jail game's display is in the catalogue of the chosen language."""
+    speaking(language)
+    session, clock = table(tmp_path / "j.db", 1)                  # the table set up
+    steps = [commands()[1:20], commands()[20:]]                   # mid-round, then the round scored
+
+    def play(session, chunk):
+        for command in chunk:
+            session.submit(command)
+
+    assert_display_speaks(language, JailDisplayApp(tmp_path / "j.db", poll=0.02, clock=clock.now), session, steps,
+                          play, caught_up, said=("JAIL", "PLAYERS", "empty"))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion import views
+from companion.core.words import both
 
 from screens_chromium import chromium
 from screens_jail import commands, table
@@ -51,18 +52,21 @@ def test_the_page_shows_rows_jail_progress_displays_and_scores_from_the_public_v
             wait_shown(browser, session)
             for page in look(browser, "mid-round"):
                 assert page["others"] == ["none", "none", "none"]
-                assert "ROUND 1 / 3" in page["top"] and "Aki: Refill the row" in page["top"]
+                assert "ROUND 1 / 3" in page["top"] and "Aki: Refill the row" in page["top"]       # ja+en, the default
+                assert "ラウンド 1 / 3" in page["top"] and "Akiの番: 列を補充してください" in page["top"]
                 assert page["rows"] == ["AA|F", "DD|EEEEEE|FF", "G|C|G|C|D"]
                 assert page["jail"] == ["B6", "C2", "G2"]
                 assert page["progress"] == [["1/2", True], ["3/6", False]]
-                assert [p[:2] for p in page["players"]] == [["2 in hand", "B×1C×2G×2"], ["3 in hand", "E×2"]]
+                assert [p[:2] for p in page["players"]] == [[both("{n} in hand", n=2), "B×1C×2G×2"],
+                                                            [both("{n} in hand", n=3), "E×2"]]
                 assert "-turn" in page["players"][0][2]
             for command in commands()[20:]:
                 session.submit(command)
             wait_shown(browser, session)
             for page in look(browser, "round-over"):
-                assert page["verdict"] == "Round 1: Aki 30, Ben 6" and page["jail"] == []
-                assert [p[:2] for p in page["players"]] == [["2 in hand", "B×1C×2G×2"], ["5 in hand", "E×2"]]
+                assert page["verdict"] == "ラウンド1: Aki 30, Ben 6\nRound 1: Aki 30, Ben 6" and page["jail"] == []
+                assert [p[:2] for p in page["players"]] == [[both("{n} in hand", n=2), "B×1C×2G×2"],
+                                                            [both("{n} in hand", n=5), "E×2"]]
         finally:
             browser.close()
             server.terminate()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.cli import main
+from companion.core import words
 from tui.bluff.console import BluffConsoleApp
 from tui.calibrate import CalibrateApp
 from tui.console import ConsoleApp
@@ -58,13 +59,14 @@ CONSOLES = {
 def test_every_key_of_every_console_is_on_screen_at_80x24(tmp_path, name):
     app = CONSOLES[name](tmp_path)
     keys = [(binding.key.replace("ctrl+", "^"), binding.description) for binding in app.BINDINGS]
+    shown = [(key, words.say(msgid, words.languages()[0])) for key, msgid in keys]   # as the key bar says them
 
     async def body(pilot):
         await settle(pilot, lambda app: getattr(app, "ready", "camera:" in text_of(app)))
         await pilot.pause(0.2)
         screen = text_of(pilot.app)
         assert ("^q", "quit") in keys and (name != "demo" or ("P", "pause/resume demo players") in keys)
-        missing = [f"{key}  {words}" for key, words in keys if f" {key}  {words} " not in screen]
+        missing = [f"{key}  {said}" for key, said in shown if f" {key}  {said} " not in screen]
         assert not missing, f"{name}: keys cut off at 80x24: {missing}\n{screen}"
 
     drive(app, body, (80, 24))

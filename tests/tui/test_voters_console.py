@@ -1,11 +1,15 @@
 """Voters' dealer console under Pilot: every action is a key, and lands in the journal as a command."""
 from __future__ import annotations
 
+import pytest
+
 from tui.voters.console import VotersConsoleApp
 
-from screens_helpers import drive, settle, text_of
+from screens_helpers import drive, settle, text_of, english, speaking  # noqa: F401  (fixtures)
 from screens_voters import night
 from test_console import do, last_command
+
+pytestmark = pytest.mark.usefixtures("english")     # the tests read the consoles' English
 
 
 def console_on(tmp_path, upto):

@@ -7,7 +7,7 @@ import pytest
 from companion import views
 from tui.voters.display import Bets, VotersDisplayApp
 
-from screens_helpers import (assert_snapshot, assert_speaks, drive, screens_through, settle, speaking,  # noqa: F401
+from screens_helpers import (assert_display_speaks, assert_snapshot, drive, settle, speaking,  # noqa: F401
                              steady, text_of)
 from screens_voters import NAMES, STEPS, night, play
 
@@ -109,10 +109,7 @@ def test_a_display_that_finds_another_game_hands_over_to_it(tmp_path):
 @pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
 def test_the_display_speaks_the_chosen_language_and_no_other(tmp_path, speaking, language):
     """Every word of Voters' display is in the catalogue of the chosen language."""
-    from companion.core import words
     speaking(language)
     session, clock = night(tmp_path / "v.db", "ready")
-    screens = screens_through(VotersDisplayApp(tmp_path / "v.db", poll=0.02, clock=clock.now), session,
-                              list(STEPS)[1:], play, caught_up)
-    assert_speaks(language, "\n".join(screens))
-    assert any(words.say("WINNER", language) in screen for screen in screens)
+    assert_display_speaks(language, VotersDisplayApp(tmp_path / "v.db", poll=0.02, clock=clock.now), session,
+                          list(STEPS)[1:], play, caught_up, said=("WINNER",))

@@ -72,3 +72,28 @@ def test_each_change_is_encoded_once_for_every_viewer(tmp_path, monkeypatch):
             await runner.cleanup()
     asyncio.run(check())
     session.journal.close()
+
+
+def test_the_page_files_and_words_are_cached_by_their_etag(tmp_path):
+    """First load: each file with an ETag (Cache-Control no-cache: the browser asks again each load);
+    a reload with If-None-Match: 304 and no body; a file that changed would be sent again."""
+    game(tmp_path / "g.db", "turn1_counted")[0].journal.close()
+
+    async def check():
+        runner, url = await serving(tmp_path / "g.db")
+        try:
+            async with aiohttp.ClientSession() as http:
+                for path in (*web_server.PAGE, web_server.WORDS):
+                    async with http.get(url + path) as first:
+                        assert first.status == 200 and first.headers["Cache-Control"] == "no-cache", path
+                        tag, body = first.headers["ETag"], await first.read()
+                    async with http.get(url + path, headers={"If-None-Match": tag}) as again:
+                        assert again.status == 304 and await again.read() == b"", path
+                    async with http.get(url + path, headers={"If-None-Match": '"another"'}) as other:
+                        assert other.status == 200 and await other.read() == body, path
+                async with http.get(url + web_server.WORDS) as answer:
+                    said = await answer.json()
+                assert said["language"] == "ja+en" and said["words"]["TURN"] == "ターン · TURN"
+        finally:
+            await runner.cleanup()
+    asyncio.run(check())

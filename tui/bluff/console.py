@@ -14,6 +14,8 @@ from companion import views
 from companion.core.columns import pad
 
 from ..forms import CommandForm, Field, FormError
+from companion.core.words import N_, _
+
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
 from ..plain import DataTable, Label, Static
 from .words import FACE, held_dice, names, outcome_line, phase_words, yen, final_line
@@ -72,9 +74,9 @@ class BluffConsoleApp(PanesConsole):
     HARDWARE = ("scanner", "panel")
     RULE_KEYS = "h (or 0)"
 
-    GAME_PANE = ("period", "Period")
-    COLUMNS = ("No", "Name", "Gem", "Dice held", "Dice vote", "Declared", "Result")
-    PANES = (("periods", "Judged"),)
+    GAME_PANE = ("period", N_("Period"))
+    COLUMNS = (N_("No"), N_("Name"), N_("Gem"), N_("Dice held"), N_("Dice vote"), N_("Declared"), N_("Result"))
+    PANES = (("periods", N_("Judged")),)
 
     BINDINGS = [
         Binding("p", "send('period')", "next period"),
@@ -95,7 +97,7 @@ class BluffConsoleApp(PanesConsole):
     def refresh_view(self) -> None:
         view = views.staff(self.session.state)
         self.query_one("#where", Label).update(f"{view['event']}   {phase_words(view).upper()}"
-                                               + ("" if view["star_wild"] else "   ★ NOT WILD"))
+                                               + ("" if view["star_wild"] else "   " + _("★ is not wild")))
         self.query_one("#period", Static).update(self.period_text(view))
         self.query_one("#periods", Static).update(self.judged_text(view))
         self.show_players(view)
@@ -106,21 +108,21 @@ class BluffConsoleApp(PanesConsole):
         text, now, who = Text(), view["current"], names(view)
         if now is None:
             last = view["periods"][-1] if view["periods"] else None
-            text.append(outcome_line(last, who) if last else "No period yet: p opens the first",
+            text.append(outcome_line(last, who) if last else _("No period yet: p opens the first"),
                         style="bold" if last else "italic")
             if view["phase"] == "finished":
                 text.append("\n" + final_line(view), style="bold #00d455")
             return text
         waiting = [p["name"] for p in view["players"] if not p["eliminated"] and str(p["no"]) not in now["votes"]]
         closed = now["closed"] is not None
-        text.append(f"Period {now['no']}: " + ("dice closed, declarations open" if closed else "dice vote open"),
-                    style="bold")
-        text.append(f"\nDice votes: {len(now['votes'])}" + ("" if closed else
-                    f"; waiting for {', '.join(waiting) or 'nobody'}"))
+        text.append(_("Period {n}: dice closed, declarations open" if closed else "Period {n}: dice vote open",
+                      n=now["no"]), style="bold")
+        text.append("\n" + _("Dice votes: {n}", n=len(now["votes"])) + ("" if closed else
+                    "; " + _("waiting for {names}", names=", ".join(waiting) or _("nobody"))))
         for t in (t for t in view["transfers"] if t["period"] == now["no"]):
             again = f"; {', '.join(who.get(no, '?') for no in t['cleared'])} vote again (D5)" if t["cleared"] else ""
             text.append(f"\nTransfer: {t['count']} {t['gem']} {who.get(t['from'], '?')} → {who.get(t['to'], '?')}{again}")
-        text.append(f"\nDeclarations ({sum(1 for d in now['declarations'] if not d['reason'])} valid):")
+        text.append("\n" + _("Declarations ({n} valid):", n=sum(1 for d in now["declarations"] if not d["reason"])))
         for d in now["declarations"]:
             line = f"\n  {d['player']:>2} {pad(who.get(d['player'], '?'), 16)} {d['count']} × {d['face']}"
             text.append(line + (f"  invalid: {d['reason']}" if d["reason"] else ""),
@@ -130,7 +132,7 @@ class BluffConsoleApp(PanesConsole):
     @staticmethod
     def judged_text(view: dict) -> Text:
         who = names(view)
-        return Text("\n".join(outcome_line(p, who) for p in view["periods"]) or "No period judged yet",
+        return Text("\n".join(outcome_line(p, who) for p in view["periods"]) or _("No period judged yet"),
                     style="" if view["periods"] else "italic")
 
     def show_players(self, view: dict) -> None:
@@ -145,7 +147,8 @@ class BluffConsoleApp(PanesConsole):
                     for d in now["declarations"] if d["player"] == p["no"]]
             result = Text("" if p["result"] is None else yen(p["result"]),
                           style="bold #00d455" if (p["result"] or 0) > 0 else "bold #ff4d4d")
-            name = Text(p["name"] + (" (out)" if p["eliminated"] else ""), style="#808080" if p["eliminated"] else "")
+            name = Text(p["name"] + (" (" + _("out") + ")" if p["eliminated"] else ""),
+                        style="#808080" if p["eliminated"] else "")
             table.add_row(str(p["no"]), name, p["gem"], held_dice(p["dice"]), shown, " ".join(made) or "—",
                           result, key=str(p["no"]))
         if view["players"]:

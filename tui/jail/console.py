@@ -17,6 +17,8 @@ from textual.binding import Binding
 from companion import views
 
 from ..forms import CommandForm, Field, FormError
+from companion.core.words import N_, _
+
 from ..game_console import QUIT, UNDO, PanesConsole
 from ..plain import DataTable, Label, Static
 from .words import cards_text, phase_words, progress_text, row_text, scores_line
@@ -82,8 +84,9 @@ class JailConsoleApp(PanesConsole):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ()
 
-    GAME_PANE = ("table", "Table")
-    PLAYERS_TITLE, COLUMNS = "Players (turn order)", ("No", "Name", "Hand", "Shows", "Rounds", "Total")
+    GAME_PANE = ("table", N_("Table"))
+    PLAYERS_TITLE, COLUMNS = N_("Players (turn order)"), (N_("No"), N_("Name"), N_("Hand"), N_("Shows"), N_("Rounds"),
+                                                          N_("Total"))
 
     BINDINGS = [
         Binding("t", "move('take')", "take"),
@@ -101,7 +104,7 @@ class JailConsoleApp(PanesConsole):
     def refresh_view(self) -> None:
         view = views.staff(self.session.state)
         self.query_one("#where", Label).update(
-            f"{view['event']}   ROUND {view['round']}   {phase_words(view).upper()}")
+            f"{view['event']}   " + _("ROUND {round} / 3", round=view["round"]) + f"   {phase_words(view).upper()}")
         self.query_one("#table", Static).update(self.table_text(view))
         self.show_players(view)
 
@@ -113,13 +116,13 @@ class JailConsoleApp(PanesConsole):
             text.append(f"{no} ", style="bold")
             text.append_text(row_text(view, row))
             text.append(f" {mark}\n")
-        text.append("\nJail   ", style="bold")
+        text.append("\n" + _("JAIL") + "   ", style="bold")
         text.append_text(cards_text(view, view["jail"]))
-        text.append("\nThe round ends at", style="bold")
+        text.append("\n" + _("The round ends at"), style="bold")
         text.append_text(progress_text(view))
-        text.append(f"\nDeck {sum(view['deck'].values())}: ", style="bold")
+        text.append("\n" + _("DECK {n}", n=sum(view["deck"].values())) + ": ", style="bold")
         text.append_text(cards_text(view, view["deck"]))
-        text.append(f"\nDiscard {sum(view['discard'].values())}: ", style="bold")
+        text.append("\n" + _("Discard {n}", n=sum(view["discard"].values())) + ": ", style="bold")
         text.append_text(cards_text(view, view["discard"]))
         return text
 
@@ -138,7 +141,7 @@ class JailConsoleApp(PanesConsole):
     # ---- actions: every one builds a command and queues it
 
     def action_move(self, name: str) -> None:
-        _, _, build = FORMS[name]
+        build = FORMS[name][2]
         player = self.session.state.turn_player
         extra = {"player": player} if name in ("take", "play", "refill") and player is not None else {}
         self.push_screen(JailForm(name, build, extra), self.send_from_form)

@@ -12,9 +12,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
+from companion.core.words import _, stacked
+
 from ..game_display import GameDisplay
 from ..plain import Label, Static, Table
-from .words import cards_text, colour, names, phase_words, row_text, scores_line
+from .words import cards_text, colour, names, phase_words, progress_words, row_text, scores_line
 
 BAR = 12                     # a progress bar's cells
 
@@ -23,7 +25,7 @@ def progress_bar(part: dict) -> Text:
     done = min(part["kinds"], part["needed"])
     cells = round(BAR * done / part["needed"])
     style = "bold #ff4d4d" if done >= part["needed"] - 1 else "bold #ffd400"
-    text = Text(f"{part['cards']}+ of {part['needed']} kinds ", style="bold")
+    text = Text(progress_words(part) + " ", style="bold")
     text.append("█" * cells, style=style)
     text.append("░" * (BAR - cells), style="#505050")
     text.append(f" {part['kinds']}/{part['needed']}")
@@ -36,7 +38,7 @@ def jail_drawing(view: dict) -> Group:
         counts.append(f" {kind} ", style=f"bold #000000 on {colour(view, kind)}")
         counts.append(f" {count}   ")
     if not view["jail"]:
-        counts.append("empty", style="italic #808080")
+        counts.append(_("empty"), style="italic #808080")
     return Group(counts, Text(""), *(progress_bar(part) for part in view["progress"]))
 
 
@@ -51,9 +53,10 @@ def rows_drawing(view: dict) -> Group:
 
 def players_drawing(view: dict) -> Table:
     table = Table(box=None, expand=True, padding=(0, 1), header_style="bold #c8c8c8")
-    for label, justify in (("Player", "left"), ("Hand", "right"), ("Shows", "left"), ("Rounds", "left"),
-                           ("Total", "right")):
-        table.add_column(label, justify=justify, no_wrap=label != "Shows")
+    for label, justify, wraps in ((stacked("Player"), "left", False), (stacked("Hand"), "right", False),
+                                  (stacked("Shows"), "left", True), (stacked("Rounds"), "left", False),
+                                  (stacked("Total"), "right", False)):      # "ja+en": a header on two lines
+        table.add_column(label, justify=justify, no_wrap=not wraps)
     winners = view["winner"] or []
     for p in view["players"]:
         turn = p["no"] == view["turn_player"] and view["phase"] not in ("round_over", "finished")
@@ -72,25 +75,25 @@ class JailDisplayApp(GameDisplay):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield Label("", id="round")
-            yield Label("Waiting for the game", id="phase")
+            yield Label(_("Waiting for the game"), id="phase")
             yield Label("", id="deck")
         with Horizontal(id="main"):
             with Vertical(id="play"):
-                yield Label("ROWS", classes="caption")
+                yield Label(_("ROWS"), classes="caption")
                 yield Static("", id="rows")
-                yield Label("JAIL", classes="caption")
+                yield Label(_("JAIL"), classes="caption")
                 yield Static("", id="jail")
             with Vertical(id="side"):
-                yield Label("PLAYERS", classes="caption")
+                yield Label(_("PLAYERS"), classes="caption")
                 yield Static("", id="players")
                 yield Static("", id="verdict")
         yield from self.status_line()
 
     def show(self, view: dict, deadline: float | None = None) -> None:
         self.view = view              # the follower posts a view only when it changed
-        self.query_one("#round", Label).update(f"ROUND {view['round']} / 3")
-        self.query_one("#phase", Label).update(phase_words(view))
-        self.query_one("#deck", Label).update(f"DECK {view['deck_size']}")
+        self.query_one("#round", Label).update(stacked("ROUND {round} / 3", round=view["round"]))
+        self.query_one("#phase", Label).update(phase_words(view, stacked))
+        self.query_one("#deck", Label).update(stacked("DECK {n}", n=view["deck_size"]))
         self.query_one("#rows", Static).update(rows_drawing(view))
         self.query_one("#jail", Static).update(jail_drawing(view))
         self.query_one("#players", Static).update(players_drawing(view))
@@ -100,11 +103,11 @@ class JailDisplayApp(GameDisplay):
     def verdict(view: dict) -> Text:
         if view["winner"]:
             who = names(view)
-            return Text(" WINNER: " + ", ".join(who.get(no, "?") for no in view["winner"]) + " ",
+            return Text(" " + _("WINNER: {names}", names=", ".join(who.get(no, "?") for no in view["winner"])) + " ",
                         style="bold #000000 on #00d455", justify="center")
         if view["rounds"]:
             last = view["rounds"][-1]
             who = names(view)
             scored = ", ".join(f"{who.get(int(no), '?')} {score}" for no, score in last["scores"].items())
-            return Text(f"Round {last['no']}: {scored}", style="#c8c8c8")
+            return Text(_("Round {n}: {scores}", n=last["no"], scores=scored), style="#c8c8c8")
         return Text("")

@@ -1,8 +1,11 @@
 """What the jail card game's console and display both say about a view (staff or public): the
-phase, the rows with their groups, the jail with its progress towards the round's end."""
+phase, the rows with their groups, the jail with its progress towards the round's end. The words are
+msgids of companion/locale (PHASES too)."""
 from __future__ import annotations
 
 from rich.text import Text
+
+from companion.core.words import _, word
 
 # one colour per kind, in the deck's order (wraps round for a deck of more kinds)
 COLOURS = ["#ff4d4d", "#ffd400", "#00d455", "#4da6ff", "#ff8c1a", "#c77dff", "#00d4d4", "#ff66b3",
@@ -17,11 +20,13 @@ def names(view: dict) -> dict[int, str]:
     return {p["no"]: p["name"] for p in view["players"]}
 
 
-def phase_words(view: dict) -> str:
-    words = PHASES.get(view["phase"], view["phase"])
+def phase_words(view: dict, said=_) -> str:
+    """The phase in the chosen language(s); said=stacked: the Japanese above the English."""
+    if view["phase"] not in PHASES:
+        return view["phase"]
     if view["turn_player"] is not None and view["phase"] in ("turn", "play", "refill", "relayout"):
-        return f"{names(view).get(view['turn_player'], '?')}: {words}"
-    return words
+        return said("{name}: {phase}", name=names(view).get(view["turn_player"], "?"), phase=word(PHASES[view["phase"]]))
+    return said(PHASES[view["phase"]])
 
 
 def colour(view: dict, kind: str) -> str:
@@ -36,7 +41,7 @@ def row_text(view: dict, row: list[str]) -> Text:
         if at and row[at - 1] != kind:
             text.append(" ")
         text.append(f"{kind:>2}", style=f"bold {colour(view, kind)}")
-    return text or Text("(empty)", style="italic #808080")
+    return text or Text("(" + _("empty") + ")", style="italic #808080")
 
 
 def cards_text(view: dict, counts: dict) -> Text:
@@ -52,9 +57,14 @@ def progress_text(view: dict) -> Text:
     text = Text()
     for part in view["progress"]:
         near = part["kinds"] >= part["needed"] - 1
-        text.append(f"\n  {part['cards']}+ of {part['needed']} kinds: ")
+        text.append("\n  " + progress_words(part) + ": ")
         text.append(f"{part['kinds']}/{part['needed']}", style="bold #ff4d4d" if near else "bold")
     return text
+
+
+def progress_words(part: dict) -> str:
+    """An end condition (J4), e.g. "6+ of 2 kinds"."""
+    return _("{cards}+ of {needed} kinds", cards=part["cards"], needed=part["needed"])
 
 
 def scores_line(player: dict) -> str:

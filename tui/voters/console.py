@@ -13,6 +13,8 @@ from companion import views
 from companion.core.columns import pad
 
 from ..forms import CommandForm
+from companion.core.words import N_, _
+
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
 from ..plain import DataTable, Label, Static
 from ..widgets import money
@@ -27,8 +29,8 @@ class VotersConsoleApp(PanesConsole):
     PLAYERS = "#ledger"
     RULE_KEYS = "h (or 0)"
 
-    GAME_PANE = ("game", "Game")
-    PLAYERS_TITLE, COLUMNS = "Ledger", ("No", "Name", "Net", "Games dealt")
+    GAME_PANE = ("game", N_("Game"))
+    PLAYERS_TITLE, COLUMNS = N_("Ledger"), (N_("No"), N_("Name"), N_("Net"), N_("Games dealt"))
 
     BINDINGS = [
         Binding("d", "form('deal')", "deal"),
@@ -48,7 +50,7 @@ class VotersConsoleApp(PanesConsole):
     def refresh_view(self) -> None:
         view = views.staff(self.session.state)
         game = current(view)
-        where = f"Game {game['no']}" if game else "no game dealt"
+        where = _("GAME {no}", no=game["no"]) if game else _("No game yet: d deals the first")
         self.query_one("#where", Label).update(f"{view['event']}   {where}   {phase_words(view).upper()}")
         self.query_one("#game", Static).update(self.game_text(game, names(view)))
         self.show_ledger(view)
@@ -58,13 +60,14 @@ class VotersConsoleApp(PanesConsole):
     def game_text(game: dict | None, who: dict[int, str]) -> Text:
         text = Text()
         if game is None:
-            text.append("No game yet: d deals the first", style="italic")
+            text.append(_("No game yet: d deals the first"), style="italic")
             return text
-        text.append(f"Dealer {game['dealer']} {who.get(game['dealer'], '?')}   stake {money(game['stake'])}   "
-                    f"pot {money(game['pot'])}\n", style="bold")
-        text.append(f"Bets ({len(game['bets'])}):\n")
+        text.append("   ".join((_("Dealer {name}", name=f"{game['dealer']} {who.get(game['dealer'], '?')}"),
+                                _("stake {stake}", stake=money(game["stake"])), _("POT {pot}", pot=money(game["pot"]))))
+                    + "\n", style="bold")
+        text.append(_("Bets ({n}):", n=len(game["bets"])) + "\n")
         for no, number in sorted(game["bets"].items(), key=lambda item: int(item[0])):
-            shown = "invalid card" if number is None else str(number)
+            shown = _("invalid card") if number is None else str(number)
             text.append(f"  {no:>2} {pad(who.get(int(no), '?'), 20)} {shown}\n",
                         style="#ffd400" if number is None else "")
         if game["result"]:

@@ -1,12 +1,13 @@
 // The jail card game on the audience page (the view says "game": "jail"): the three rows with a
 // gap between groups, the jail with its progress towards both end conditions (J4), each player's
-// display, hand size and scores, the winner. Drawn from views.public only; text via textContent.
+// display, hand size and scores, the winner. Drawn from views.public only; text via textContent;
+// the words are page.js's t() (msgids, as tui/jail/words.py's).
 "use strict";
 
-const JAIL_PHASES = {
-  new: "Waiting for the table", layout: "Laying out the rows", deal: "Dealing the hands", turn: "Take a group",
-  play: "Play a group, or refill", refill: "Refill the row", relayout: "New rows", round_over: "Round over",
-  finished: "Game over",
+const JAIL_PHASES = {  // msgids
+  new: "Waiting for the table", layout: "Lay out the rows", deal: "Deal the hands", turn: "Take a group",
+  play: "Play a group, or refill", refill: "Refill the row", relayout: "No row can be taken from: new rows",
+  round_over: "Round over", finished: "Game over",
 };
 const JAIL_COLOURS = ["#ff5a4f", "#ffd400", "#00d26a", "#3d8bff", "#ff9f1a", "#d36bff", "#00e5ff", "#ff6ec7",
                       "#b5e853", "#9a9a9a", "#66ff99", "#ff9999"];
@@ -22,9 +23,9 @@ function jailPage() {
   top.append(part("div", "j-round"), part("div", "j-phase"), part("div", "j-deck"));
   const rows = part("section", "j-rows", "The rows"), jail = part("section", "j-jail", "The jail");
   const players = part("section", "j-players", "The players");
-  rows.append(el("div", "cap", "ROWS"), part("div", "j-lines"));
-  jail.append(el("div", "cap", "JAIL"), part("div", "j-kinds"), part("div", "j-progress"));
-  players.append(el("div", "cap", "PLAYERS"), part("div", "j-table"), part("div", "j-verdict"));
+  rows.append(el("div", "cap", t("ROWS")), part("div", "j-lines"));
+  jail.append(el("div", "cap", t("JAIL")), part("div", "j-kinds"), part("div", "j-progress"));
+  players.append(el("div", "cap", t("PLAYERS")), part("div", "j-table"), part("div", "j-verdict"));
   page.append(top, rows, jail, players);
   document.body.append(page);
   return page;
@@ -43,9 +44,11 @@ function showJail(view) {
   jailPage();
   const who = new Map(view.players.map((p) => [p.no, p.name]));
   const playing = ["turn", "play", "refill", "relayout"].includes(view.phase) && view.turn_player !== null;
-  $("j-round").textContent = `ROUND ${view.round} / 3`;
-  $("j-phase").textContent = (playing ? `${who.get(view.turn_player)}: ` : "") + (JAIL_PHASES[view.phase] || view.phase);
-  $("j-deck").textContent = `DECK ${view.deck_size}`;
+  const phase = JAIL_PHASES[view.phase];
+  stack($("j-round"), t("ROUND {round} / 3", { round: view.round }));
+  stack($("j-phase"), !phase ? view.phase
+    : playing ? t("{name}: {phase}", { name: who.get(view.turn_player), phase: word(phase) }) : t(phase));
+  stack($("j-deck"), t("DECK {n}", { n: view.deck_size }));
   showJailRows(view);
   showJailCells(view);
   showJailPlayers(view, who);
@@ -59,7 +62,7 @@ function showJailRows(view) {
     line.dataset.row = String(i + 1);
     line.append(el("span", "no", String(i + 1)));
     row.forEach((kind, at) => line.append(jailCard(view, kind, "jcard" + (at && row[at - 1] !== kind ? " -group" : ""))));
-    if (!row.length) line.append(el("span", "empty", "empty"));
+    if (!row.length) line.append(el("span", "empty", t("empty")));
     lines.append(line);
   });
 }
@@ -73,7 +76,7 @@ function showJailCells(view) {
     cell.append(jailCard(view, kind, "jcard"), el("span", "count", String(count)));
     kinds.append(cell);
   }
-  if (!Object.keys(view.jail).length) kinds.append(el("span", "empty", "empty"));
+  if (!Object.keys(view.jail).length) kinds.append(el("span", "empty", t("empty")));
   const progress = $("j-progress");
   progress.replaceChildren();
   for (const part of view.progress) {
@@ -84,7 +87,9 @@ function showJailCells(view) {
     fill.style.flexGrow = String(done);
     rest.style.flexGrow = String(part.needed - done);
     bar.append(fill, rest);
-    line.append(el("span", "what", `${part.cards}+ of ${part.needed} kinds`), bar,
+    const what = el("span", "what");
+    stack(what, t("{cards}+ of {needed} kinds", { cards: part.cards, needed: part.needed }));   // "ja+en": a line each
+    line.append(what, bar,
                 el("span", "done", `${part.kinds}/${part.needed}`));
     progress.append(line);
   }
@@ -104,13 +109,14 @@ function showJailPlayers(view, who) {
       group.append(jailCard(view, kind, "jcard"), el("span", "count", `×${count}`));
       shows.append(group);
     }
-    row.append(el("span", "name", p.name), el("span", "hand", `${p.hand_size} in hand`), shows,
+    row.append(el("span", "name", p.name), el("span", "hand", t("{n} in hand", { n: p.hand_size })), shows,
                el("span", "scores", p.scores.join(" + ") || "–"), el("span", "total", String(p.total)));
     table.append(row);
   }
   const last = view.rounds.length ? view.rounds[view.rounds.length - 1] : null;
-  $("j-verdict").textContent = winners.length ? `WINNER: ${winners.map((no) => who.get(no)).join(", ")}`
-    : last ? `Round ${last.no}: ` + Object.entries(last.scores).map(([no, s]) => `${who.get(Number(no))} ${s}`).join(", ")
-    : "";
+  stack($("j-verdict"), winners.length ? t("WINNER: {names}", { names: winners.map((no) => who.get(no)).join(", ") })
+    : last ? t("Round {n}: {scores}", { n: last.no,
+                                        scores: Object.entries(last.scores).map(([no, s]) => `${who.get(Number(no))} ${s}`).join(", ") })
+    : "");
   $("j-verdict").classList.toggle("-winner", winners.length > 0);
 }

@@ -14,6 +14,7 @@ view it built, a request gets a 500.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import signal
@@ -45,6 +46,7 @@ PAGE |= {"/jail.js": ("jail.js", "text/javascript"), "/jail.css": ("jail.css", "
 PAGE |= {"/bluff.js": ("bluff.js", "text/javascript"), "/bluff.css": ("bluff.css", "text/css")}   # Auction Bluff's part
 # npm mqtt 5.16.0's browser bundle (dist/mqtt.min.js, 342 KB; MIT: mqtt.min.js.LICENSE.txt): only /?mqtt= loads it
 ASSETS = {**PAGE, "/mqtt.min.js": ("mqtt.min.js", "text/javascript")}
+WORDS = "/words.json"             # what page.js loads first: the words, made in make_app
 MQTT_POLL_S = 0.05        # polled faster when publishing: a change is on the broker within 100 ms
 HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "Content-Security-Policy": "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
@@ -53,6 +55,16 @@ HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Re
 
 def asset(name: str) -> bytes:
     return resources.files(__package__).joinpath(name).read_bytes()
+
+
+def entity_tag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+
+
+def revalidated(request: web.Request, tag: str) -> bool:
+    """The browser holds this version (If-None-Match): Cache-Control no-cache makes it ask each load."""
+    held = [part.strip().removeprefix("W/") for part in request.headers.get("If-None-Match", "").split(",")]
+    return tag in held or "*" in held
 
 
 def sse(data, event: str | None = None) -> bytes:
@@ -213,20 +225,23 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     follower = Follower(journal, poll, publisher)
     app = web.Application(middlewares=[read_only, answering(follower)])
     pages = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+    # The page's words in the event's [display] language (companion/core/words.py), fixed for the process.
+    pages[WORDS] = (json.dumps({"language": words.chosen(), "words": words.every_word()}, ensure_ascii=False).encode(),
+                    "application/json")
+    tags = {path: entity_tag(body) for path, (body, _kind) in pages.items()}
 
     async def page(request: web.Request) -> web.Response:
-        body, kind = pages[request.path]
-        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+        """A file of the page, with its ETag: a reload sends 304 and no body."""
+        (body, kind), tag = pages[request.path], tags[request.path]
+        if revalidated(request, tag):
+            return web.Response(status=304, headers={**HEADERS, "ETag": tag})
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers={**HEADERS, "ETag": tag})
 
     async def public_json(request: web.Request) -> web.Response:
         if follower.view is None:
             return web.json_response({"waiting": follower.waiting}, status=503, headers=HEADERS)
         return web.json_response(follower.view, headers=HEADERS,
                                  dumps=lambda v: json.dumps(v, ensure_ascii=False))
-
-    async def words_json(request: web.Request) -> web.Response:
-        """The page's words in the event's [display] language (companion/core/words.py)."""
-        return web.json_response({"language": words.chosen(), "words": words.every_word()}, headers=HEADERS, dumps=lambda v: json.dumps(v, ensure_ascii=False))
 
     async def events(request: web.Request) -> web.StreamResponse:
         stream = web.StreamResponse(headers={**HEADERS, "Content-Type": "text/event-stream",
@@ -247,10 +262,9 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
             pass
         return stream
 
-    for path in ASSETS:
+    for path in pages:
         app.router.add_get(path, page)
     app.router.add_get("/public.json", public_json)
-    app.router.add_get("/words.json", words_json)
     app.router.add_get("/events", events)
     if phone is not None:
         phone.routes(app, follower, HEADERS)

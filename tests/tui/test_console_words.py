@@ -1,0 +1,61 @@
+"""The staff consoles' labels (keys, panes, columns) in the event's language: Japanese, English or
+both, from the catalogue; the key bar wraps by terminal columns, a Japanese word taking two."""
+from __future__ import annotations
+
+import pytest
+from textual.binding import Binding
+
+from companion.core import words
+from companion.core.columns import display_width
+from tui.bluff.console import BluffConsoleApp
+from tui.console import ConsoleApp
+from tui.game_console import KeyBar
+from tui.jail.console import JailConsoleApp
+from tui.voters.console import VotersConsoleApp
+
+import screens_bluff
+import screens_game
+import screens_jail
+import screens_voters
+from screens_helpers import drive, settle, speaking, text_of  # noqa: F401  (a fixture)
+
+CONSOLES = {      # a console on a journal of its game, and a column, a pane's title and a heading it shows
+    "bingo": (lambda path: screens_game.game(path, "ready"), ConsoleApp, "Balance", "Robbery and moves",
+              "No robbery rights now"),
+    "voters": (lambda path: screens_voters.night(path, "ready"), VotersConsoleApp, "Games dealt", "Ledger",
+               "No game yet: d deals the first"),
+    "bluff": (lambda path: screens_bluff.night(path, "ready"), BluffConsoleApp, "Dice held", "Judged",
+              "No period judged yet"),
+    "jail": (lambda path: screens_jail.table(path, 20), JailConsoleApp, "Shows", "Players (turn order)",
+             "The round ends at"),
+}
+
+
+@pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
+@pytest.mark.parametrize("game", list(CONSOLES))
+def test_a_console_labels_its_keys_panes_and_columns_in_the_chosen_language(tmp_path, speaking, game, language):
+    speaking(language)
+    journal, console, column, pane, heading = CONSOLES[game]
+    session, clock = journal(tmp_path / "g.db")
+    shown = {}
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        shown["screen"] = text_of(pilot.app)
+
+    drive(console(session, clock=clock.now), body, (200, 50))
+    for msgid in ("Journal", column, pane, heading):
+        assert words.say(msgid, language) in shown["screen"], msgid
+    for msgid in ("undo", "quit"):          # the key bar speaks the first language only (room for the panes)
+        assert words.say(msgid, language.split("+")[0]) in shown["screen"], msgid
+    if language == "ja":
+        assert "undo" not in shown["screen"] and "Journal" not in shown["screen"]
+
+
+def test_the_key_bar_wraps_japanese_by_terminal_columns(speaking):
+    """Each line of the key bar fits its width in terminal columns: a Japanese word takes two a character."""
+    speaking("ja+en")
+    bar = KeyBar([Binding(key, "undo", "undo") for key in "abcdefghij"])
+    for width in (30, 45, 80):
+        lines = bar.keys_text(width).plain.splitlines()
+        assert len(lines) > 1 and all(display_width(line) <= width for line in lines), (width, lines)
