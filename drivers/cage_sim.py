@@ -18,8 +18,6 @@ import tty
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-from companion.bingo.rules import BALLS
-
 from . import protocol as p
 from .serial_link import machine_balls
 
@@ -295,7 +293,7 @@ class SimCage:
             candidates = inside - self._out
         else:
             if not self._left:
-                self._left = machine_balls(self.machine if self.machine is not None else BALLS)
+                self._left = machine_balls(self.machine if self.machine is not None else p.BALLS)
             candidates = self._left
         if not candidates:
             return None

@@ -17,9 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.bingo.rules import BALLS
-
 from .cage_sim import Faults, FaultCounts, PtyPort, SimCage, SocketPort
+from .protocol import BALLS
 from .serial_link import LinkHealth, SerialLink
 
 WAIT_SECONDS = 10.0   # a ball not delivered within this is given up on (counted lost if it never comes)

@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 
 import serial
 
-from companion.bingo.rules import BALLS
 from vision import ball_labels
 
 from . import protocol as p
@@ -399,7 +398,7 @@ class SerialLink:
         else:   # the first group, or the whole match when the pattern has none
             found = match.group(1 if self._pattern.groups else 0)
         ball = int(found) if found and found.isdigit() else 0
-        return ball if ball in BALLS else None
+        return ball if ball in p.BALLS else None
 
     def _deliver(self, ball: int, source: str, boot: str | None, seq: int, line: bytes,
                  link_alert: str | None = None) -> bool:

@@ -1,8 +1,10 @@
-"""ARCHITECTURE.md law 1: the domain never imports hardware, vision or UI code."""
+"""ARCHITECTURE.md laws 1 and 10: the domain never imports hardware, vision or UI code; no game imports another."""
 import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = {"textual", "cv2", "serial", "gpiozero", "drivers", "vision", "tui", "numpy", "reportlab"}
@@ -134,3 +136,13 @@ def test_screens_take_their_text_widgets_from_tui_plain():
                 taken = {alias.name for alias in node.names} & MARKUP_READERS[node.module]
                 offenders += [f"{path.relative_to(ROOT)}: {name} from {node.module}" for name in sorted(taken)]
     assert not offenders
+
+
+def test_the_import_contracts_hold():
+    """Laws 1 and 10 as import-linter contracts (pyproject.toml, [tool.importlinter]): the layers
+    and no game importing another, indirect chains included. A broken contract fails with
+    lint-imports' own report: which import, on which line, through which chain."""
+    result = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()",
+                             "--no-cache", "--no-logo"], cwd=ROOT, capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.fail(result.stdout + result.stderr, pytrace=False)

@@ -8,6 +8,8 @@ import importlib
 import os
 import sys
 
+import companion
+
 from ..journal import JournalError
 
 # Modules that add commands; each has register(sub, groups).
@@ -50,7 +52,7 @@ class Groups(dict):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="companion", description="Table companion for Plunder Bingo (強奪ビンゴ).")
+    parser = argparse.ArgumentParser(prog="companion", description=companion.__doc__.partition("\n\n")[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     groups = Groups(sub)
     for module in MODULES:

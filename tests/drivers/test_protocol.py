@@ -97,7 +97,7 @@ def test_parse_ball_with_prefix():
 
 
 def test_the_firmware_knows_the_same_balls_as_the_rules():
-    assert range(p.cagelink.BALL_FIRST, p.cagelink.BALL_LAST + 1) == BALLS
+    assert range(p.cagelink.BALL_FIRST, p.cagelink.BALL_LAST + 1) == p.BALLS == BALLS
 
 
 # -- MicroPython: the firmware files must stay within what it runs --
