@@ -19,23 +19,33 @@ from typing import NamedTuple
 from .core import games, words
 
 VERSION = 1
-# section -> key -> (type, allowed values or None). "players" is an array of tables.
+
+
 class Between(NamedTuple):
-    """A setting's allowed range, both ends included."""
+    """A number's allowed range, both ends included (NaN and infinity are in none)."""
     low: float
     high: float
 
     def __contains__(self, value) -> bool:
         return self.low <= value <= self.high
 
+    def __str__(self) -> str:
+        return f"{_number(self.low)} to {_number(self.high)}"
 
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+# section -> key -> (type, allowed values, a Between for every number, or None); "players" is an array
+# of tables. A game adds its own keys (games.EventRules.sections), numbers with their Between too.
 SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
     # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
     "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None),
               "backup": (str, None), "game": (str, tuple(games.GAMES))},
-    "players": {"no": (int, None), "name": (str, None)},
-    # the card scanner's thresholds (vision/cards/tuning.py Settings: defaults, ranges, order checked there)
+    "players": {"no": (int, Between(1, 99)), "name": (str, None)},   # cards print the number in two digits
+    # the card scanner's thresholds: their ranges and order are checked by vision/cards/tuning.py Settings
     "cards": {"marginal": (float, None), "definite": (float, None), "heavy": (float, None),
               "stray": (float, None), "sharp": (float, None), "glare": (float, None),
               "trace": (float, None), "blank_trace": (float, None), "ring_dark": (float, None),
@@ -45,24 +55,26 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "faint": (float, None), "noisy": (float, None), "closer_floor": (float, None),
               "closer_trace": (float, None), "time_limit_ms": (float, None)},
     # The cage link (drivers/serial_link.py): a pyserial URL; "raw" for a plain barcode scanner.
-    "serial": {"url": (str, None), "baud": (int, None), "mode": (str, ("framed", "raw")),
-               "raw_pattern": (str, None), "raw_repeat_seconds": (float, None)},
+    "serial": {"url": (str, None), "baud": (int, Between(50, 4_000_000)), "mode": (str, ("framed", "raw")),
+               "raw_pattern": (str, None), "raw_repeat_seconds": (float, Between(0, 3600))},
     # The staff panel on the Pi's GPIO (drivers/panel.py, hardware/WIRING.md): BCM pin numbers, -1 = not fitted.
     "panel": {"pin_factory": (str, ("", "mock", "lgpio", "rpigpio", "pigpio", "native")),
-              "beam": (int, None), "draw": (int, None), "close": (int, None), "undo": (int, None),
-              "buzzer": (int, None), "motor": (int, None), "led_ok": (int, None), "led_fault": (int, None),
-              "motor_seconds": (float, None), "motor_active_high": (bool, None), "bounce_ms": (int, None),
-              "undo_hold_seconds": (float, None), "warn_seconds": (int, None)},
+              **{pin: (int, Between(-1, 27)) for pin in ("beam", "draw", "close", "undo", "buzzer", "motor",
+                                                         "led_ok", "led_fault")},
+              "motor_seconds": (float, Between(0, 60)), "motor_active_high": (bool, None),
+              "bounce_ms": (int, Between(0, 1000)), "undo_hold_seconds": (float, Between(0, 10)),
+              "warn_seconds": (int, Between(0, 3600))},
     # The ball camera (drivers/camera.py, drivers/ball_reader.py): source is a device index ("0"), a
     # path, a file glob, a video file, "pi" (Picamera2), "auto" or "sim"; roi = [x, y, w, h] in pixels;
     # fall_deg: the direction balls cross the image (a chute), for deblurring along it; exposure_us
     # and gain: a fixed exposure (microseconds) and analogue gain instead of automatic exposure.
-    "camera": {"source": (str, None), "width": (int, None), "height": (int, None), "fps": (int, None),
-               "roi": (list, None), "fov": (float, None), "decoder": (str, ("zxing", "pyzbar", "opencv")),
-               "window_ms": (int, None), "agree": (int, None), "gone_ms": (int, None),
-               "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None),
-               "fall_deg": (float, Between(-180, 360)), "exposure_us": (int, Between(10, 1_000_000)),
-               "gain": (float, Between(1, 16))},
+    "camera": {"source": (str, None), "width": (int, Between(16, 10_000)), "height": (int, Between(16, 10_000)),
+               "fps": (int, Between(1, 240)), "roi": (list, None), "fov": (float, Between(10, 170)),
+               "decoder": (str, ("zxing", "pyzbar", "opencv")), "window_ms": (int, Between(1, 60_000)),
+               "agree": (int, Between(1, 100)), "gone_ms": (int, Between(1, 60_000)),
+               "ball_diameter": (float, Between(10, 200)), "ball_distance": (list, None),
+               "workers": (int, Between(1, 64)), "fall_deg": (float, Between(-180, 360)),
+               "exposure_us": (int, Between(10, 1_000_000)), "gain": (float, Between(1, 16))},
     # The audience page server (tui/web/mqtt.py) also publishes the public view to this broker:
     # mqtt = "mqtt://HOST:PORT", topic plunder/<event id>/public, retained, QoS 1.
     "publish": {"mqtt": (str, None)},
@@ -208,13 +220,15 @@ def _check_tables(section: str, value, where: "_Locator", keys: dict, required: 
 
 
 def _check_value(rule: tuple, section: str, key: str, value, where: "_Locator", index: int = 0) -> None:
-    kind, allowed = rule    # (type, allowed values or None)
+    kind, allowed = rule    # (type, allowed values, a Between or None)
+    name = f"[{section}] {key}" if section else key
     if not (type(value) is kind or (kind is float and type(value) is int)):
-        raise where.error(section, key, f"{key} must be {kind.__name__}, not {value!r}", index)
-    if isinstance(allowed, Between) and value not in allowed:
-        raise where.error(section, key, f"{key} must be {allowed.low:g} to {allowed.high:g}, not {value!r}", index)
-    if allowed and value not in allowed:
-        raise where.error(section, key, f"{key} must be one of {', '.join(map(repr, allowed))}, not {value!r}", index)
+        raise where.error(section, key, f"{name} must be {kind.__name__}, not {value!r}", index)
+    if isinstance(allowed, Between):
+        if value not in allowed:
+            raise where.error(section, key, f"{name} must be {allowed}, not {value!r}", index)
+    elif allowed and value not in allowed:
+        raise where.error(section, key, f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}", index)
 
 
 class _Locator:

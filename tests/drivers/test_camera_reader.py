@@ -231,9 +231,9 @@ def _jpeg(image):
 
 
 @pytest.mark.parametrize("line, message", [
-    ("exposure_us = 5", r"event.toml:\d+: exposure_us must be 10 to 1e\+06, not 5"),
-    ("gain = 40.0", r"event.toml:\d+: gain must be 1 to 16, not 40.0"),
-    ('fall_deg = "down"', r"event.toml:\d+: fall_deg must be float")])
+    ("exposure_us = 5", r"event.toml:\d+: \[camera\] exposure_us must be 10 to 1000000, not 5"),
+    ("gain = 40.0", r"event.toml:\d+: \[camera\] gain must be 1 to 16, not 40.0"),
+    ('fall_deg = "down"', r"event.toml:\d+: \[camera\] fall_deg must be float")])
 def test_exposure_gain_and_fall_direction_are_range_checked_with_their_line(tmp_path, line, message):
     path = tmp_path / "event.toml"
     path.write_text(event_file.example("Night", 2, seed=1, secret="s") + f"\n[camera]\n{line}\n")
