@@ -33,12 +33,31 @@ class Between(NamedTuple):
         return f"{_number(self.low)} to {_number(self.high)}"
 
 
+class Numbers(NamedTuple):
+    """A list of numbers of one type (int or float), each in its own range: [x, y, w, h], say."""
+    kind: type
+    ranges: tuple[Between, ...]
+
+    def __contains__(self, value) -> bool:
+        return len(value) == len(self.ranges) and all(_is(self.kind, number) and number in allowed
+                                                      for number, allowed in zip(value, self.ranges))
+
+    def __str__(self) -> str:
+        return f"{len(self.ranges)} {self.kind.__name__}s: {', '.join(map(str, self.ranges))}"
+
+
+def _is(kind: type, value) -> bool:
+    """value is of the type (an int does for a float; a bool is no number)."""
+    return type(value) is kind or (kind is float and type(value) is int)
+
+
 def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-# section -> key -> (type, allowed values, a Between for every number, or None); "players" is an array
-# of tables. A game adds its own keys (games.EventRules.sections), numbers with their Between too.
+# section -> key -> (type, allowed values, a Between for every number, Numbers for a list of them, or
+# None); "players" is an array of tables. A game adds its own keys (games.EventRules.sections), its
+# numbers with their Between too. The drivers check what spans keys (an exposure within a frame).
 SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
     # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
@@ -69,10 +88,12 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     # fall_deg: the direction balls cross the image (a chute), for deblurring along it; exposure_us
     # and gain: a fixed exposure (microseconds) and analogue gain instead of automatic exposure.
     "camera": {"source": (str, None), "width": (int, Between(16, 10_000)), "height": (int, Between(16, 10_000)),
-               "fps": (int, Between(1, 240)), "roi": (list, None), "fov": (float, Between(10, 170)),
+               "fps": (int, Between(1, 240)), "fov": (float, Between(10, 170)),
+               "roi": (list, Numbers(int, (Between(0, 10_000),) * 2 + (Between(16, 10_000),) * 2)),   # x, y, w, h
                "decoder": (str, ("zxing", "pyzbar", "opencv")), "window_ms": (int, Between(1, 60_000)),
                "agree": (int, Between(1, 100)), "gone_ms": (int, Between(1, 60_000)),
-               "ball_diameter": (float, Between(10, 200)), "ball_distance": (list, None),
+               "ball_diameter": (float, Between(10, 200)),
+               "ball_distance": (list, Numbers(float, (Between(5, 5000),) * 2)),   # mm: nearest, farthest
                "workers": (int, Between(1, 64)), "fall_deg": (float, Between(-180, 360)),
                "exposure_us": (int, Between(10, 1_000_000)), "gain": (float, Between(1, 16))},
     # The audience page server (tui/web/mqtt.py) also publishes the public view to this broker:
@@ -220,11 +241,11 @@ def _check_tables(section: str, value, where: "_Locator", keys: dict, required: 
 
 
 def _check_value(rule: tuple, section: str, key: str, value, where: "_Locator", index: int = 0) -> None:
-    kind, allowed = rule    # (type, allowed values, a Between or None)
+    kind, allowed = rule    # (type, allowed values, a Between, Numbers or None)
     name = f"[{section}] {key}" if section else key
-    if not (type(value) is kind or (kind is float and type(value) is int)):
+    if not _is(kind, value):
         raise where.error(section, key, f"{name} must be {kind.__name__}, not {value!r}", index)
-    if isinstance(allowed, Between):
+    if isinstance(allowed, (Between, Numbers)):
         if value not in allowed:
             raise where.error(section, key, f"{name} must be {allowed}, not {value!r}", index)
     elif allowed and value not in allowed:

@@ -2,6 +2,7 @@
 type is one line naming the file, the line, [section] key, the range and the value."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -108,3 +109,22 @@ def test_the_ends_of_every_range_are_allowed(tmp_path, game):
             number = int(value) if kind is int else float(value)
             path, _ = with_setting(tmp_path, game, section, key, repr(number))
             event_file.load(path)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("roi", "[1]"), ("roi", "[-1, 0, 100, 100]"), ("roi", "[0, 0, 8, 100]"), ("roi", "[0, 0, 100, 100.5]"),
+    ("roi", "[0, 0, 100, 20000]"), ("roi", '[0, 0, 100, "100"]'), ("roi", "[0, 0, 100, true]"),
+    ("ball_distance", "[80]"), ("ball_distance", "[0, 100]"), ("ball_distance", "[80, nan]"),
+    ("ball_distance", "[80, inf]"), ("ball_distance", '["80", 100]'), ("ball_distance", "[80, 100, 120]")])
+def test_a_list_of_numbers_is_checked_number_by_number(tmp_path, key, value):
+    path, number = with_setting(tmp_path, "bingo", "camera", key, value)
+    with pytest.raises(event_file.EventFileError) as raised:
+        event_file.load(path)
+    assert re.fullmatch(rf"{re.escape(str(path))}:{number}: \[camera\] {key} must be \d (int|float)s: .+, not \[.*\]",
+                        str(raised.value)), raised.value
+
+
+@pytest.mark.parametrize("key, value", [("roi", "[0, 0, 16, 10000]"), ("ball_distance", "[5, 5000.0]")])
+def test_a_list_of_numbers_within_its_ranges_loads(tmp_path, key, value):
+    path, _ = with_setting(tmp_path, "bingo", "camera", key, value)
+    assert event_file.load(path).sections["camera"][key] == json.loads(value)
