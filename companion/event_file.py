@@ -241,15 +241,27 @@ def _check_tables(section: str, value, where: "_Locator", keys: dict, required: 
 
 
 def _check_value(rule: tuple, section: str, key: str, value, where: "_Locator", index: int = 0) -> None:
+    problem = _fault(rule, f"[{section}] {key}" if section else key, value)
+    if problem:
+        raise where.error(section, key, problem, index)
+
+
+def fault(section: str, key: str, value) -> str | None:
+    """What is wrong with a shared section's setting (its type, choices or range), or None: for the
+    drivers' settings, also made from plain dicts."""
+    rule = SECTIONS.get(section, {}).get(key)
+    return _fault(rule, f"[{section}] {key}", value) if rule else None
+
+
+def _fault(rule: tuple, name: str, value) -> str | None:
     kind, allowed = rule    # (type, allowed values, a Between, Numbers or None)
-    name = f"[{section}] {key}" if section else key
     if not _is(kind, value):
-        raise where.error(section, key, f"{name} must be {kind.__name__}, not {value!r}", index)
+        return f"{name} must be {kind.__name__}, not {value!r}"
     if isinstance(allowed, (Between, Numbers)):
-        if value not in allowed:
-            raise where.error(section, key, f"{name} must be {allowed}, not {value!r}", index)
-    elif allowed and value not in allowed:
-        raise where.error(section, key, f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}", index)
+        return None if value in allowed else f"{name} must be {allowed}, not {value!r}"
+    if allowed and value not in allowed:
+        return f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}"
+    return None
 
 
 class _Locator:

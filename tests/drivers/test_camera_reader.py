@@ -150,9 +150,10 @@ def test_settings_come_from_the_event_files_camera_section(tmp_path):
 
 
 @pytest.mark.parametrize("section, message", [
-    ({"roi": [1, 2, 3]}, "roi must be"), ({"roi": [0, 0, 5, 5]}, "at least 16"), ({"agree": 0}, "agree"),
-    ({"ball_diameter": 400.0}, "millimetres"), ({"exposure": 3}, "unknown key 'exposure'"),
-    ({"ball_distance": [150]}, r"ball_distance must be \[nearest, farthest\]"),
+    ({"roi": [1, 2, 3]}, "roi must be"), ({"roi": [0, 0, 5, 5]}, r"\[camera\] roi must be 4 ints: .*16 to"),
+    ({"agree": 0}, r"\[camera\] agree must be 1 to 100, not 0"),
+    ({"ball_diameter": 400.0}, "ball_diameter must be 10 to 200"), ({"exposure": 3}, "unknown key 'exposure'"),
+    ({"ball_distance": [150]}, r"ball_distance must be 2 floats"),
     ({"ball_distance": [130, 80]}, "ball_distance must be"),
     ({"ball_distance": [15, 80]}, "more than the ball's radius")])
 def test_bad_settings_name_the_key(section, message):
