@@ -7,6 +7,7 @@ Writes are atomic (a temporary file renamed over the old one).
 """
 from __future__ import annotations
 
+import math
 import os
 import pwd
 import re
@@ -259,6 +260,8 @@ def _fault(rule: tuple, name: str, value) -> str | None:
         return f"{name} must be {kind.__name__}, not {value!r}"
     if isinstance(allowed, (Between, Numbers)):
         return None if value in allowed else f"{name} must be {allowed}, not {value!r}"
+    if kind is float and not math.isfinite(value):     # a number ranged elsewhere ([cards]: the scanner's table)
+        return f"{name} must be a finite number, not {value!r}"
     if allowed and value not in allowed:
         return f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}"
     return None

@@ -19,7 +19,7 @@ from typing import Callable
 
 from vision import acceptance
 from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
-from vision.balls import DECODERS, DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder
+from vision.balls import DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder
 
 from . import settings as section_settings
 from .camera import Camera, CameraError, open_source
@@ -54,8 +54,6 @@ class Settings:
         """Raises SettingsError naming the key (each value's type and range: event_file.SECTIONS)."""
         settings = section_settings.from_section(cls, section, "camera", SettingsError, roi=tuple,
                                                  ball_distance=_distance)
-        if settings.decoder not in DECODERS:
-            raise SettingsError(f"[camera] decoder {settings.decoder!r}: choose from {', '.join(DECODERS)}")
         if not settings.ball_diameter / 2 < settings.ball_distance[0]:
             raise SettingsError(f"[camera] ball_distance {list(settings.ball_distance)}: the nearest must be more "
                                 "than the ball's radius (mm from the camera to the ball's centre)")

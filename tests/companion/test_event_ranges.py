@@ -128,3 +128,11 @@ def test_a_list_of_numbers_is_checked_number_by_number(tmp_path, key, value):
 def test_a_list_of_numbers_within_its_ranges_loads(tmp_path, key, value):
     path, _ = with_setting(tmp_path, "bingo", "camera", key, value)
     assert event_file.load(path).sections["camera"][key] == json.loads(value)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_number_ranged_by_the_card_scanner_is_refused_on_load_if_not_finite(tmp_path, value):
+    path, number = with_setting(tmp_path, "bingo", "cards", "marginal", value)
+    with pytest.raises(event_file.EventFileError) as raised:
+        event_file.load(path)
+    assert str(raised.value) == f"{path}:{number}: [cards] marginal must be a finite number, not {float(value)!r}"
