@@ -7,6 +7,7 @@ Writes are atomic (a temporary file renamed over the old one).
 """
 from __future__ import annotations
 
+import math
 import os
 import pwd
 import re
@@ -19,23 +20,52 @@ from typing import NamedTuple
 from .core import games, words
 
 VERSION = 1
-# section -> key -> (type, allowed values or None). "players" is an array of tables.
+
+
 class Between(NamedTuple):
-    """A setting's allowed range, both ends included."""
+    """A number's allowed range, both ends included (NaN and infinity are in none)."""
     low: float
     high: float
 
     def __contains__(self, value) -> bool:
         return self.low <= value <= self.high
 
+    def __str__(self) -> str:
+        return f"{_number(self.low)} to {_number(self.high)}"
 
+
+class Numbers(NamedTuple):
+    """A list of numbers of one type (int or float), each in its own range: [x, y, w, h], say."""
+    kind: type
+    ranges: tuple[Between, ...]
+
+    def __contains__(self, value) -> bool:
+        return len(value) == len(self.ranges) and all(_is(self.kind, number) and number in allowed
+                                                      for number, allowed in zip(value, self.ranges))
+
+    def __str__(self) -> str:
+        return f"{len(self.ranges)} {self.kind.__name__}s: {', '.join(map(str, self.ranges))}"
+
+
+def _is(kind: type, value) -> bool:
+    """value is of the type (an int does for a float; a bool is no number)."""
+    return type(value) is kind or (kind is float and type(value) is int)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+# section -> key -> (type, allowed values, a Between for every number, Numbers for a list of them, or
+# None); "players" is an array of tables. A game adds its own keys (games.EventRules.sections), its
+# numbers with their Between too. The drivers check what spans keys (an exposure within a frame).
 SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
     # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
     "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None),
               "backup": (str, None), "game": (str, tuple(games.GAMES))},
-    "players": {"no": (int, None), "name": (str, None)},
-    # the card scanner's thresholds (vision/cards/tuning.py Settings: defaults, ranges, order checked there)
+    "players": {"no": (int, Between(1, 99)), "name": (str, None)},   # cards print the number in two digits
+    # the card scanner's thresholds: their ranges and order are checked by vision/cards/tuning.py Settings
     "cards": {"marginal": (float, None), "definite": (float, None), "heavy": (float, None),
               "stray": (float, None), "sharp": (float, None), "glare": (float, None),
               "trace": (float, None), "blank_trace": (float, None), "ring_dark": (float, None),
@@ -45,24 +75,28 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "faint": (float, None), "noisy": (float, None), "closer_floor": (float, None),
               "closer_trace": (float, None), "time_limit_ms": (float, None)},
     # The cage link (drivers/serial_link.py): a pyserial URL; "raw" for a plain barcode scanner.
-    "serial": {"url": (str, None), "baud": (int, None), "mode": (str, ("framed", "raw")),
-               "raw_pattern": (str, None), "raw_repeat_seconds": (float, None)},
+    "serial": {"url": (str, None), "baud": (int, Between(50, 4_000_000)), "mode": (str, ("framed", "raw")),
+               "raw_pattern": (str, None), "raw_repeat_seconds": (float, Between(0, 3600))},
     # The staff panel on the Pi's GPIO (drivers/panel.py, hardware/WIRING.md): BCM pin numbers, -1 = not fitted.
     "panel": {"pin_factory": (str, ("", "mock", "lgpio", "rpigpio", "pigpio", "native")),
-              "beam": (int, None), "draw": (int, None), "close": (int, None), "undo": (int, None),
-              "buzzer": (int, None), "motor": (int, None), "led_ok": (int, None), "led_fault": (int, None),
-              "motor_seconds": (float, None), "motor_active_high": (bool, None), "bounce_ms": (int, None),
-              "undo_hold_seconds": (float, None), "warn_seconds": (int, None)},
+              **{pin: (int, Between(-1, 27)) for pin in ("beam", "draw", "close", "undo", "buzzer", "motor",
+                                                         "led_ok", "led_fault")},
+              "motor_seconds": (float, Between(0, 60)), "motor_active_high": (bool, None),
+              "bounce_ms": (int, Between(0, 1000)), "undo_hold_seconds": (float, Between(0, 10)),
+              "warn_seconds": (int, Between(0, 3600))},
     # The ball camera (drivers/camera.py, drivers/ball_reader.py): source is a device index ("0"), a
     # path, a file glob, a video file, "pi" (Picamera2), "auto" or "sim"; roi = [x, y, w, h] in pixels;
     # fall_deg: the direction balls cross the image (a chute), for deblurring along it; exposure_us
     # and gain: a fixed exposure (microseconds) and analogue gain instead of automatic exposure.
-    "camera": {"source": (str, None), "width": (int, None), "height": (int, None), "fps": (int, None),
-               "roi": (list, None), "fov": (float, None), "decoder": (str, ("zxing", "pyzbar", "opencv")),
-               "window_ms": (int, None), "agree": (int, None), "gone_ms": (int, None),
-               "ball_diameter": (float, None), "ball_distance": (list, None), "workers": (int, None),
-               "fall_deg": (float, Between(-180, 360)), "exposure_us": (int, Between(10, 1_000_000)),
-               "gain": (float, Between(1, 16))},
+    "camera": {"source": (str, None), "width": (int, Between(16, 10_000)), "height": (int, Between(16, 10_000)),
+               "fps": (int, Between(1, 240)), "fov": (float, Between(10, 170)),
+               "roi": (list, Numbers(int, (Between(0, 10_000),) * 2 + (Between(16, 10_000),) * 2)),   # x, y, w, h
+               "decoder": (str, ("zxing", "pyzbar", "opencv")), "window_ms": (int, Between(1, 60_000)),
+               "agree": (int, Between(1, 100)), "gone_ms": (int, Between(1, 60_000)),
+               "ball_diameter": (float, Between(10, 200)),
+               "ball_distance": (list, Numbers(float, (Between(5, 5000),) * 2)),   # mm: nearest, farthest
+               "workers": (int, Between(1, 64)), "fall_deg": (float, Between(-180, 360)),
+               "exposure_us": (int, Between(10, 1_000_000)), "gain": (float, Between(1, 16))},
     # The audience page server (tui/web/mqtt.py) also publishes the public view to this broker:
     # mqtt = "mqtt://HOST:PORT", topic plunder/<event id>/public, retained, QoS 1.
     "publish": {"mqtt": (str, None)},
@@ -208,13 +242,29 @@ def _check_tables(section: str, value, where: "_Locator", keys: dict, required: 
 
 
 def _check_value(rule: tuple, section: str, key: str, value, where: "_Locator", index: int = 0) -> None:
-    kind, allowed = rule    # (type, allowed values or None)
-    if not (type(value) is kind or (kind is float and type(value) is int)):
-        raise where.error(section, key, f"{key} must be {kind.__name__}, not {value!r}", index)
-    if isinstance(allowed, Between) and value not in allowed:
-        raise where.error(section, key, f"{key} must be {allowed.low:g} to {allowed.high:g}, not {value!r}", index)
+    problem = _fault(rule, f"[{section}] {key}" if section else key, value)
+    if problem:
+        raise where.error(section, key, problem, index)
+
+
+def fault(section: str, key: str, value) -> str | None:
+    """What is wrong with a shared section's setting (its type, choices or range), or None: for the
+    drivers' settings, also made from plain dicts."""
+    rule = SECTIONS.get(section, {}).get(key)
+    return _fault(rule, f"[{section}] {key}", value) if rule else None
+
+
+def _fault(rule: tuple, name: str, value) -> str | None:
+    kind, allowed = rule    # (type, allowed values, a Between, Numbers or None)
+    if not _is(kind, value):
+        return f"{name} must be {kind.__name__}, not {value!r}"
+    if isinstance(allowed, (Between, Numbers)):
+        return None if value in allowed else f"{name} must be {allowed}, not {value!r}"
+    if kind is float and not math.isfinite(value):     # a number ranged elsewhere ([cards]: the scanner's table)
+        return f"{name} must be a finite number, not {value!r}"
     if allowed and value not in allowed:
-        raise where.error(section, key, f"{key} must be one of {', '.join(map(repr, allowed))}, not {value!r}", index)
+        return f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}"
+    return None
 
 
 class _Locator:

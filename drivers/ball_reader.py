@@ -19,7 +19,7 @@ from typing import Callable
 
 from vision import acceptance
 from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
-from vision.balls import DECODERS, DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder
+from vision.balls import DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder
 
 from . import settings as section_settings
 from .camera import Camera, CameraError, open_source
@@ -51,34 +51,15 @@ class Settings:
 
     @classmethod
     def from_section(cls, section: dict) -> "Settings":
-        """Raises SettingsError naming the key."""
-        values = dict(section)
-        if "roi" in values:
-            values["roi"] = _roi(values["roi"])
-        if "ball_distance" in values:
-            values["ball_distance"] = _distance(values["ball_distance"])
-        settings = section_settings.from_section(cls, values, "camera", SettingsError)
-        if settings.decoder not in DECODERS:
-            raise SettingsError(f"[camera] decoder {settings.decoder!r}: choose from {', '.join(DECODERS)}")
-        for key in ("width", "height", "fps", "window_ms", "agree", "gone_ms", "workers"):
-            if getattr(settings, key) < 1:
-                raise SettingsError(f"[camera] {key} must be at least 1")
-        if not 10 <= settings.ball_diameter <= 200:
-            raise SettingsError("[camera] ball_diameter is in millimetres (10-200)")
+        """Raises SettingsError naming the key (each value's type and range: event_file.SECTIONS)."""
+        settings = section_settings.from_section(cls, section, "camera", SettingsError, roi=tuple,
+                                                 ball_distance=_distance)
         if not settings.ball_diameter / 2 < settings.ball_distance[0]:
             raise SettingsError(f"[camera] ball_distance {list(settings.ball_distance)}: the nearest must be more "
                                 "than the ball's radius (mm from the camera to the ball's centre)")
-        if not 10 <= settings.fov <= 170:
-            raise SettingsError("[camera] fov is the horizontal field of view in degrees (10-170)")
-        if settings.fall_deg is not None and not (type(settings.fall_deg) in (int, float)
-                                                  and -180 <= settings.fall_deg <= 360):
-            raise SettingsError(f"[camera] fall_deg {settings.fall_deg!r}: the direction balls cross the image, "
-                                "in degrees (0 = rightwards, 90 = down), -180 to 360")
-        for key, (low, high) in (("exposure_us", (10, 1_000_000 / settings.fps)), ("gain", (1, 16))):
-            value = getattr(settings, key)
-            if value is not None and not (type(value) in (int, float) and low <= value <= high):
-                raise SettingsError(f"[camera] {key} {value!r}: {low:g} to {high:g}"
-                                    + (" (no longer than one frame at fps)" if key == "exposure_us" else ""))
+        if settings.exposure_us is not None and not settings.exposure_us <= 1_000_000 / settings.fps:
+            raise SettingsError(f"[camera] exposure_us {settings.exposure_us!r}: 10 to {1_000_000 / settings.fps:g} "
+                                "(no longer than one frame at fps)")
         return settings
 
     def decoder_for(self, warn=print) -> BallDecoder:
@@ -89,18 +70,9 @@ class Settings:
         return acceptance.Acceptor(self.window_ms, self.agree, self.gone_ms, places)
 
 
-def _roi(value) -> tuple[int, int, int, int]:
-    if not (isinstance(value, list) and len(value) == 4 and all(type(v) is int for v in value)):
-        raise SettingsError(f"[camera] roi must be [x, y, width, height] in whole pixels, not {value!r}")
-    x, y, w, h = value
-    if x < 0 or y < 0 or w < 16 or h < 16:
-        raise SettingsError(f"[camera] roi {value}: x and y from 0, width and height at least 16")
-    return x, y, w, h
-
-
-def _distance(value) -> tuple[float, float]:
-    if not (isinstance(value, list) and len(value) == 2 and all(type(v) in (int, float) for v in value)
-            and 0 < value[0] <= value[1]):
+def _distance(value: list) -> tuple[float, float]:
+    """[nearest, farthest] in mm from the camera to the ball's centre (each in range: event_file)."""
+    if not value[0] <= value[1]:
         raise SettingsError(f"[camera] ball_distance must be [nearest, farthest] in mm from the camera to the "
                             f"ball's centre, not {value!r}")
     return float(value[0]), float(value[1])

@@ -55,15 +55,10 @@ class PanelConfig:
         used: dict[int, str] = {}
         for name in PINS:
             pin = getattr(config, name)
-            if pin != NOT_FITTED and not 0 <= pin <= 27:
-                raise PanelError(f"[panel] {name} = {pin}: a BCM pin is 0-27 (or -1: not fitted)")
             if pin in used:
                 raise PanelError(f"[panel] {name} = {pin}: pin {pin} is already {used[pin]}")
             if pin != NOT_FITTED:
                 used[pin] = name
-        for name in ("motor_seconds", "bounce_ms", "undo_hold_seconds", "warn_seconds"):
-            if getattr(config, name) < 0:
-                raise PanelError(f"[panel] {name} must not be negative")
         return config
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import random
 
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, journal_name, slug
+from ..event_file import VERSION, Between, EventFileError, journal_name, slug
 from .rules import CHOICES, Rules, card_errors
 
 SECTIONS = {
     "event": {"reveal_accounts": (bool, None)},
     "rules": {**{key: (str, values) for key, values in CHOICES.items()},
-              "turns": (int, None), "turn_seconds": (int, None)},
+              "turns": (int, Between(1, 99)),            # serials print the turn in two digits
+              "turn_seconds": (int, Between(10, 86_400))},
     "players": {"account": (str, None), "card": (list, None)},
 }
 REQUIRED = {"players": ("account", "card")}

@@ -182,12 +182,12 @@ def test_init_deals_the_same_cards_for_the_same_seed(tmp_path, capsys):
 
 @pytest.mark.parametrize("edit, message", [
     (("turns = 15", "turns = 15\nturn_minutes = 5"), ":16: unknown key 'turn_minutes' in [rules]"),
-    (('robbery_base = "snapshot"', 'robbery_base = "random"'), ":12: robbery_base must be one of"),
+    (('robbery_base = "snapshot"', 'robbery_base = "random"'), ":12: [rules] robbery_base must be one of"),
     (("version = 1", "version = 1\ncolour = 3"), ":3: unknown section or key 'colour'"),
     (("no = 2", "no = 2\nage = 30"), "unknown key 'age' in [players]"),
     (("no = 2", 'no = "two"'), "no must be int"),
     (("[rules]", "[rules"), "Expected ']'"),
-    (("version = 1", 'version = 1\n[display]\nlanguage = "fr"'), ":4: language must be one of 'ja+en', 'ja', 'en', not 'fr'"),
+    (("version = 1", 'version = 1\n[display]\nlanguage = "fr"'), ":4: [display] language must be one of 'ja+en', 'ja', 'en', not 'fr'"),
     (("version = 1", 'version = 1\n[display]\nfont = "big"'), ":4: unknown key 'font' in [display]"),
 ])
 def test_event_file_errors_name_the_key_and_line(tmp_path, capsys, edit, message):

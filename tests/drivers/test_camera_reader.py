@@ -150,9 +150,10 @@ def test_settings_come_from_the_event_files_camera_section(tmp_path):
 
 
 @pytest.mark.parametrize("section, message", [
-    ({"roi": [1, 2, 3]}, "roi must be"), ({"roi": [0, 0, 5, 5]}, "at least 16"), ({"agree": 0}, "agree"),
-    ({"ball_diameter": 400.0}, "millimetres"), ({"exposure": 3}, "unknown key 'exposure'"),
-    ({"ball_distance": [150]}, r"ball_distance must be \[nearest, farthest\]"),
+    ({"roi": [1, 2, 3]}, "roi must be"), ({"roi": [0, 0, 5, 5]}, r"\[camera\] roi must be 4 ints: .*16 to"),
+    ({"agree": 0}, r"\[camera\] agree must be 1 to 100, not 0"),
+    ({"ball_diameter": 400.0}, "ball_diameter must be 10 to 200"), ({"exposure": 3}, "unknown key 'exposure'"),
+    ({"ball_distance": [150]}, r"ball_distance must be 2 floats"),
     ({"ball_distance": [130, 80]}, "ball_distance must be"),
     ({"ball_distance": [15, 80]}, "more than the ball's radius")])
 def test_bad_settings_name_the_key(section, message):
@@ -231,9 +232,9 @@ def _jpeg(image):
 
 
 @pytest.mark.parametrize("line, message", [
-    ("exposure_us = 5", r"event.toml:\d+: exposure_us must be 10 to 1e\+06, not 5"),
-    ("gain = 40.0", r"event.toml:\d+: gain must be 1 to 16, not 40.0"),
-    ('fall_deg = "down"', r"event.toml:\d+: fall_deg must be float")])
+    ("exposure_us = 5", r"event.toml:\d+: \[camera\] exposure_us must be 10 to 1000000, not 5"),
+    ("gain = 40.0", r"event.toml:\d+: \[camera\] gain must be 1 to 16, not 40.0"),
+    ('fall_deg = "down"', r"event.toml:\d+: \[camera\] fall_deg must be float")])
 def test_exposure_gain_and_fall_direction_are_range_checked_with_their_line(tmp_path, line, message):
     path = tmp_path / "event.toml"
     path.write_text(event_file.example("Night", 2, seed=1, secret="s") + f"\n[camera]\n{line}\n")

@@ -135,8 +135,8 @@ def test_closing_releases_the_pins():
 
 @pytest.mark.parametrize("section, message", [
     ({"draw": 17}, "draw = 17: pin 17 is already beam"),
-    ({"buzzer": 40}, "buzzer = 40: a BCM pin is 0-27"),
-    ({"motor_seconds": -1.0}, "motor_seconds must not be negative"),
+    ({"buzzer": 40}, r"\[panel\] buzzer must be -1 to 27, not 40"),
+    ({"motor_seconds": -1.0}, r"\[panel\] motor_seconds must be 0 to 60, not -1.0"),
     ({"lamp": 3}, "unknown key 'lamp'"),
 ])
 def test_bad_pin_maps_say_what(section, message):

@@ -36,7 +36,6 @@ def _event_file(tmp_path, cards: str):
 @pytest.mark.parametrize("cards,message", [
     ("marginal = 5.0\n", "[cards] marginal must be 0.05 to 2 (score), not 5.0"),
     ("circled = 1.5\n", "[cards] circled must be 0.2 to 1 (share of rays), not 1.5"),
-    ("marginal = nan\n", "[cards] marginal must be 0.05 to 2 (score), not nan"),
     ("definite = 0.25\n", "[cards] marginal (0.3) must be under definite (0.25)"),
     ("marginal = 0.4\ntrace = 0.5\n", "[cards] trace (0.5) must be under marginal (0.4)"),
     ("blank_ring = 1.3\n", "[cards] blank_ring (1.3) must be under ring_dark (1.2)"),
