@@ -32,7 +32,7 @@ def test_absent_hardware_is_not_connected_and_bad_settings_are_said_once():
     sources, problems = from_event(event_with(serial={"url": "nonsense://x"}, panel={"beam": 99}), dict)
     assert set(sources) == {"link", "panel"}                 # asked for, so down (red), not absent
     assert all(source.health().state == "down" for source in sources.values())
-    assert any(p.startswith("cage link:") for p in problems) and any("beam = 99" in p for p in problems)
+    assert any(p.startswith("cage link:") for p in problems) and any("[panel] beam must be -1 to 27, not 99" in p for p in problems)
     assert from_event(None, dict) == ({}, [])
 
 
