@@ -12,12 +12,15 @@
 - Proves itself: each batch stores sha256(previous hash, the batch as stored: its command
   row and its event rows), and the `tip` row names the last batch and its hash. That proves
   integrity, which anyone can check and anyone who edits the file can recompute. A journal made
-  with its event file (version 3) also seals each batch: HMAC-SHA256 of its hash keyed with the
+  with its event file (version 3 on) also seals each batch: HMAC-SHA256 of its hash keyed with the
   event's secret, which a forger without the secret cannot recompute. Opening verifies the whole
   chain, the tip, the id index and, given the secret, the seals; a damaged or forged file is
   refused naming the batch. A writer of a sealed journal finds the event file the journal names
   (`meta.event`) when it is not given one. Version 2 journals (the plain chain) are read and
   written as they are; salvage with the event file seals a copy.
+- Names its game: every row's `game` column holds the game the setup (batch 1) chose (version 4).
+  Versions 2 and 3 wrote "bingo" there whatever the game; the chain covers that column, so their
+  rows stay as they are (written on the same way) and their game is the one their setup names.
 - Rows are never edited: triggers refuse UPDATE and DELETE; mistakes are correction events.
 - Idempotent: a command may carry an id (UNIQUE); find(id) returns the batch holding it, looked
   up among the ids of batches read and verified, never through SQLite's index alone (a damaged
@@ -45,8 +48,10 @@ from pathlib import Path
 
 from . import event_file
 
-GAME = "bingo"
-VERSION = 3                 # 1: WAL, no hash chain, no ids (before 2026-12-01); 2: no seals (before 2027-01)
+VERSION = 4                 # 1: WAL, no hash chain, no ids (before 2026-12-01); 2: no seals (before 2027-01);
+                            # 3: the game column says "bingo" whatever the game (before 2026-12-03)
+NAMES_GAME = 4              # the first version whose rows name their own game
+OLD_GAME = "bingo"          # what the game column of every row of an older version says
 SEAL = "hmac-sha256"        # meta.seal of a journal whose batches are sealed with the event's secret
 GENESIS = "0" * 64          # the "previous hash" of batch 1
 READER_WAIT_S = 10.0        # how long a reader waits for a writer's commit before giving up
@@ -106,6 +111,7 @@ class Batch:
     events: list[tuple[int, str, dict]]   # (seq, kind, data)
     id: str | None = None
     hash: str = ""
+    game: str | None = None     # the game its rows name (None: an older version, whose rows say "bingo")
 
 
 def chain(previous: str, row: tuple, events: list[tuple]) -> str:
@@ -254,9 +260,9 @@ class Journal:
                 raise JournalError(f"{self.path}: not a companion journal (no journal tables)")
             self._meta = dict(self._execute("SELECT key, value FROM meta"))
             version = self._meta.get("schema", "?")
-            if version not in ("2", str(VERSION)) or self._meta.get("seal", SEAL) != SEAL:
+            if version not in ("2", "3", str(VERSION)) or self._meta.get("seal", SEAL) != SEAL:
                 raise JournalError(f"{self.path}: journal version {version!r} sealed {self._meta.get('seal')!r}, "
-                                   f"this companion reads versions 2 and {VERSION} sealed {SEAL!r}")
+                                   f"this companion reads versions 2 to {VERSION} sealed {SEAL!r}")
             self.version = int(version)
             self.sealed = self.version >= 3 and "seal" in self._meta
         except SQLITE_ERRORS as error:
@@ -338,6 +344,11 @@ class Journal:
     # ---- reading, verified
 
     @property
+    def names_game(self) -> bool:
+        """Its rows' game column holds the game (else it says "bingo", and the setup names the game)."""
+        return self.version >= NAMES_GAME
+
+    @property
     def authentic(self) -> bool:
         """Verifying checked the seals with the event's secret (not only the chain's integrity)."""
         return self.sealed and self.event is not None
@@ -353,6 +364,13 @@ class Journal:
             "a journal made without an event file (no seals)"
         return (f"integrity only, not authenticity: {why}, whose chain anyone who edits the file can "
                 "recompute; `companion journal salvage --event` seals a copy")
+
+    def holds(self, game: str) -> str:
+        """Which schema the file has and where its game (the one its setup names) is written."""
+        if self.names_game:
+            return f"journal version {self.version}: its rows name its game, {game}"
+        return (f"journal version {self.version}: its rows say {OLD_GAME} whatever the game, as this version "
+                f"wrote them, and its setup names the game, {game} (kept as written: the chain covers them)")
 
     def verify(self, thorough: bool = False) -> int:
         """Check every batch's hash (and seal, given the event's secret), the tip, and the command-id
@@ -481,8 +499,12 @@ class Journal:
         if not (_typed(row, COMMAND_TYPES) and all(_typed(event, EVENT_TYPES) for event in events)):
             raise self._damaged(number, "has a value of the wrong type")
         _, game, at, command_id, command, status, reason, digest, stamp = row
-        if game != GAME or self.version > 1 and chain(previous, row[:7], events) != digest:
+        if self.version > 1 and chain(previous, row[:7], events) != digest:
             raise self._damaged(number, "does not match its hash")
+        if any(other != game for other, *_ in events):
+            raise self._damaged(number, f"has events of another game than its command's ({game!r})")
+        if not self.names_game and game != OLD_GAME:
+            raise self._damaged(number, f"names the game {game!r}, where version {self.version} wrote {OLD_GAME!r}")
         if self.sealed and stamp is None:
             raise self._damaged(number, "has no seal")
         if self.authentic and not hmac.compare_digest(stamp.encode("utf-8", "surrogatepass"),
@@ -491,7 +513,8 @@ class Journal:
                                         "or sealed by another event)")
         try:
             return Batch(number, at, json.loads(command), status, reason,
-                         [(seq, kind, json.loads(data)) for _, seq, _, kind, data in events], command_id, digest)
+                         [(seq, kind, json.loads(data)) for _, seq, _, kind, data in events], command_id, digest,
+                         game if self.names_game else None)
         except ValueError as error:     # only a journal this code did not write can get here
             raise self._damaged(number, f"does not decode ({error})") from None
 
@@ -552,16 +575,17 @@ class Journal:
         self._known, self._ids = known, ids
 
     def append(self, at: str, command: dict, status: str, reason: str | None,
-               events: list[tuple[str, dict]], command_id: str | None = None) -> int:
-        """Write one command and its events in one transaction (or in the transaction() it is
-        made in); returns its batch number."""
+               events: list[tuple[str, dict]], command_id: str | None = None, *, game: str) -> int:
+        """Write one command of `game` and its events in one transaction (or in the transaction()
+        it is made in); returns its batch number."""
         db = self.db
         with self.transaction():
             number, previous = db.execute("SELECT batch, hash FROM tip").fetchone() or (0, GENESIS)
             number += 1
-            seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (GAME,)).fetchone()[0]
-            row = (number, GAME, at, command_id, json.dumps(command, ensure_ascii=False), status, reason)
-            rows = [(GAME, seq + i, number, kind, json.dumps(data, ensure_ascii=False))
+            game = self._stored_game(game, number)
+            seq = db.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]
+            row = (number, game, at, command_id, json.dumps(command, ensure_ascii=False), status, reason)
+            rows = [(game, seq + i, number, kind, json.dumps(data, ensure_ascii=False))
                     for i, (kind, data) in enumerate(events, 1)]
             digest = chain(previous, row, rows)
             if self.version >= 3:
@@ -577,6 +601,16 @@ class Journal:
                     self._ids[command_id] = number
                 self._known = (number, digest)
         return number
+
+    def _stored_game(self, game: str, number: int) -> str:
+        """What the game column of batch `number` holds: the game (its own since batch 1), or in
+        an older version "bingo", as that version wrote it."""
+        if not self.names_game:
+            return OLD_GAME
+        first = self.db.execute("SELECT game FROM commands WHERE batch = 1").fetchone() if number > 1 else None
+        if first and first[0] != game:
+            raise JournalError(f"{self.path}: holds a game of {first[0]}; a command of {game} does not belong in it")
+        return game
 
     def _seal(self, digest: str) -> str | None:
         return seal(self.event.secret, digest) if self.sealed else None

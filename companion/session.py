@@ -122,6 +122,8 @@ class Game:
             try:
                 if batch.number == 1:
                     self.choose(games.of_setup(batch.command))
+                if batch.game not in (None, self.rules.name):
+                    raise ValueError(f"its rows name the game {batch.game}, its setup {self.rules.name}")
                 self.apply(batch.number, [self.rules.events.decode(kind, data) for _, kind, data in batch.events])
             except Exception as error:      # only a journal this code did not write gets here
                 raise JournalDamaged(journal.path, f"batch {batch.number} does not replay "
@@ -258,7 +260,8 @@ class Session:
         events = [rules.events.decode(kind, data) for kind, data in encoded]   # exactly what a replay will see
         status, reason = _status(events, rules)
         state = self.game.after(events)           # the rules fold before the journal writes: a rule that
-        batch = self.journal.append(self.clock(), rules.schema.to_dict(command), status, reason, encoded, command_id)
+        batch = self.journal.append(self.clock(), rules.schema.to_dict(command), status, reason, encoded, command_id,
+                                    game=rules.name)
         self.game.apply(batch, events, state)     # raises leaves the journal as it was
         return Outcome(status, reason, batch, events)
 
@@ -316,7 +319,7 @@ def salvage(source: str | Path, out: str | Path, event: EventFile | None = None)
         try:
             for batch in game.follow(old, one_by_one=True):
                 new.append(batch.at, batch.command, batch.status, batch.reason,
-                           [(kind, data) for _, kind, data in batch.events], batch.id)
+                           [(kind, data) for _, kind, data in batch.events], batch.id, game=game.rules.name)
                 kept += 1
             if old.version > 1:
                 old.verify()

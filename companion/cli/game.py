@@ -333,16 +333,17 @@ def journal_verify(args) -> int:
     if not path:
         raise CommandError("give the journal file (or --event event.toml)", 2)
     journal = open_journal(path, readonly=True, event=event)
+    game = Game()
     try:
         count = journal.verify(thorough=True)
-        for _ in Game().follow(journal):                    # and every batch replays
+        for _ in game.follow(journal):                      # and every batch replays
             pass
     except JournalError as error:
         raise CommandError(str(error))
     if event and not journal.authentic:
         raise CommandError(f"{path}: {count} batches intact but not proven authentic: {journal.proof()}")
     print(f"{path}: OK, {count} batches, hash chain, id index and SQLite integrity verified, replays; "
-          f"{journal.proof()}")
+          f"{journal.proof()}; {journal.holds(game.rules.name)}")
     return 0
 
 

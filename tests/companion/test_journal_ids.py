@@ -186,6 +186,6 @@ def test_a_command_id_twice_in_the_chain_is_damage():
     session = started()
     session.submit(buy(1, "a"))
     session.journal.db.execute("DROP INDEX commands_by_id")          # what let the second one in
-    session.journal.append("t", {"do": "buy", "player": 2, "item": "in"}, "ok", None, [], "a")
+    session.journal.append("t", {"do": "buy", "player": 2, "item": "in"}, "ok", None, [], "a", game="bingo")
     with pytest.raises(JournalDamaged, match="batch 6 repeats the command id of batch 5"):
         session.journal.verify()

@@ -2,15 +2,14 @@
 event's secret (HMAC-SHA256 of the batch's chain hash). Anyone can check the plain chain (integrity);
 only the event file checks the seals (authenticity), and `journal verify` says which it checked."""
 import json
-import sqlite3
 
 import pytest
 
 from companion import event_file
-from companion.journal import GENESIS, Journal, JournalDamaged, chain
+from companion.journal import Journal, JournalDamaged
 from companion.session import Session
 
-from journal_games import DEMO, run, tamper
+from journal_games import DEMO, forge, run, tamper, write_old
 
 
 @pytest.fixture
@@ -27,23 +26,6 @@ def sealed_game(event, lines=DEMO[:40]) -> Session:
         assert session.submit(line).status != "rejected", line
     session.journal.close()
     return session
-
-
-def forge(path, sql: str, strip_seals: bool = False) -> None:
-    """What a forger with sqlite3 and this code does: drop the guards, change a row, recompute the
-    plain sha256 chain and the tip (and, stripping the seals, pass the journal off as unsealed)."""
-    strip = ("UPDATE commands SET seal = NULL", "DELETE FROM meta WHERE key IN ('seal', 'event')")
-    tamper(path, sql, *(strip if strip_seals else ()))
-    db = sqlite3.connect(path)
-    previous = GENESIS
-    for row in db.execute("SELECT batch, game, at, id, command, status, reason FROM commands ORDER BY batch").fetchall():
-        events = db.execute("SELECT game, seq, batch, kind, data FROM events WHERE batch = ? ORDER BY seq",
-                            (row[0],)).fetchall()
-        previous = chain(previous, row, events)
-        db.execute("UPDATE commands SET hash = ? WHERE batch = ?", (previous, row[0]))
-    db.execute("UPDATE tip SET hash = ?", (previous,))
-    db.commit()
-    db.close()
 
 
 CHEAPER = "UPDATE events SET data = replace(data, '\"price\": 20000', '\"price\": 2') WHERE batch = 4"
@@ -118,45 +100,9 @@ def test_a_journal_made_without_an_event_file_is_not_sealed(tmp_path):
 
 # ---- a version 2 journal: the plain sha256 chain, as the companion wrote it before seals
 
-V2_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE commands (
-    batch INTEGER PRIMARY KEY, game TEXT NOT NULL, at TEXT NOT NULL, id TEXT,
-    command TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, hash TEXT NOT NULL);
-CREATE UNIQUE INDEX commands_by_id ON commands (id);
-CREATE TABLE events (
-    game TEXT NOT NULL, seq INTEGER NOT NULL, batch INTEGER NOT NULL REFERENCES commands(batch),
-    kind TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (game, seq));
-CREATE INDEX events_by_batch ON events (batch, seq);
-CREATE TABLE tip (one INTEGER PRIMARY KEY CHECK (one = 1), batch INTEGER NOT NULL, hash TEXT NOT NULL);
-CREATE TRIGGER commands_never_edited BEFORE UPDATE ON commands
-    BEGIN SELECT RAISE(ABORT, 'journal rows are never edited'); END;
-INSERT INTO meta VALUES ('schema', '2');
-"""
-
-
-def write_version_2(path, lines) -> None:
-    """The lines through a session in memory, written into a file the way version 2 stored them."""
-    live = Session(Journal())
-    for line in lines:
-        live.submit(line)
-    db = sqlite3.connect(path)
-    db.executescript(V2_SCHEMA)
-    previous = GENESIS
-    for b in live.journal.batches():
-        row = (b.number, "bingo", b.at, b.id, json.dumps(b.command, ensure_ascii=False), b.status, b.reason)
-        events = [("bingo", seq, b.number, kind, json.dumps(data, ensure_ascii=False)) for seq, kind, data in b.events]
-        previous = chain(previous, row, events)
-        db.execute("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, previous))
-        db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?)", events)
-    db.execute("INSERT INTO tip VALUES (1, ?, ?)", (b.number, previous))
-    db.commit()
-    db.close()
-
-
 def test_a_version_2_journal_opens_goes_on_and_says_it_proves_integrity_only(event, tmp_path):
     old = tmp_path / "old.db"
-    write_version_2(old, [*DEMO[:9], {**DEMO[9], "id": "v5"}])
+    write_old(old, [*DEMO[:9], {**DEMO[9], "id": "v5"}], version=2)
     assert run("do", "--journal", old, json.dumps({**DEMO[9], "id": "v5"}), json.dumps(DEMO[10]))[0] == 0
     journal = Journal(old, readonly=True)
     assert journal.version == 2 and journal.count() == 11                # the retry was not applied again
