@@ -55,7 +55,7 @@ def test_the_phone_pages_words_are_found():
     """The players' phone page (phone.html, phone.js) speaks the catalogue: its words are msgids."""
     page = html_msgids((ROOT / "tui/web/phone.html").read_text("utf-8"))
     script = js_msgids((ROOT / "tui/web/phone.js").read_text("utf-8"))
-    assert {"Send faces", "Your vote:", "Declare", "Dice held"} <= page
+    assert {"Send faces", "Your vote", "Declare", "Dice held"} <= page
     assert {"Accepted", "No console is open: ask the dealer", "{gem} die {n}"} <= script
 
 

@@ -309,7 +309,7 @@ def test_the_phone_page_speaks_the_events_language(world, language, speaking):
         names = [player.name for player in world["table"].session.state.players.values()]
         assert names[0] in shown
         assert_speaks(language, re.sub("|".join(map(re.escape, names)), "", shown))      # a name is the player's
-        for msgid in ("Send faces", "Your vote:", "Declare", "The table", "Dice held", "ruby"):
+        for msgid in ("Send faces", "Your vote", "Declare", "The table", "Dice held", "ruby"):
             assert words.say(msgid, language) in shown, msgid
         assert browser.evaluate("document.getElementById('gem').textContent") == words.say("ruby", language)
         closed = {"dice": ("Dice votes closed at {until}", "22:00"),
