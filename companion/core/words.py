@@ -80,7 +80,7 @@ def said(msgid: str, language: str, fill: dict) -> str:
 
 
 def both(msgid: str, **fill) -> str:
-    """msgid in Japanese and English whatever the screens speak: for paper and the players' phones."""
+    """msgid in Japanese and English whatever the screens speak: for paper."""
     return say(msgid, "ja+en", **fill)
 
 

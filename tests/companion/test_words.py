@@ -14,7 +14,6 @@ from companion.core.columns import display_width
 ROOT = Path(__file__).resolve().parents[2]
 # A call of one of these names a msgid (companion/core/words.py; "said": a parameter that is _ or stacked).
 MARKS = ("_", "stacked", "say", "both", "word", "N_", "said")
-PAGE_HTML = "tui/web/index.html"
 
 
 def python_msgids(path: Path) -> set[str]:
@@ -48,6 +47,18 @@ def js_msgids(text: str) -> set[str]:
     return found
 
 
+def html_msgids(text: str) -> set[str]:
+    return set(re.findall(r'data-words="([^"]*)"', text))
+
+
+def test_the_phone_pages_words_are_found():
+    """The players' phone page (phone.html, phone.js) speaks the catalogue: its words are msgids."""
+    page = html_msgids((ROOT / "tui/web/phone.html").read_text("utf-8"))
+    script = js_msgids((ROOT / "tui/web/phone.js").read_text("utf-8"))
+    assert {"Send faces", "Your vote", "Declare", "Dice held"} <= page
+    assert {"Accepted", "No console is open: ask the dealer", "{gem} die {n}"} <= script
+
+
 def table_msgids() -> set[str]:
     """The msgids the screens keep in tables and look up through _(): phases, outcomes, ball places
     and gems."""
@@ -61,15 +72,16 @@ def table_msgids() -> set[str]:
 
 
 def shown_msgids() -> set[str]:
-    """Every msgid the screens use: the marked calls of every Python file under tui/, the page's
-    scripts and its data-words, and the tables."""
+    """Every msgid the screens use: the marked calls of every Python file under tui/, the pages'
+    scripts and the data-words of their HTML (the audience page's, the phone page's), and the tables."""
     found = table_msgids()
     for path in (ROOT / "tui").rglob("*.py"):
         found |= python_msgids(path)
     for path in (ROOT / "tui" / "web").glob("*.js"):
         if not path.name.endswith(".min.js"):           # a library's, not ours
             found |= js_msgids(path.read_text("utf-8"))
-    found |= set(re.findall(r'data-words="([^"]*)"', (ROOT / PAGE_HTML).read_text("utf-8")))
+    for path in (ROOT / "tui" / "web").glob("*.html"):
+        found |= html_msgids(path.read_text("utf-8"))
     return found
 
 

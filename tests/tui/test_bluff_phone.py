@@ -9,6 +9,7 @@ site (where SameSite=Strict withholds the cookie along a plain redirect)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import urllib.request
@@ -21,6 +22,7 @@ from tui.web import phone as P
 
 from bluff_world import Clock, Server, Table, bluff_night
 from screens_chromium import chromium
+from screens_helpers import assert_speaks, speaking  # noqa: F401 (a fixture)
 from test_web import Browser, get
 
 pytestmark = pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install chromium)")
@@ -147,13 +149,13 @@ def test_AB2_a_players_page_sets_faces_then_declares_through_the_console_door(wo
     table, clock = world["table"], world["clock"]
     clock.at = "21:30"
     browser = open_page(world, 1)
-    assert browser.evaluate("document.getElementById('gem').textContent") == "ruby"
+    assert browser.evaluate("document.getElementById('gem').textContent") == "ルビー · ruby"
     assert browser.evaluate("document.querySelectorAll('.die').length") == 5
     faces = ["1", "1", "2", "3", "★"]
     click_faces(browser, "ruby", faces)
     assert answered(browser, "send-dice").startswith("ok")
     assert table.session.state.period.votes[1] == {"ruby": faces}
-    assert browser.evaluate("document.getElementById('my-vote').textContent") == "ruby 1 1 2 3 ★"
+    assert browser.evaluate("document.getElementById('my-vote').textContent") == "ルビーの目 1 1 2 3 ★ · ruby 1 1 2 3 ★"
     table.do({"do": "close_dice"})
     browser.go(browser.evaluate("location.href"))
     browser.wait(READY + " && !document.getElementById('send-declare').disabled")
@@ -274,7 +276,7 @@ def test_D8_a_phone_shows_its_players_own_holdings_the_public_part_only_first_ow
 def test_the_pass_leaves_the_address_bar_for_a_cookie_the_page_cannot_read(world):
     browser = open_page(world, 2)
     assert browser.evaluate("location.pathname") == "/p/"
-    assert browser.evaluate("document.getElementById('gem').textContent") == "sapphire"
+    assert browser.evaluate("document.getElementById('gem').dataset.gem") == "sapphire"
     assert token_of(world, 2) not in browser.evaluate("location.href + document.cookie")      # HttpOnly
 
 
@@ -288,4 +290,34 @@ def test_a_link_from_another_site_still_opens_the_players_page(world):
     browser.evaluate(f"location.href = '{world['url']}/p/{token_of(world, 3)}'")
     browser.wait(READY)
     assert browser.evaluate("location.pathname") == "/p/"
-    assert browser.evaluate("document.getElementById('gem').textContent") == "emerald"
+    assert browser.evaluate("document.getElementById('gem').dataset.gem") == "emerald"
+
+
+@pytest.mark.parametrize("language", ["ja", "en", "ja+en"])
+def test_the_phone_page_speaks_the_events_language(world, language, speaking):
+    """[display] language: every word the phone page shows is the catalogue's, in that language
+    (the player's name stays as typed); a closed window's notice too."""
+    from companion.core import words
+    speaking(language)
+    server = Server(world["event"].journal, P.Phone.for_event(world["event"], clock=world["clock"]))
+    try:
+        world["clock"].at = "23:30"                             # both windows closed: the notice says which
+        browser = world["browser"]
+        browser.go(f"{server.url}/p/{token_of(world, 1)}")
+        browser.wait(READY + " && document.getElementById('players').tBodies[0].rows.length > 0")
+        shown = browser.evaluate("document.title + '\\n' + document.body.innerText")
+        names = [player.name for player in world["table"].session.state.players.values()]
+        assert names[0] in shown
+        assert_speaks(language, re.sub("|".join(map(re.escape, names)), "", shown))      # a name is the player's
+        for msgid in ("Send faces", "Your vote", "Declare", "The table", "Dice held", "ruby"):
+            assert words.say(msgid, language) in shown, msgid
+        assert browser.evaluate("document.getElementById('gem').textContent") == words.say("ruby", language)
+        closed = {"dice": ("Dice votes closed at {until}", "22:00"),
+                  "declare": ("Declarations closed at {until}", "23:00")}[table_phase(world)]
+        assert words.say(closed[0], language, until=closed[1]) in shown
+    finally:
+        server.close()
+
+
+def table_phase(world) -> str:
+    return views.public(world["table"].session.state)["phase"]

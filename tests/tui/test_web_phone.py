@@ -102,7 +102,8 @@ def test_the_first_visit_moves_the_pass_into_a_cookie_and_sends_the_browser_on_w
     assert night["table"].session.journal.count() == before + 1
     assert night["table"].session.state.period.votes[1] == {"ruby": ["2"] * 5}
     status, _, body = ask(port, "/p/")
-    assert status == 403 and body.decode().strip() == "no pass: open this page from the QR code on your sheet"
+    assert status == 403 and body.decode().strip() == \
+        "パスがありません: シートのQRコードからこのページを開いてください · no pass: open this page from the QR code on your sheet"
 
 
 def test_a_browser_coming_from_another_site_is_sent_on_by_a_same_origin_page(night):

@@ -3,12 +3,9 @@
 // marked; per judged period the declaration selected and the win or elimination; who owns which gem.
 // At the end the view adds the true counts, the dice each player holds and each result. The public
 // view holds no die's face, and none of those before the end, so none can show. Uses page.js's $,
-// el, money and the words t() and word() (msgids, as tui/bluff/words.py's: a gem's name is one too).
+// el, money and words.js's t(), word(), listed() and the Bluff tables (msgids, as tui/bluff/words.py's: a gem's name is one too).
 "use strict";
 
-const BLUFF_PHASES = { new: "Waiting for the game", ready: "Between periods", dice: "Dice vote",  // msgids
-                       declare: "Declarations", finished: "Game over" };
-const BLUFF_OUTCOMES = { won: "WINS", eliminated: "ELIMINATED", no_declaration: "NO DECLARATION" };  // msgids
 const yen = (n) => (n > 0 ? "+" : n < 0 ? "−" : "±") + "¥" + money(Math.abs(n));
 const declaredAs = (chosen) => `${chosen.count} × ${chosen.face}`;
 

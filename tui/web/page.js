@@ -2,22 +2,6 @@
 // textContent only (a player's name is never parsed as HTML); the page only reads.
 "use strict";
 
-// The words come from /words.json in the event's language (companion/locale); t() shows one,
-// filling its {placeholders}; a word missing there shows as its English msgid. A placeholder
-// filled with word(msgid) is said in the language of each part ("ja+en": Japanese, then English).
-let WORDS = {}, SPOKEN = 1;            // SPOKEN: how many languages ("ja+en": 2)
-const word = (id) => ({ word: id });
-const t = (id, fill = {}) => {
-  const parts = (WORDS[id] || id).split(" · ");
-  while (parts.length < SPOKEN) parts.push(parts[parts.length - 1]);    // a word the same in both
-  const filled = parts.map((part, i) => part.replace(/\{(\w+)\}/g, (all, key) => {
-    const value = fill[key];
-    if (value && value.word !== undefined) { const said = t(value.word).split(" · "); return said[Math.min(i, said.length - 1)]; }
-    return String(value ?? all);
-  }));
-  return [...new Set(filled)].join(" · ");
-};
-
 const PHASES = {  // msgids
   new: "Waiting for the game", ready: "Get ready", draw: "Drawing the balls", voting: "Vote now!",
   resolve: "Votes counted", turn_over: "Turn over", final: "Final robbery cards",
@@ -51,16 +35,6 @@ function stack(node, words) {
   node.textContent = lines.join("\n");
   node.classList.toggle("-two", lines.length > 1);
 }
-
-// Pieces each said in the chosen languages, regrouped by language: [[ja pieces], [en pieces]].
-function byLanguage(pieces) {
-  const parts = pieces.map((piece) => piece.split(" · "));
-  const count = Math.max(0, ...parts.map((p) => p.length));
-  return Array.from({ length: count }, (_, i) => parts.map((p) => p[Math.min(i, p.length - 1)]));
-}
-
-// A list of words in each language, as t() says one word: "ルビー5個, … · 5 ruby, …".
-const listed = (pieces, between = ", ") => byLanguage(pieces).map((line) => line.join(between)).join(" · ");
 
 // Pieces of one line said in each language ("ja+en": a Japanese line above an English one).
 function sentence(node, pieces) {
@@ -465,17 +439,14 @@ function connectMqtt(url) {
   document.head.append(script);
 }
 
-// The page's fixed words (data-words="msgid" in index.html) in the chosen language.
-function translatePage(language) {
-  document.documentElement.lang = language === "en" ? "en" : "ja";     // Japanese glyph forms for "ja+en"
+function translatePage() {
   document.body.classList.toggle("-both", SPOKEN > 1);                  // room for both (bluff.css)
-  document.querySelectorAll("[data-words]").forEach((node) => { node.textContent = t(node.dataset.words); });
   stack($("phase"), t(PHASES.new));
   document.querySelectorAll(".pick .slot").forEach((node) => { node.dataset.valid = t("VALID"); });
 }
 
-function start(language) {
-  translatePage(language);
+function start() {
+  translatePage();
   buildBoard();
   setInterval(tick, 250);
   window.addEventListener("resize", () => state.view && state.view.game !== "voters" && showChart());
@@ -483,9 +454,4 @@ function start(language) {
   if (broker) connectMqtt(broker); else connect();
 }
 
-fetch("/words.json").then((answer) => (answer.ok ? answer.json() : {}))
-  .catch(() => ({})).then((answer) => {
-    WORDS = answer.words || {};
-    SPOKEN = (answer.language || "en").split("+").length;
-    start(answer.language);
-  });
+loadWords(start);

@@ -32,6 +32,7 @@ from typing import Callable
 
 from aiohttp import web
 
+from companion.core.words import _
 from companion.session import door_path, through_door
 
 MAC_BYTES = 12                       # 96 bits: guessing another player's page is hopeless
@@ -39,8 +40,6 @@ TOKEN = re.compile(r"(?P<no>[0-9]{1,3})\.(?P<generation>[0-9]{1,9})\.[A-Za-z0-9_
 COOKIE = "phone"
 COOKIE_MAX_AGE_S = 24 * 3600         # a night; a revoked pass is refused however old its cookie
 BODY_WITHIN_S = 5.0                  # an action's body must have arrived by then
-SEND_ON = ('<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/p/">'
-           '<title>Auction Bluff</title><a href="/p/">あなたのページへ · Open your page</a>\n').encode()
 NONCE = re.compile(r"[A-Za-z0-9-]{8,40}")
 FOLD_WAIT_S = 3.0                    # how long an answer waits for the server to fold its own command
 ACTIONS = {"dice": ("faces",), "declare": ("face", "count")}
@@ -166,7 +165,7 @@ class Phone:
         """The player of the pass in the address, else in the cookie; 403 when neither is valid."""
         pass_ = request.match_info.get("token") or request.cookies.get(COOKIE)
         if not pass_:
-            raise web.HTTPForbidden(text="no pass: open this page from the QR code on your sheet",
+            raise web.HTTPForbidden(text=_("no pass: open this page from the QR code on your sheet"),
                                     headers=self.headers)
         try:
             no = self.player_of(pass_)
@@ -174,7 +173,7 @@ class Phone:
             raise web.HTTPServiceUnavailable(text=str(error), headers=self.headers)
         state = self._state()
         if no is None or (state is not None and no not in state.players):
-            raise web.HTTPForbidden(text="this page's pass is not valid (revoked, or not of this event)",
+            raise web.HTTPForbidden(text=_("this page's pass is not valid (revoked, or not of this event)"),
                                     headers=self.headers)
         return no
 
@@ -185,7 +184,7 @@ class Phone:
         if request.headers.get("Sec-Fetch-Site", "none") in ("none", "same-origin"):
             answer = web.Response(status=303, headers={**headers, "Location": "/p/"})
         else:
-            answer = web.Response(body=SEND_ON, content_type="text/html", charset="utf-8", headers=headers)
+            answer = web.Response(body=send_on(), content_type="text/html", charset="utf-8", headers=headers)
         answer.set_cookie(COOKIE, request.match_info["token"], path="/p/", max_age=COOKIE_MAX_AGE_S,
                           httponly=True, samesite="Strict", secure=request.secure)
         return answer
@@ -242,6 +241,12 @@ class Phone:
         deadline = loop.time() + FOLD_WAIT_S
         while (self.follower.feed is None or self.follower.feed.last < batch) and loop.time() < deadline:
             await asyncio.sleep(0.02)
+
+
+def send_on() -> bytes:
+    """The same-origin page that sends a browser arriving from another site on to /p/."""
+    return (f'<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/p/">'
+            f'<title>{_("Auction Bluff")}</title><a href="/p/">{_("Open your page")}</a>\n').encode()
 
 
 def body_problem(body, action: str) -> str | None:

@@ -41,7 +41,7 @@ log = logging.getLogger("companion.web")
 KEEP_ALIVE_S = 15.0
 POLL_S = 0.2
 PAGE = {"/": ("index.html", "text/html"), "/page.css": ("page.css", "text/css"),
-        "/page.js": ("page.js", "text/javascript")}                  # the default page: its weight
+        "/words.js": ("words.js", "text/javascript"), "/page.js": ("page.js", "text/javascript")}   # the default page: its weight
 PAGE |= {"/jail.js": ("jail.js", "text/javascript"), "/jail.css": ("jail.css", "text/css")}   # the jail card game's part
 PAGE |= {"/bluff.js": ("bluff.js", "text/javascript"), "/bluff.css": ("bluff.css", "text/css")}   # Auction Bluff's part
 # npm mqtt 5.16.0's browser bundle (dist/mqtt.min.js, 342 KB; MIT: mqtt.min.js.LICENSE.txt): only /?mqtt= loads it
