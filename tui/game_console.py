@@ -224,6 +224,8 @@ class GameConsole(Boundary, App):
         self.refresh_view()
 
     def on_game_console_submitted(self, message: Submitted) -> None:
+        if not self.query("#journal"):          # the console is closing: the journal has the command
+            return
         outcome = message.outcome
         for batch in message.batches:
             self.batches[batch.number] = batch.command

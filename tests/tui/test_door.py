@@ -51,3 +51,21 @@ def test_any_line_that_is_not_a_command_is_one_error_line_and_the_door_stays_up(
         assert pilot.app.is_running
 
     drive(app, body, (160, 45))
+
+
+def test_a_command_answered_as_the_console_closes_is_not_a_crash(tmp_path):
+    """The door answers as soon as the journal has the command; the console's own rows follow by
+    message, which may land after its panes are gone (the operator quit meanwhile)."""
+    session, clock = game(tmp_path / "g.db", "ready")
+    app = ConsoleApp(session, clock=clock.now)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready)
+        await pilot.app.query_one("#journal").remove()           # as at the close
+        outcome = session.submit({"do": "begin_turn"})
+        journaled = list(session.journal.batches())[-1:]
+        pilot.app.post_message(ConsoleApp.Submitted({"do": "begin_turn"}, outcome, journaled, None, "door", True))
+        await pilot.pause(0.2)
+        assert pilot.app.is_running and session.state.phase == "draw"
+
+    drive(app, body, (160, 45))
