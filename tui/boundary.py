@@ -61,6 +61,11 @@ class Boundary:
             except NoMatches:             # the screen is going (the app is closing): the log has it
                 pass
 
+    def gone(self, pane: str) -> bool:
+        """The app is closing: its panes (`pane` among them) have gone, yet a message, a timer or a
+        thread's post can still arrive; what it would show is in the journal or the log."""
+        return not self.screen_stack or not self.screen_stack[0].query(pane)
+
     def recovered(self) -> None:
         """What failed works again: the same failure, met next, is said again."""
         self.said_once.recovered()

@@ -282,13 +282,9 @@ class CalibrateApp(Boundary, App):
         ball = None if circle is None else (circle.x, circle.y, circle.r)
         return self.Measured(preview, gray.shape, *focus_and_exposure(region), reads, asked, seq, ball)
 
-    def _screen_gone(self) -> bool:
-        """A frame, a problem or the health interval can come after the screen has gone."""
-        return not self.screen_stack or not self.screen_stack[0].query("#preview")
-
     @guarded("showing a frame")
     def on_calibrate_app_measured(self, message: Measured) -> None:
-        if self._screen_gone():
+        if self.gone("#preview"):
             return
         self.frames += 1
         self.shape = message.shape
@@ -312,7 +308,7 @@ class CalibrateApp(Boundary, App):
         self.show_decoders(message.reads)
 
     def on_calibrate_app_camera_problem(self, message: CameraProblem) -> None:
-        if self._screen_gone():
+        if self.gone("#preview"):
             return
         self.say(message.text, "error")
 
@@ -395,7 +391,7 @@ class CalibrateApp(Boundary, App):
 
     @guarded("the link and beam pane")
     def show_hardware(self) -> None:
-        if self._screen_gone():
+        if self.gone("#preview"):
             return
         text = Text()
         link = self.devices.get("link")

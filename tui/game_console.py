@@ -224,7 +224,7 @@ class GameConsole(Boundary, App):
         self.refresh_view()
 
     def on_game_console_submitted(self, message: Submitted) -> None:
-        if not self.query("#journal"):          # the console is closing: the journal has the command
+        if self.gone("#journal"):
             return
         outcome = message.outcome
         for batch in message.batches:
