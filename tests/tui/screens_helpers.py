@@ -77,18 +77,22 @@ def status_of(url: str) -> tuple[int, str]:
         return error.code, error.read().decode()
 
 
-def first_answer(url: str, server, timeout: float = 30.0) -> tuple[int, str]:
-    """status_of(url) once the server process just started listens; the test fails if it exits
-    first or does not answer within timeout."""
+def first_answer(url: str, server, timeout: float = 30.0, wanted: int | None = None) -> tuple[int, str]:
+    """status_of(url) once the server process just started listens (and, with `wanted`, once it
+    answers that status: a page server answers 503 until it has read the journal); the test fails
+    if it exits first or does not answer so within timeout."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            return status_of(url)
+            answer = status_of(url)
+            if wanted is None or answer[0] == wanted:
+                return answer
         except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("the display server did not start")
-            time.sleep(0.2)
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.kill()
+            pytest.fail(f"the display server did not start (wanted {wanted or 'any answer'} from {url})")
+        time.sleep(0.2)
 
 
 def ball_frames(folder: Path, ball: int, count: int) -> tuple:

@@ -39,7 +39,7 @@ class PageServer:
                 [sys.executable, "-m", "companion", "display", "--serve", "--journal", str(folder / "g.db"),
                  "--host", "127.0.0.1", "--port", str(self.port), *options],
                 stdout=subprocess.PIPE, stderr=log, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, files))
-        first_answer(self.url + "/public.json", self.process)
+        first_answer(self.url + "/public.json", self.process, wanted=200)     # the view is built
         self.listening = self.process.stdout.readline().decode()
 
     def log(self) -> str:
