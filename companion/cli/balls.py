@@ -55,9 +55,9 @@ def register(sub, groups) -> None:
                    "frames (the passes are played one at a time, on the wall clock)")
     p.add_argument("--workers", type=int, default=2, help="decoding threads of the live reader "
                    "(the [camera] workers setting; default 2)")
+    shares = ", ".join(f"{k} {v:g}" for k, v in PI_SHARES.items())
     p.add_argument("--cpu-quota", help="play the passes held to this share of one core: a number (0.3 = 30%%), "
-                   "or pi4 / pi5 for the share standing for one of their cores (%s)"
-                   % ", ".join(f"{k} {v:g}" for k, v in PI_SHARES.items()))
+                   f"or pi4 / pi5 for the share standing for one of their cores ({shares})")
     p.add_argument("--cores", type=int, default=1, help="with --cpu-quota: cores of that speed the reader may use "
                    "(the quota is share x cores; default 1)")
     p.add_argument("--frames", type=int, default=100, help="frames in each set that must name no wrong ball "

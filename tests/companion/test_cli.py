@@ -1,4 +1,5 @@
 """The CLI contracts: replay output, errors as one line with exit codes, journal, event file."""
+import argparse
 import json
 import subprocess
 import sys
@@ -210,3 +211,18 @@ def test_help_lists_every_command(capsys):
     out = capsys.readouterr().out
     for command in ("init", "start", "do", "status", "replay", "journal", "bench"):
         assert command in out
+
+
+def every_parser(parser, path=("companion",)):
+    yield " ".join(path), parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from every_parser(sub, (*path, name))
+
+
+def test_every_command_s_help_renders():
+    """`--help` of any command prints, never a traceback (a bare % in a help text broke `bench balls --help`)."""
+    from companion.cli import build_parser
+    shown = {name: parser.format_help() for name, parser in every_parser(build_parser())}
+    assert "companion bench balls" in shown and "30%" in shown["companion bench balls"]
