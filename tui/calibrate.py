@@ -35,7 +35,7 @@ from .widgets import HalfBlockImage
 
 STEP = 8                 # pixels the region moves or grows per key press
 GUIDED_FRAMES = 15       # frames looked at per ball in the guided check
-DROP_GONE_FRAMES = 3     # frames without the ball that end a test drop once it was seen
+DROP_GONE_FRAMES = 3     # frames captured since the ball was last seen that end a test drop
 DROP_SECONDS = 10        # a test drop that shows no ball for this long ends
 
 
@@ -164,7 +164,7 @@ class CalibrateApp(Boundary, App):
         self.link_reads: list[int] = []
         self.devices = {}
         self.settings = None             # the [camera] settings, once the camera thread has read them
-        self.drop: list | None = None    # a test drop under way: (seq, x, y, r) or None per frame
+        self.drop: list | None = None    # a test drop under way: (seq, (x, y, r) or None) per frame measured
         self.proposal = None             # the last test drop's vision.exposure.Proposal
 
     def compose(self) -> ComposeResult:
@@ -367,11 +367,13 @@ class CalibrateApp(Boundary, App):
         """Record where the ball is in this frame of the test drop; once it has gone by, or
         none came in DROP_SECONDS, say the speed and the exposure proposed (or why not)."""
         from vision.exposure import DropError, ball_sightings, propose_exposure
-        self.drop.append(None if message.ball is None else (message.seq, *message.ball))
-        seen = [item for item in self.drop if item is not None]
-        gone = seen and all(item is None for item in self.drop[-DROP_GONE_FRAMES:])
+        self.drop.append((message.seq, message.ball))
+        seen = [(seq, *ball) for seq, ball in self.drop if ball is not None]
+        # Counted in frames captured, not measured: a busy machine measures only some, and counting
+        # those would run this ball's drop on into the next ball's, timing the two as one.
+        gone = seen and message.seq - seen[-1][0] > DROP_GONE_FRAMES
         settings = self.settings
-        if not gone and len(self.drop) < DROP_SECONDS * settings.fps:
+        if not gone and message.seq - self.drop[0][0] < DROP_SECONDS * settings.fps:
             return
         self.drop = None
         try:
