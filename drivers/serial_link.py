@@ -12,13 +12,13 @@ Two modes (event file [serial] mode):
   scanner repeating itself and is suppressed.
 
 Either way each new ball goes to on_read (a callable, or a queue: anything with put) as a
-BallRead; a ball the referee says is not in the machine comes with an alert. The port is
-reopened with backoff whenever it fails or vanishes (a kicked USB cable).
+BallRead; a ball the referee says is not in the machine comes with an alert. A
+ReconnectingReader (drivers/serial_reader.py) keeps the port open; the mode's protocol object
+(CageProtocol, ScannerProtocol) turns its bytes into balls and replies; SerialLink joins the two.
 """
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -28,15 +28,13 @@ import serial
 from vision import ball_labels
 
 from . import protocol as p
+from .serial_reader import BACKOFF, ReconnectingReader
 
 MODES = ("framed", "raw")
 STALE_SECONDS = 3.0          # no heartbeat for this long: the cage link is not healthy
-BACKOFF = (0.05, 1.0)        # first and longest wait between attempts to reopen the port
-STABLE_SECONDS = 5.0         # a port that worked this long starts the backoff afresh when it fails
 HELLO_RETRY_SECONDS = 0.5    # a heartbeat from a boot whose HELLO (or END) is missing asks again, at most this often
 END_ASKS = 10                # SYNCs sent for one earlier boot's END before its counts are taken as lost
 ALERT_REPEAT_SECONDS = 30.0  # the same alert is passed to on_alert again after this long
-READ_TIMEOUT = 0.1           # how often the reader thread looks at its stop flag
 LABEL = re.compile(rf"{ball_labels.PREFIX}\d{{4}}(?!\d)")    # a printed ball label in a scanner's line (checked after)
 
 
@@ -110,27 +108,91 @@ def alert_for(ball: int, machine) -> str | None:
     return None if ball in contents else f"ball {ball} is not in the machine"
 
 
-class SerialLink:
-    """with SerialLink(url, on_read) as link: ... link.health() ..."""
+class LinkProtocol:
+    """What both modes share: the health they report, alerts, and handing a ball on."""
+    mode = ""
 
-    def __init__(self, url: str, on_read, *, mode: str = "framed", baud: int = 115200, machine=None,
-                 raw_pattern: str | None = None, raw_repeat: float = 2.0, marks: dict | None = None,
-                 backoff: tuple[float, float] = BACKOFF, on_alert=None):
-        if mode not in MODES:
-            raise LinkError(f"serial mode must be one of {', '.join(MODES)}, not {mode!r}")
+    def __init__(self, url: str, emit, machine, on_alert):
+        self.machine, self._emit, self._on_alert = machine, emit, on_alert
+        self._fresh = False                               # connected, no good line heard on it yet
+        self._linked_before = False                       # an earlier connection heard a good line
+        self._alerted: tuple[str, float] | None = None    # the last alert passed on, and when
+        self._alert_at: float | None = None
+        self._heard: float | None = None
+        self._lines = self._splitter()
+        self._h = LinkHealth(url, self.mode)
+
+    def _splitter(self) -> p.Lines:
+        return p.Lines()
+
+    def health(self) -> LinkHealth:
+        now = time.monotonic()
+        age = None if self._heard is None else round(now - self._heard, 3)
+        alert_age = None if self._alert_at is None else round(now - self._alert_at, 3)
+        return replace(self._h, heartbeat_age=age, alert_age=alert_age, **self._totals())
+
+    def _totals(self) -> dict:
+        return {}
+
+    def connection_made(self) -> list[bytes]:
+        self._h.connected, self._h.connected_at, self._fresh = True, time.monotonic(), True
+        self._lines = self._splitter()
+        return []
+
+    def connection_lost(self, why: str | None) -> None:
+        self._h.connected = False
+        if why:
+            self._h.last_error = why
+
+    def data_received(self, data: bytes) -> list[bytes]:
+        """Bytes as read from the port (any part of a line); returns the frames to send back."""
+        return [reply for line in self._lines.feed(data) for reply in self.handle(line)]
+
+    def handle(self, line: bytes) -> list[bytes]:
+        """Process one received line (no line end); returns the frames to send back."""
+        raise NotImplementedError
+
+    def _good_line(self) -> None:
+        self._heard = time.monotonic()
+        if self._fresh:
+            self._fresh = False
+            self._h.reconnects += self._linked_before
+            self._linked_before = True
+
+    def _alert(self, text: str) -> None:
+        """A frame refused, or the cage's own counts disagreeing with ours: on screen, counted."""
+        now = time.monotonic()
+        self._h.alerts += 1
+        self._h.alert, self._h.last_error, self._alert_at = text, text, now
+        if self._alerted is None or self._alerted[0] != text or now - self._alerted[1] >= ALERT_REPEAT_SECONDS:
+            self._alerted = (text, now)
+            try:
+                self._on_alert(text)
+            except Exception as error:   # a failing screen must not kill the reader thread
+                self._h.last_error = f"{text} (and showing it failed: {error!r})"
+
+    def _deliver(self, ball: int, source: str, boot: str | None, seq: int, line: bytes,
+                 link_alert: str | None = None) -> bool:
+        """Hand the ball on; False (and an alert) if the consumer failed: then it is not ACKed."""
+        alert = "; ".join(text for text in (link_alert, alert_for(ball, self.machine)) if text) or None
+        read = BallRead(ball, source, boot, seq, time.time(), line.decode("ascii", "replace"), alert)
         try:
-            serial.serial_for_url(url, do_not_open=True)
-        except ValueError as error:
-            raise LinkError(f"serial url {url!r}: {error}") from None
-        except serial.SerialException:
-            pass   # e.g. hwgrep:// finds no such device yet: it may be plugged in later
-        self.url, self.mode, self.baud, self.machine = url, mode, baud, machine
-        self._emit = on_read.put if hasattr(on_read, "put") else on_read
-        self._on_alert = on_alert or (lambda text: None)
-        self._pattern = _compile(raw_pattern)
-        self._raw_repeat = raw_repeat
-        self._backoff = backoff
-        self._marks: dict[str, int] = dict(marks or {})   # boot id -> last seq delivered
+            self._emit(read)
+        except Exception as error:   # a failing consumer must not kill the reader thread
+            self._alert(f"ball {ball} read, but handing it on failed: {error!r}; not acknowledged")
+            return False
+        self._h.reads += 1
+        self._h.alerts += alert is not None
+        return True
+
+
+class CageProtocol(LinkProtocol):
+    """The cage firmware's framed protocol (hardware/PROTOCOL.md)."""
+    mode = "framed"
+
+    def __init__(self, url: str, emit, machine, on_alert, marks: dict | None = None):
+        super().__init__(url, emit, machine, on_alert)
+        self.marks: dict[str, int] = dict(marks or {})    # boot id -> last seq delivered
         self._rtx: dict[str, int] = {}                    # boot id -> the cage's counters
         self._bad: dict[str, int] = {}
         self._boots: list[str] = []                       # every cage boot id heard from, in that order
@@ -139,105 +201,16 @@ class SerialLink:
         self._ends: set[str] = set()                      # boot ids whose END arrived
         self._end_asks: dict[str, int] = {}               # boot id -> SYNCs sent while its END was missing
         self._asked: float | None = None                  # when SYNC last asked for a missing HELLO
-        self._fresh = False                               # connected, no good line heard on it yet
-        self._linked_before = False                       # an earlier connection heard a good line
-        self._alerted: tuple[str, float] | None = None    # the last alert passed on, and when
-        self._alert_at: float | None = None
-        self._last: tuple[int, float] | None = None       # raw: last ball and when
-        self._heard: float | None = None
-        self._lines = self._splitter()
-        self._h = LinkHealth(url, mode)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    @classmethod
-    def from_config(cls, section: dict, on_read, **kw) -> "SerialLink":
-        """From the event file's [serial] section: url, mode, baud, raw_pattern, raw_repeat_seconds."""
-        if "url" not in section:
-            raise LinkError("[serial] needs url (e.g. /dev/serial/by-id/..., hwgrep://2e8a:0005, socket://host:port)")
-        return cls(section["url"], on_read, mode=section.get("mode", "framed"), baud=section.get("baud", 115200),
-                   raw_pattern=section.get("raw_pattern"), raw_repeat=section.get("raw_repeat_seconds", 2.0), **kw)
+    def _totals(self) -> dict:
+        return {"retransmits": sum(self._rtx.values()), "cage_errors": sum(self._bad.values()),
+                "reboots": max(len(self._boots) - 1, 0)}
 
-    # -- running --
-
-    def start(self) -> "SerialLink":
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=f"serial-link {self.url}", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread:
-            self._thread.join(timeout=2)
-        self._thread = None
-
-    def __enter__(self) -> "SerialLink":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    def health(self) -> LinkHealth:
-        now = time.monotonic()
-        age = None if self._heard is None else round(now - self._heard, 3)
-        alert_age = None if self._alert_at is None else round(now - self._alert_at, 3)
-        return replace(self._h, heartbeat_age=age, alert_age=alert_age, retransmits=sum(self._rtx.values()),
-                       cage_errors=sum(self._bad.values()), reboots=max(len(self._boots) - 1, 0))
-
-    def marks(self) -> dict[str, int]:
-        """Last seq delivered per cage boot: give it back as marks= after a restart."""
-        return dict(self._marks)
-
-    def _run(self) -> None:
-        delay = self._backoff[0]
-        while not self._stop.is_set():
-            opened = time.monotonic()
-            try:
-                port = serial.serial_for_url(self.url, baudrate=self.baud, timeout=READ_TIMEOUT,
-                                             write_timeout=1, exclusive=self.url.startswith("/") or None)
-            except (serial.SerialException, OSError, ValueError) as error:
-                self._h.last_error = f"cannot open {self.url}: {error}"
-            else:
-                self._serve(port)
-                if time.monotonic() - opened > STABLE_SECONDS:
-                    delay = self._backoff[0]   # it worked for a while: this is a new failure
-            self._stop.wait(delay)
-            delay = min(delay * 2, self._backoff[1])
-
-    def _serve(self, port) -> None:
-        try:
-            port.reset_input_buffer()   # whatever sat in the buffer is stale; SYNC asks for the truth
-            self._h.connected, self._h.connected_at, self._fresh = True, time.monotonic(), True
-            if self.mode == "framed":
-                port.write(p.encode(p.SYNC, p.NO_BOOT, 0))
-            self._lines = self._splitter()
-            while not self._stop.is_set():
-                for reply in self.receive(port.read(port.in_waiting or 1)):
-                    port.write(reply)
-        except (serial.SerialException, OSError) as error:
-            self._h.last_error = f"{self.url}: {error}"
-        finally:
-            self._h.connected = False
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass
-
-    # -- lines in, balls out --
-
-    def _splitter(self) -> p.Lines:
-        return _ScannerLines() if self.mode == "raw" else p.Lines()
-
-    def receive(self, data: bytes) -> list[bytes]:
-        """Bytes as read from the port (any part of a line); returns the frames to send back."""
-        return [reply for line in self._lines.feed(data) for reply in self.handle(line)]
+    def connection_made(self) -> list[bytes]:
+        super().connection_made()
+        return [p.encode(p.SYNC, p.NO_BOOT, 0)]        # SYNC asks for the truth
 
     def handle(self, line: bytes) -> list[bytes]:
-        """Process one received line (no line end); returns the frames to send back."""
-        if self.mode == "raw":
-            self._raw_line(line)
-            return []
         try:
             kind, boot, seq, payload = p.decode(line)
         except p.FrameError as error:
@@ -264,25 +237,6 @@ class SerialLink:
             return self._ball(boot, seq, p.ball_number(payload), line)
         return []
 
-    def _good_line(self) -> None:
-        self._heard = time.monotonic()
-        if self._fresh:
-            self._fresh = False
-            self._h.reconnects += self._linked_before
-            self._linked_before = True
-
-    def _alert(self, text: str) -> None:
-        """A frame refused, or the cage's own counts disagreeing with ours: on screen, counted."""
-        now = time.monotonic()
-        self._h.alerts += 1
-        self._h.alert, self._h.last_error, self._alert_at = text, text, now
-        if self._alerted is None or self._alerted[0] != text or now - self._alerted[1] >= ALERT_REPEAT_SECONDS:
-            self._alerted = (text, now)
-            try:
-                self._on_alert(text)
-            except Exception as error:   # a failing screen must not kill the reader thread
-                self._h.last_error = f"{text} (and showing it failed: {error!r})"
-
     def _boot_seen(self, boot: str) -> None:
         self._note_boot(boot)
         self._h.boot_id = boot
@@ -308,7 +262,7 @@ class SerialLink:
 
     def _check_all_delivered(self, boot: str, seq: int) -> None:
         """A heartbeat saying every ball up to seq was ACKed, where we delivered fewer: one was lost."""
-        last = self._marks.get(boot)
+        last = self.marks.get(boot)
         if last is not None and self._h.pending == 0 and seq > last:
             self._h.gaps += 1
             self._alert(f"cage boot {boot} says balls up to seq {seq} were all acknowledged, but this host "
@@ -344,7 +298,7 @@ class SerialLink:
     def _ball(self, boot: str, seq: int, ball: int, line: bytes) -> list[bytes]:
         """Deliver and ACK only the next seq of a boot; ACK the last delivered again; refuse the rest."""
         self._note_boot(boot)
-        last = self._marks.get(boot)
+        last = self.marks.get(boot)
         if last is not None and seq == last:
             self._h.duplicates += 1
             return [p.encode(p.ACK, boot, seq)]
@@ -356,7 +310,7 @@ class SerialLink:
             return []
         first = None if last is not None or seq == 1 else (
             f"first ball heard from cage boot {boot} is seq {seq}: the balls before it never reached this host")
-        self._marks[boot] = seq      # before the consumer runs: the console saves the marks in it
+        self.marks[boot] = seq      # before the consumer runs: the console saves the marks in it
         if not self._deliver(ball, "cage", boot, seq, line, first):
             self._unmark(boot, last)
             return []
@@ -364,30 +318,44 @@ class SerialLink:
 
     def _unmark(self, boot: str, last: int | None) -> None:
         if last is None:
-            del self._marks[boot]
+            del self.marks[boot]
         else:
-            self._marks[boot] = last
+            self.marks[boot] = last
 
-    def _raw_line(self, line: bytes) -> None:
+
+class ScannerProtocol(LinkProtocol):
+    """A plain barcode scanner's lines, one label each."""
+    mode = "raw"
+
+    def __init__(self, url: str, emit, machine, on_alert, pattern=None, repeat: float = 2.0):
+        super().__init__(url, emit, machine, on_alert)
+        self._pattern, self._repeat = pattern, repeat
+        self._last: tuple[int, float] | None = None       # the last ball and when
+
+    def _splitter(self) -> p.Lines:
+        return _ScannerLines()
+
+    def handle(self, line: bytes) -> list[bytes]:
         text = line.decode("ascii", "replace").strip()
         if not text:
-            return
+            return []
         now = time.monotonic()
         self._good_line()
         self._h.frames += 1
-        ball = self._raw_ball(text) if len(line) <= p.cagelink.MAX_LINE else None
+        ball = self._ball(text) if len(line) <= p.cagelink.MAX_LINE else None
         if ball is None:
             self._h.malformed += 1
             self._h.last_error = f"scanner sent {text[:30]!r}: not a ball label"
-            return
-        repeat = self._last is not None and self._last[0] == ball and now - self._last[1] < self._raw_repeat
+            return []
+        repeat = self._last is not None and self._last[0] == ball and now - self._last[1] < self._repeat
         self._last = (ball, now)
         if repeat:
             self._h.duplicates += 1
-            return
+            return []
         self._deliver(ball, "scanner", None, self._h.frames, line)
+        return []
 
-    def _raw_ball(self, text: str) -> int | None:
+    def _ball(self, text: str) -> int | None:
         if self._pattern is None:
             return _label_ball(text)
         match = self._pattern.fullmatch(text)
@@ -400,19 +368,64 @@ class SerialLink:
         ball = int(found) if found and found.isdigit() else 0
         return ball if ball in p.BALLS else None
 
-    def _deliver(self, ball: int, source: str, boot: str | None, seq: int, line: bytes,
-                 link_alert: str | None = None) -> bool:
-        """Hand the ball on; False (and an alert) if the consumer failed: then it is not ACKed."""
-        alert = "; ".join(text for text in (link_alert, alert_for(ball, self.machine)) if text) or None
-        read = BallRead(ball, source, boot, seq, time.time(), line.decode("ascii", "replace"), alert)
+
+class SerialLink:
+    """with SerialLink(url, on_read) as link: ... link.health() ..."""
+
+    def __init__(self, url: str, on_read, *, mode: str = "framed", baud: int = 115200, machine=None,
+                 raw_pattern: str | None = None, raw_repeat: float = 2.0, marks: dict | None = None,
+                 backoff: tuple[float, float] = BACKOFF, on_alert=None):
+        if mode not in MODES:
+            raise LinkError(f"serial mode must be one of {', '.join(MODES)}, not {mode!r}")
         try:
-            self._emit(read)
-        except Exception as error:   # a failing consumer must not kill the reader thread
-            self._alert(f"ball {ball} read, but handing it on failed: {error!r}; not acknowledged")
-            return False
-        self._h.reads += 1
-        self._h.alerts += alert is not None
-        return True
+            serial.serial_for_url(url, do_not_open=True)
+        except ValueError as error:
+            raise LinkError(f"serial url {url!r}: {error}") from None
+        except serial.SerialException:
+            pass   # e.g. hwgrep:// finds no such device yet: it may be plugged in later
+        pattern = _compile(raw_pattern)          # refused in either mode: the event file has it wrong
+        self.url, self.mode, self.baud = url, mode, baud
+        emit = on_read.put if hasattr(on_read, "put") else on_read
+        on_alert = on_alert or (lambda text: None)
+        self.protocol = (CageProtocol(url, emit, machine, on_alert, marks) if mode == "framed" else
+                         ScannerProtocol(url, emit, machine, on_alert, pattern, raw_repeat))
+        self._reader = ReconnectingReader(url, baud, self.protocol, backoff)
+
+    @classmethod
+    def from_config(cls, section: dict, on_read, **kw) -> "SerialLink":
+        """From the event file's [serial] section: url, mode, baud, raw_pattern, raw_repeat_seconds."""
+        if "url" not in section:
+            raise LinkError("[serial] needs url (e.g. /dev/serial/by-id/..., hwgrep://2e8a:0005, socket://host:port)")
+        return cls(section["url"], on_read, mode=section.get("mode", "framed"), baud=section.get("baud", 115200),
+                   raw_pattern=section.get("raw_pattern"), raw_repeat=section.get("raw_repeat_seconds", 2.0), **kw)
+
+    def start(self) -> "SerialLink":
+        self._reader.start()
+        return self
+
+    def stop(self) -> None:
+        self._reader.stop()
+
+    def __enter__(self) -> "SerialLink":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def health(self) -> LinkHealth:
+        return self.protocol.health()
+
+    def marks(self) -> dict[str, int]:
+        """Last seq delivered per cage boot: give it back as marks= after a restart."""
+        return dict(getattr(self.protocol, "marks", {}))
+
+    def receive(self, data: bytes) -> list[bytes]:
+        """Bytes as read from the port (any part of a line); returns the frames to send back."""
+        return self.protocol.data_received(data)
+
+    def handle(self, line: bytes) -> list[bytes]:
+        """Process one received line (no line end); returns the frames to send back."""
+        return self.protocol.handle(line)
 
 
 def _label_ball(text: str) -> int | None:
