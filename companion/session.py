@@ -22,7 +22,7 @@ from typing import Callable
 
 from .core import games
 from .core.commands import Malformed, Undo
-from .core.events import CardHeld, Undone
+from .core.events import CardHeld, EventTooNew, Undone
 from .core.games import GameRules, Rejected
 from .event_file import EventFile
 from .journal import Journal, JournalDamaged, JournalError, private_temporary
@@ -125,6 +125,9 @@ class Game:
                 if batch.game not in (None, self.rules.name):
                     raise ValueError(f"its rows name the game {batch.game}, its setup {self.rules.name}")
                 self.apply(batch.number, [self.rules.events.decode(kind, data) for _, kind, data in batch.events])
+            except EventTooNew as error:
+                raise JournalError(f"{journal.path}: batch {batch.number} holds an event {error}: a newer "
+                                   "companion wrote it; open the journal with that one") from None
             except Exception as error:      # only a journal this code did not write gets here
                 raise JournalDamaged(journal.path, f"batch {batch.number} does not replay "
                                                    f"({type(error).__name__}: {error})", batch.number) from None
