@@ -14,7 +14,8 @@ from ..core import commands as c
 from ..core import games, words
 from ..core.events import stored_version
 from ..journal import Journal, JournalBusy, JournalError
-from ..session import GROUP, Game, Session, door_path, rules_of, salvage, split_id, through_door
+from ..door import door_path, through_door
+from ..session import GROUP, Game, Session, rules_of, salvage, split_id
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
 SIMULATED_HARDWARE = """
