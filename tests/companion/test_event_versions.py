@@ -114,6 +114,13 @@ def test_a_newer_version_is_not_called_damage(tmp_path):
     assert not isinstance(refused.value, JournalDamaged)
 
 
+def test_salvage_keeps_what_it_reads_and_stops_at_a_newer_version(tmp_path):
+    code, out, err = run("journal", "salvage", newer(tmp_path, 3), "--out", tmp_path / "copy.db")
+    assert code == 0, err
+    assert "kept batches 1-2" in out and "batch 3 holds an event ItemBought version 3" in out
+    assert Journal(tmp_path / "copy.db", readonly=True).count() == 2
+
+
 @pytest.mark.parametrize("version", ["2", 0, -1, True, 1.5, None])
 def test_a_version_that_is_no_whole_number_is_a_damaged_batch(tmp_path, version):
     with pytest.raises(JournalDamaged, match=r"batch 3 does not replay \(ValueError: ItemBought has the "
