@@ -34,7 +34,8 @@ from companion.core.commands import Malformed
 from companion.core.review import crop_file
 from companion.core.words import N_, _, languages, say
 from companion.journal import Journal, JournalError
-from companion.session import Door, Outcome, Session
+from companion.door import Door
+from companion.session import Outcome, Session
 
 from .boundary import Boundary, guarded
 from .feed import Feed

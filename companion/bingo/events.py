@@ -2,8 +2,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core.events import CardHeld, CardRuled, CardVoided, Events, Undone  # noqa: F401
+from .rules import ITEM_NAMES
+
+
+def _one_inout_card(data: dict, key: str) -> dict:
+    """D22: one IN/OUT card, named "inout"; version 1 (before D22) named it "in" or "out", by the
+    direction it was bought for or used in."""
+    old = data.get(key)
+    return {**data, key: ITEM_NAMES[old]} if isinstance(old, str) and old in ITEM_NAMES else data
 
 
 @dataclass
@@ -36,19 +45,29 @@ class VoteCounted:
 
 @dataclass
 class CardInvalid:
-    card: str                # vote, robbery, inout (older journals: in, out), change, exclusion
+    class_version: ClassVar[int] = 2
+    card: str                # vote, robbery, inout, change, exclusion
     serial: str
     reason: str
     duplicate: bool = False  # D3: a repeat is flagged and not counted at all
     player: int = 0          # special cards: whose card is spent
 
+    @staticmethod
+    def upcast_v1_to_v2(data: dict) -> dict:
+        return _one_inout_card(data, "card")
+
 
 @dataclass
 class ItemBought:
+    class_version: ClassVar[int] = 2
     player: int
-    item: str
+    item: str                # inout, change, exclusion
     price: int
     from_account: bool       # D8
+
+    @staticmethod
+    def upcast_v1_to_v2(data: dict) -> dict:
+        return _one_inout_card(data, "item")
 
 
 @dataclass

@@ -5,7 +5,7 @@ from functools import reduce
 
 from ..core import review
 from . import events as e
-from .rules import DRAW_SIZE, ITEM_NAMES, START_ACCOUNT, Rules
+from .rules import DRAW_SIZE, START_ACCOUNT, Rules
 from .state import Ballot, Line, Player, Robbery, State, Tally
 
 
@@ -20,7 +20,7 @@ def fold(events, state: State | None = None) -> State:
 
 
 def _spend(s: State, player: int, item: str) -> None:
-    items, item = s.players[player].items, ITEM_NAMES.get(item, item)   # D22: older journals spend "in"/"out"
+    items = s.players[player].items
     items[item] = max(items.get(item, 0) - 1, 0)
 
 
@@ -72,8 +72,7 @@ def card_invalid(s: State, ev: e.CardInvalid) -> None:
 
 def item_bought(s: State, ev: e.ItemBought) -> None:
     player = s.players[ev.player]
-    item = ITEM_NAMES[ev.item]      # D22: older journals bought "in" or "out"
-    player.items[item] = player.items.get(item, 0) + 1
+    player.items[ev.item] = player.items.get(ev.item, 0) + 1
     if ev.from_account:
         player.balance -= ev.price
 

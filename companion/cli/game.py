@@ -5,14 +5,17 @@ import json
 import secrets
 import sqlite3
 import sys
+from collections import Counter
 from pathlib import Path
 
 from . import CommandError
 from .. import event_file, views
 from ..core import commands as c
 from ..core import games, words
+from ..core.events import stored_version
 from ..journal import Journal, JournalBusy, JournalError
-from ..session import GROUP, Game, Session, door_path, rules_of, salvage, split_id, through_door
+from ..door import door_path, through_door
+from ..session import GROUP, Game, Session, rules_of, salvage, split_id
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
 SIMULATED_HARDWARE = """
@@ -333,17 +336,17 @@ def journal_verify(args) -> int:
     if not path:
         raise CommandError("give the journal file (or --event event.toml)", 2)
     journal = open_journal(path, readonly=True, event=event)
-    game = Game()
+    game, versions = Game(), Counter()
     try:
         count = journal.verify(thorough=True)
-        for _ in game.follow(journal):                      # and every batch replays
-            pass
+        for batch in game.follow(journal):                  # and every batch replays
+            versions.update((kind, stored_version(data)) for _, kind, data in batch.events)
     except JournalError as error:
         raise CommandError(str(error))
     if event and not journal.authentic:
         raise CommandError(f"{path}: {count} batches intact but not proven authentic: {journal.proof()}")
     print(f"{path}: OK, {count} batches, hash chain, id index and SQLite integrity verified, replays; "
-          f"{journal.proof()}; {journal.holds(game.rules.name)}")
+          f"{journal.proof()}; {game.rules.events.versions_read(versions)}; {journal.holds(game.rules.name)}")
     return 0
 
 

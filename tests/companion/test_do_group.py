@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from companion.journal import Journal, JournalError
-from companion.session import Door, Session
+from companion.door import Door
+from companion.session import Session
 
 from journal_games import DEMO, run, write_game
 

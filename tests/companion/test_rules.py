@@ -300,11 +300,12 @@ def test_D22_one_IN_OUT_card_its_direction_chosen_at_use():
 
 
 def test_D22_older_journals_bought_in_and_out_as_one_card():
-    from companion.bingo import events as e
-    s = fold([e.ItemBought(1, "in", 20_000, True), e.ItemBought(1, "out", 20_000, True),
-              e.InOutFiled(1, "in", 5, "I0101")], setup())
+    from companion.bingo import events as e          # their version 1 events, as a journal stores them
+    bought = [e.decode("ItemBought", {"player": 1, "item": item, "price": 20_000, "from_account": True})
+              for item in ("in", "out")]
+    s = fold([*bought, e.InOutFiled(1, "in", 5, "I0101")], setup())
     assert s.players[1].items == {"inout": 1}
-    s = fold([e.CardInvalid("out", "I0102", "ruled invalid", player=1)], s)
+    s = fold([e.decode("CardInvalid", {"card": "out", "serial": "I0102", "reason": "ruled invalid", "player": 1})], s)
     assert s.players[1].items == {"inout": 0}
 
 

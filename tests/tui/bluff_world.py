@@ -11,7 +11,8 @@ from aiohttp import web
 from companion import event_file
 from companion.cli import main
 from companion.journal import Journal
-from companion.session import Door, Session
+from companion.door import Door
+from companion.session import Session
 from tui.web import phone as P
 from tui.web.server import make_app
 
