@@ -111,8 +111,9 @@ def ball_frames(folder: Path, ball: int, count: int) -> tuple:
             if truth["kind"] == "cradle" and decoder.read(image).ball == ball:
                 break
     folder.mkdir()
+    png = cv2.imencode(".png", image)[1].tobytes()
     for i in range(count):
-        cv2.imwrite(str(folder / f"{i:03d}.png"), image)
+        (folder / f"{i:04d}.png").write_bytes(png)
     return image
 
 

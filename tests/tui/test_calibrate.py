@@ -14,7 +14,9 @@ from screens_helpers import ball_frames, drive, settle, text_of
 @pytest.fixture
 def rig(tmp_path):
     frames = tmp_path / "frames"
-    ball_frames(frames, 1, 160)              # 40 s of camera, paced slowly: every decoder reads each frame
+    # 2 min of camera, paced slowly (every decoder reads each frame), and long enough that a busy
+    # machine's test does not outlast it (40 s did: the stream ended before the last keys)
+    ball_frames(frames, 1, 480)
     event = tmp_path / "event.toml"
     assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
     with event.open("a") as out:
