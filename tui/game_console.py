@@ -33,8 +33,8 @@ from companion.core.columns import display_width
 from companion.core.commands import Malformed
 from companion.core.review import crop_file
 from companion.core.words import N_, _, languages, say
-from companion.journal import Journal, JournalError
-from companion.session import Door, Outcome, Session
+from companion.core.journal import Journal, JournalError
+from companion.core.session import Door, Outcome, Session
 
 from .boundary import Boundary, guarded
 from .feed import Feed

@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 
 from . import CommandError
-from .. import event_file, views
+from .. import views
+from ..core import event_file
 from ..core import commands as c
 from ..core import games, words
-from ..journal import Journal, JournalBusy, JournalError
-from ..session import GROUP, Game, Session, door_path, rules_of, salvage, split_id, through_door
+from ..core.journal import Journal, JournalBusy, JournalError
+from ..core.session import GROUP, Game, Session, door_path, rules_of, salvage, split_id, through_door
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
 SIMULATED_HARDWARE = """

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from companion.journal import Journal, JournalError
-from companion.session import Door, Session
+from companion.core.journal import Journal, JournalError
+from companion.core.session import Door, Session
 
 from journal_games import DEMO, run, write_game
 

@@ -8,10 +8,10 @@ from datetime import datetime
 
 from aiohttp import web
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Door, Session
+from companion.core.journal import Journal
+from companion.core.session import Door, Session
 from tui.web import phone as P
 from tui.web.server import make_app
 
