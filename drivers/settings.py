@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Callable
 
-from companion import event_file
+from companion.core import event_file
 
 
 def from_section(cls, section: dict, name: str, error: type[Exception], **convert: Callable):

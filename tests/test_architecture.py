@@ -79,7 +79,7 @@ def bingo_imports(paths) -> dict[str, list[str]]:
 def test_absolute_imports_resolves_relative_imports():
     assert "companion.bingo.event" in absolute_imports(ROOT / "companion" / "bingo" / "__init__.py")
     assert "companion.core.review" in absolute_imports(ROOT / "companion" / "voters" / "decide.py")
-    assert "companion.core.games" in absolute_imports(ROOT / "companion" / "event_file.py")
+    assert "companion.core.games" in absolute_imports(ROOT / "companion" / "core" / "event_file.py")
 
 
 def test_the_shared_core_imports_no_plunder_bingo_module():

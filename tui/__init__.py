@@ -4,5 +4,5 @@ what game_console.py and game_display.py share), the display as a web page (web/
 ball-reader calibration.
 
 Textual apps. They never decide anything: the console sends commands through
-companion.session, the display folds the journal read-only and shows views.public only.
+companion.core.session, the display folds the journal read-only and shows views.public only.
 """

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from companion import views
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 
 TARGET_MS = 200
 TARGET_RSS_MB = 150

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from companion import event_file
+from companion.core import event_file
 
 from .boundary import Boundary, guarded
 from .game_console import KeyBar

@@ -8,7 +8,7 @@ the ball over the link instead (draw_ball ids "cage:BOOT:SEQ", acknowledged once
 Simulated players (drivers.demo_players) drop photos of their printed cards into a scan folder that
 the console's card scanner watches (tui.sources.ScannerSource); a simulated operator types what the
 staff would: begin and close, buys at the desk, rulings on held cards, cash counts. The referee is
-the session (companion.session) on the event's one journal.
+the session (companion.core.session) on the event's one journal.
 
 Each step looks at the journal's state first, so a demo killed at any moment and started again on
 its folder carries on where the journal stopped; the operator's commands carry ids (a command
@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from companion import event_file
+from companion.core import event_file
 from companion.bingo import events as e
 from companion.bingo.rules import beats_secretariat
-from companion.journal import Journal
-from companion.session import Game, Session
+from companion.core.journal import Journal
+from companion.core.session import Game, Session
 from drivers import demo_players as dp
 
 PLAYERS = 6
@@ -403,7 +403,7 @@ def console_class():
         def through_queue(self, command: dict):
             """A simulated player's or operator's command, queued like a key press; waits for its outcome."""
             import threading
-            from companion.session import Outcome
+            from companion.core.session import Outcome
             answered, box = threading.Event(), []
             self.send(command, lambda outcome: (box.append(outcome), answered.set()))
             if not answered.wait(WAIT_S):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from companion.journal import Journal
-from companion.session import Game
+from companion.core.journal import Journal
+from companion.core.session import Game
 
 
 def epoch(at: str) -> float:

@@ -33,9 +33,9 @@ from companion.core.columns import display_width
 from companion.core.commands import Malformed
 from companion.core.review import crop_file
 from companion.core.words import N_, _, languages, say
-from companion.journal import Journal, JournalError
-from companion.door import Door
-from companion.session import Outcome, Session
+from companion.core.journal import Journal, JournalError
+from companion.core.door import Door
+from companion.core.session import Outcome, Session
 
 from .boundary import Boundary, guarded
 from .feed import Feed

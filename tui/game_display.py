@@ -29,7 +29,7 @@ from textual.worker import get_current_worker
 
 from companion import views
 from companion.core.games import DEFAULT
-from companion.journal import Journal, JournalError
+from companion.core.journal import Journal, JournalError
 
 from .boundary import Boundary
 from .feed import Feed

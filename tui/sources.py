@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-from companion.event_file import write_atomic
+from companion.core.event_file import write_atomic
 
 SLOTS = {"reader": "ball reader", "link": "cage link", "scanner": "card scanner", "panel": "staff panel"}
 

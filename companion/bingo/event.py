@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..core.games import EventRules
-from ..event_file import VERSION, Between, EventFileError, journal_name, slug
+from ..core.event_file import VERSION, Between, EventFileError, journal_name, slug
 from .rules import CHOICES, Rules, card_errors
 
 SECTIONS = {

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, journal_name, slug
+from ..core.event_file import VERSION, EventFileError, journal_name, slug
 from .commands import GEMS
 from .decide import PLAYERS
 

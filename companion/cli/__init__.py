@@ -10,7 +10,7 @@ import sys
 
 import companion
 
-from ..journal import JournalError
+from ..core.journal import JournalError
 
 # Modules that add commands; each has register(sub, groups).
 MODULES = ["companion.cli.game", "companion.cli.bench", "companion.cli.screens", "companion.cli.link", "companion.cli.cards", "companion.cli.balls", "companion.cli.demo", "companion.cli.report"]

@@ -139,7 +139,7 @@ def read_balls(args) -> int:
 
 
 def _camera_section(path: str) -> dict:
-    from .. import event_file
+    from ..core import event_file
     try:
         return event_file.load(path).sections.get("camera", {})
     except event_file.EventFileError as error:

@@ -53,8 +53,8 @@ def bench_journal(args) -> int:
     if args.damage:
         return bench_damage(args.damage, args.dir)
     from ..bingo.demo import demo_script
-    from ..journal import Journal
-    from ..session import Session
+    from ..core.journal import Journal
+    from ..core.session import Session
 
     rates, replays = [], []
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
@@ -102,8 +102,8 @@ def bench_damage(count: int, where: str | None) -> int:
     from collections import Counter
 
     from ..bingo.demo import demo_script
-    from ..journal import Journal
-    from ..session import Session
+    from ..core.journal import Journal
+    from ..core.session import Session
     rng = random.Random(12)
     commands = [{**command, "id": f"c{number}"} for number, command in enumerate(demo_script(6, seed=3)[:120])]
     with tempfile.TemporaryDirectory(dir=where) as folder:
@@ -137,8 +137,8 @@ def bench_damage(count: int, where: str | None) -> int:
 def retry_damaged(path: Path, commands: list[dict]) -> str:
     """Open a damaged copy as the writer and send every (journaled) command again with its id:
     "refused" (one line), "none applied twice", or "doubled"."""
-    from ..journal import Journal, JournalError
-    from ..session import Session
+    from ..core.journal import Journal, JournalError
+    from ..core.session import Session
     try:
         with Journal(path, existing=True) as journal:
             session, before = Session(journal), journal.count()
@@ -173,8 +173,8 @@ def _flipped(data: bytes, bit: int) -> bytes:
 def judge_damaged(path: Path, expected) -> str:
     """Open a damaged copy of a journal: "refused" (one line), "identical" (the same state), or
     what went wrong (a traceback escapes)."""
-    from ..journal import Journal, JournalError
-    from ..session import Session
+    from ..core.journal import Journal, JournalError
+    from ..core.session import Session
     try:
         with Journal(path, readonly=True) as journal:
             state = Session(journal).state
@@ -184,8 +184,8 @@ def judge_damaged(path: Path, expected) -> str:
 
 
 def _prepare(path: Path, commands: list[dict]) -> None:
-    from ..journal import Journal
-    from ..session import Session
+    from ..core.journal import Journal
+    from ..core.session import Session
     with Journal(path) as journal:
         session = Session(journal)
         for command in commands:
@@ -215,8 +215,8 @@ def _full_pipe() -> tuple[int, int]:
 def racing_drill(folder: Path, index: int) -> dict:
     """Two `companion do` at once on one journal: one may be refused as busy, never both applied
     to one state; the journal always opens afterwards."""
-    from ..journal import Journal, JournalError
-    from ..session import Session
+    from ..core.journal import Journal, JournalError
+    from ..core.session import Session
     prepared, pair = RACES[index % len(RACES)]
     path = folder / f"race{index}.db"
     _prepare(path, prepared)
@@ -248,7 +248,7 @@ def racing_drill(folder: Path, index: int) -> dict:
 def kill_drill(folder: Path, index: int, rng: random.Random) -> dict:
     """`companion do` with an id, SIGKILLed (half the time right after its commit, before "ok" is
     out), then retried with the same id until it answers: the command is journaled exactly once."""
-    from ..journal import Journal
+    from ..core.journal import Journal
     path = folder / f"kill{index}.db"
     _prepare(path, [SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}])
     command = {"do": "buy", "player": 1 + index % 6, "item": "inout", "id": f"drill-{index}"}

@@ -78,7 +78,7 @@ def register(sub, groups) -> None:
 
 # --- print -----------------------------------------------------------------------------------------
 def _event(path: str):
-    from .. import event_file
+    from ..core import event_file
     try:
         return event_file.load(path)
     except event_file.EventFileError as error:
@@ -281,8 +281,8 @@ def _write_sheets(event, players: list[dict], urls: dict[int, str], out: str) ->
 def _submitter(journal_path):
     """submit(command) -> (status, reason) on the game journal."""
     from ..core.commands import Malformed
-    from ..journal import Journal, JournalError
-    from ..session import Session
+    from ..core.journal import Journal, JournalError
+    from ..core.session import Session
     if not Path(journal_path).exists():
         raise CommandError(f"{journal_path}: no such journal (companion start --event ... makes one)")
     try:

@@ -26,8 +26,8 @@ def register(sub, groups) -> None:
 
 
 def demo(args) -> int:
-    from companion.event_file import EventFileError
-    from companion.journal import JournalError
+    from companion.core.event_file import EventFileError
+    from companion.core.journal import JournalError
     from tui.demo import DemoError, Night
     folder = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix=f"companion-demo-{args.seed}-"))
     headless = args.headless or not sys.stdout.isatty()

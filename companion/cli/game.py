@@ -9,13 +9,14 @@ from collections import Counter
 from pathlib import Path
 
 from . import CommandError
-from .. import event_file, views
+from .. import views
+from ..core import event_file
 from ..core import commands as c
 from ..core import games, words
 from ..core.events import stored_version
-from ..journal import Journal, JournalBusy, JournalError
-from ..door import door_path, through_door
-from ..session import GROUP, Game, Session, rules_of, salvage, split_id
+from ..core.journal import Journal, JournalBusy, JournalError
+from ..core.door import door_path, through_door
+from ..core.session import GROUP, Game, Session, rules_of, salvage, split_id
 
 BUSY = 3        # exit code: another writer holds the journal; retry later
 SIMULATED_HARDWARE = """

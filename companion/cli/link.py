@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from . import CommandError
-from .. import event_file
+from ..core import event_file
 
 
 def register(sub, groups) -> None:
@@ -99,8 +99,8 @@ def journal_machine(path):
     """The machine's contents of the game in a journal, following it as the game goes on."""
     from pathlib import Path
 
-    from ..journal import Journal, JournalError
-    from ..session import Game
+    from ..core.journal import Journal, JournalError
+    from ..core.session import Game
     if not Path(path).exists():
         raise CommandError(f"{path}: no such journal", 2)
     try:

@@ -10,8 +10,8 @@ from pathlib import Path
 from . import CommandError
 from .game import load_event, open_journal
 from ..core.report import NotFinished, night
-from ..journal import Journal
-from ..session import rules_of
+from ..core.journal import Journal
+from ..core.session import rules_of
 
 FORMATS = (".pdf", ".html")
 
@@ -69,7 +69,7 @@ def write(journal: Journal, event: str, out: Path, staff: bool) -> int:
 
 def bench_report(args) -> int:
     from ..bingo.demo import demo_script
-    from ..session import Session
+    from ..core.session import Session
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "night.db"
         session = Session(Journal(path))

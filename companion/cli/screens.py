@@ -77,8 +77,8 @@ def journal_of(args) -> Path:
 def game_of(path: Path) -> str:
     """The game a journal holds; Plunder Bingo for a journal not there (yet) or empty."""
     from companion.core.commands import Malformed
-    from companion.journal import Journal, JournalError
-    from companion.session import rules_of
+    from companion.core.journal import Journal, JournalError
+    from companion.core.session import rules_of
     if not path.exists():
         return "bingo"
     try:
@@ -157,7 +157,7 @@ def screenshot(args) -> int:
 
 
 def console(args) -> int:
-    from companion.journal import JournalError
+    from companion.core.journal import JournalError
     from tui.sources import from_event
     event = load_event(args.event) if args.event else None
     path = Path(args.journal) if args.journal else event.journal if event else None

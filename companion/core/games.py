@@ -60,7 +60,7 @@ def folding(apply: dict[type, Callable[[object, object], None]], initial: type) 
 
 @dataclass(frozen=True)
 class EventRules:
-    """A game's part of the event file (companion/event_file.py, which stays game-neutral)."""
+    """A game's part of the event file (companion/core/event_file.py, which stays game-neutral)."""
     sections: dict[str, dict[str, tuple]]       # its keys, beside the shared ones: section -> key -> (type, allowed)
     required: dict[str, tuple[str, ...]]        # section -> keys it must have, beside the shared ones
     settings: Callable[[dict, object], object]  # (the file as read, its locator) -> the game's rules, or None;

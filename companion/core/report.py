@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Union
 
-from ..journal import Journal
-from ..session import Game
+from .journal import Journal
+from .session import Game
 from .events import CardHeld, CardRuled, Undone
 
 

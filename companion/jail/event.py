@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.commands import Malformed
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, journal_name, slug
+from ..core.event_file import VERSION, EventFileError, journal_name, slug
 from .commands import check_deck
 from .decide import MAX_PLAYERS, MIN_PLAYERS
 

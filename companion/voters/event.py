@@ -3,7 +3,7 @@ sets each game's stake, V9); its setup command and its commented example."""
 from __future__ import annotations
 
 from ..core.games import EventRules
-from ..event_file import VERSION, EventFileError, journal_name, slug
+from ..core.event_file import VERSION, EventFileError, journal_name, slug
 from .decide import MAX_NO, MIN_PLAYERS
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from companion.bingo.demo import demo_script
 from companion.cli import main
-from companion import journal
-from companion.journal import GENESIS, Journal, chain, seal
-from companion.session import Session
+from companion.core import journal
+from companion.core.journal import GENESIS, Journal, chain, seal
+from companion.core.session import Session
 
 DEMO = demo_script(6, seed=3)
 EXAMPLES = Path(__file__).parents[2] / "examples"

@@ -308,8 +308,8 @@ def test_D6_cancelling_needs_the_consent_of_every_player_not_eliminated():
 # ---- corrections: undo, held cards ----------------------------------------------------------------
 
 def test_undo_takes_back_a_transfer():
-    from companion.journal import Journal
-    from companion.session import Session
+    from companion.core.journal import Journal
+    from companion.core.session import Session
     session = Session(Journal())
     session.submit(setup_command())
     session.submit({"do": "transfer", "from": 1, "to": 2, "gem": "ruby", "count": 2})
@@ -488,7 +488,7 @@ def test_init_start_do_status_on_a_bluff_event(tmp_path, capsys):
 
 
 def test_the_bluff_event_file_checks_gems_star_wild_and_deadlines(tmp_path, capsys):
-    from companion import event_file
+    from companion.core import event_file
     event = tmp_path / "bluff.toml"
     run(capsys, "init", "--game", "bluff", "--players", 2, "--out", event)
     text = event.read_text()

@@ -7,8 +7,8 @@ from companion.bluff import GAME
 from companion.bluff import events as e
 from companion.bluff.commands import FACES, GEMS
 from companion.bluff.decide import holdings
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 
 E8 = 100_000_000
 STEPS = ["period", "dice", "transfer", "close_dice", "declare", "cancel", "judge", "undo"]

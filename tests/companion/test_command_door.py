@@ -1,4 +1,4 @@
-"""The console's door on its own (companion/door.py): a unix socket beside the journal, one JSON
+"""The console's door on its own (companion/core/door.py): a unix socket beside the journal, one JSON
 command per line in, one outcome per line out, whatever arrives; without a console."""
 import io
 import os
@@ -9,9 +9,9 @@ import threading
 import pytest
 
 from companion import door as d
-from companion.door import DOOR_LINE_LIMIT, Door, door_command, door_path, through_door
-from companion.journal import Journal
-from companion.session import Outcome, Session
+from companion.core.door import DOOR_LINE_LIMIT, Door, door_command, door_path, through_door
+from companion.core.journal import Journal
+from companion.core.session import Outcome, Session
 
 from journal_games import DEMO, write_game
 

@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from companion.journal import Journal, JournalError
-from companion.door import Door
-from companion.session import Session
+from companion.core.journal import Journal, JournalError
+from companion.core.door import Door
+from companion.core.session import Session
 
 from journal_games import DEMO, run, write_game
 

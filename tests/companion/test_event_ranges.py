@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.core import games
 
 # (game, section, key): a value under the range, one over it. [cards] is checked by the card scanner's

@@ -19,8 +19,8 @@ import pytest
 from companion.bingo import events as e
 from companion.bingo.evolve import fold
 from companion.core.events import EventTooNew, Events
-from companion.journal import Journal, JournalDamaged, JournalError
-from companion.session import Session
+from companion.core.journal import Journal, JournalDamaged, JournalError
+from companion.core.session import Session
 
 from journal_games import DEMO, forge, run, write_game
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import companion.cli
 from companion.bingo import commands as c
 from companion.cli import main
-from companion.journal import Journal
+from companion.core.journal import Journal
 
 SCALE = int(os.environ.get("FUZZ_SCALE", "1"))      # FUZZ_SCALE=10: a longer campaign, same tests
 PLAYERS = [{"no": no, "name": f"Name{no}", "account": "ABCDEF"[no - 1], "card": [9 * (no % 3) + i for i in range(1, 10)]}

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
 from game_rules import referee
 from companion.core import games
 from companion.jail import GAME, views
 from companion.jail.event import EXAMPLE_DECK
 from companion.jail.state import State
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUND = ROOT / "examples" / "jail-round.jsonl"

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from companion.jail import events as e
 from companion.jail import rules
 from companion.jail.state import State
-from companion.journal import Journal
-from companion.session import Game, Session
+from companion.core.journal import Journal
+from companion.core.session import Game, Session
 
 KINDS = "ABCDEFGH"
 

@@ -10,8 +10,8 @@ import pytest
 
 from companion.bingo.commands import parse, to_dict
 from companion.bingo.demo import demo_script
-from companion.journal import Journal, JournalError
-from companion.session import Game, Session
+from companion.core.journal import Journal, JournalError
+from companion.core.session import Game, Session
 
 DEMO = demo_script(6, seed=3)
 

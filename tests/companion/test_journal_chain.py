@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion.cli.bench import judge_damaged
-from companion.journal import Journal, JournalDamaged
-from companion.session import Session
+from companion.core.journal import Journal, JournalDamaged
+from companion.core.session import Session
 
 from journal_games import DEMO, run, tamper
 from journal_games import write_game as write_open

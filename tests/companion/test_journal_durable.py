@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from companion.journal import Journal, JournalError
-from companion.session import Session
+from companion.core.journal import Journal, JournalError
+from companion.core.session import Session
 
 from journal_games import DEMO, run, write_game
 
@@ -33,7 +33,7 @@ def test_a_backup_that_fails_leaves_the_previous_copy_whole(tmp_path, monkeypatc
 
     def no_sync(path):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr("companion.journal._fsync", no_sync)
+    monkeypatch.setattr("companion.core.journal._fsync", no_sync)
     with pytest.raises(OSError):
         live.journal.backup(tmp_path / "copy.db")
     assert (tmp_path / "copy.db").read_bytes() == before and sorted(os.listdir(tmp_path)) == ["copy.db", "j.db",

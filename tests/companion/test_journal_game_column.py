@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from companion import event_file
-from companion.journal import Journal, JournalDamaged, JournalError
-from companion.session import Session, rules_of
+from companion.core import event_file
+from companion.core.journal import Journal, JournalDamaged, JournalError
+from companion.core.session import Session, rules_of
 
 from journal_games import DEMO, example, forge, run, tamper, write_game, write_old
 

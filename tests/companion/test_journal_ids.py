@@ -7,8 +7,8 @@ import pytest
 from companion.bingo import commands as c
 from companion.bingo.demo import demo_script
 from companion.cli import main
-from companion.journal import Journal, JournalDamaged
-from companion.session import Session
+from companion.core.journal import Journal, JournalDamaged
+from companion.core.session import Session
 
 from journal_games import tamper
 

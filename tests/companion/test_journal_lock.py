@@ -10,8 +10,8 @@ import time
 import pytest
 
 from companion.cli import bench, main
-from companion.journal import Journal, JournalBusy
-from companion.session import Session
+from companion.core.journal import Journal, JournalBusy
+from companion.core.session import Session
 
 from journal_games import DEMO
 from journal_games import write_game as write_demo
@@ -61,7 +61,7 @@ def test_do_is_refused_while_the_console_holds_the_journal(tmp_path):
 
 def test_a_killed_holder_leaves_the_lock_to_the_next_writer(tmp_path):
     write_game(tmp_path / "j.db").journal.close()
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from companion.journal import Journal; "
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from companion.core.journal import Journal; "
                                "j = Journal(sys.argv[1]); print('held', flush=True); time.sleep(60)",
                                str(tmp_path / "j.db")], stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline() == "held\n"

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from companion.journal import Journal
-from companion.session import salvage
+from companion.core.journal import Journal
+from companion.core.session import salvage
 
 from journal_games import DEMO, run, write_game
 

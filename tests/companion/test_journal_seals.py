@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from companion import event_file
-from companion.journal import Journal, JournalDamaged
-from companion.session import Session
+from companion.core import event_file
+from companion.core.journal import Journal, JournalDamaged
+from companion.core.session import Session
 
 from journal_games import DEMO, forge, run, tamper, write_old
 

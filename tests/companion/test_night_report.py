@@ -8,8 +8,8 @@ import pytest
 from companion.bingo.demo import demo_script
 from companion.bingo.events import TurnEnded
 from companion.core.report import Chart, NotFinished, Table, moments, night
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from journal_games import run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -78,9 +78,9 @@ def test_scripts_whose_serials_name_no_owner_keep_todays_contract(capsys):
 
 def test_D3_a_validly_signed_card_for_a_player_not_in_the_game_is_refused(tmp_path):
     cv2 = pytest.importorskip("cv2")
-    from companion import event_file
-    from companion.journal import Journal
-    from companion.session import Session
+    from companion.core import event_file
+    from companion.core.journal import Journal
+    from companion.core.session import Session
     from vision import layouts as L
     from vision.cards import Scanner, referee
     from vision.render import render

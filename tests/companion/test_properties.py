@@ -5,8 +5,8 @@ from hypothesis import strategies as st
 from companion.bingo import commands as c
 from companion.bingo import events as e
 from companion.bingo.rules import BALLS, LINES, START_ACCOUNT
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 
 PLAYERS = 5
 SERIALS = [f"{kind}{i}" for kind in "VR" for i in range(6)]   # vote, robbery; few, so duplicates happen

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.bingo.demo import demo_script
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from companion.bingo.views import CHIP
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-game.jsonl"

@@ -8,8 +8,8 @@ import pytest
 from companion.cli import main
 from game_rules import referee
 from companion.core import games
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from companion.voters import GAME, views
 from companion.voters.state import State
 

@@ -6,8 +6,8 @@ from hypothesis import event as note
 from hypothesis import strategies as st
 
 from companion.core.events import Undone
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from companion.voters import events as e
 
 NUMBER = st.one_of(st.integers(0, 9), st.none())

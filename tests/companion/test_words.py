@@ -147,7 +147,7 @@ def test_a_broken_po_line_is_one_clear_error():
 
 
 def test_the_event_file_chooses_the_language(tmp_path, capsys):
-    from companion import event_file
+    from companion.core import event_file
     from companion.cli import main
     path = tmp_path / "event.toml"
     assert main(["init", "--out", str(path)]) == 0

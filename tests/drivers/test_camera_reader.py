@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
 from drivers.ball_reader import BallReader, Settings, SettingsError
 from drivers.camera import Camera, FolderSource, Source

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from drivers import protocol as p
 from drivers.cage_sim import Faults, PtyPort, SimCage, SocketPort
 from drivers.serial_link import BallRead, LinkError, SerialLink, alert_for

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
 from drivers.link_bench import Scenario, report, run
 from drivers.cage_sim import Faults

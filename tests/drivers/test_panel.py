@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion import event_file
+from companion.core import event_file
 from drivers.panel import BUTTON_COMMANDS, Panel, PanelConfig, PanelError, make_factory
 
 QUICK = PanelConfig(bounce_ms=0, motor_seconds=0.15, undo_hold_seconds=0.1)

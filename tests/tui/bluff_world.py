@@ -8,11 +8,11 @@ from datetime import datetime
 
 from aiohttp import web
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
-from companion.journal import Journal
-from companion.door import Door
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.door import Door
+from companion.core.session import Session
 from tui.web import phone as P
 from tui.web.server import make_app
 

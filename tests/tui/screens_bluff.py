@@ -3,7 +3,7 @@ that every screen of it is the same on every run. Period 1: a transfer during th
 (D5), Chen's 9 fives fail on 8 (AB2, ★ wild): eliminated; period 2: Dana's 6 threes hold: she wins."""
 from __future__ import annotations
 
-from companion.session import Session
+from companion.core.session import Session
 
 from screens_game import Clock, play_step, played
 

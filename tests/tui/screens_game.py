@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 
 START = datetime(2025, 3, 1, 18, 0, 0, tzinfo=timezone.utc)
 NAMES = {1: "Akiko Tanaka", 2: "Bruno Diaz", 3: "Chen Wei", 4: "Dana Smith"}

@@ -3,7 +3,7 @@ that every screen of it is the same on every run. Game 1 is the seed's first exa
 1,2,1,0,3 -> the player of 0); game 2 a dobon with an invalid card (V4, V7)."""
 from __future__ import annotations
 
-from companion.session import Session
+from companion.core.session import Session
 
 from screens_game import Clock, play_step, played
 

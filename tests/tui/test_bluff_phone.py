@@ -1,6 +1,6 @@
 """Auction Bluff's private phone pages in a real browser (headless Chromium over
 DevTools): the display server runs in this process with the test's clock, the game's one writer is
-a session behind a real console door (companion.door.Door on the journal's .sock). A player's
+a session behind a real console door (companion.core.door.Door on the journal's .sock). A player's
 page sets their dice faces and declares (AB2) through that door; a token cannot read or act for
 another player; a vote after [bluff] dice_until and a declaration after declare_until are refused
 by the server's clock; a revoked or forged token is 403; with no console open the page says so. The

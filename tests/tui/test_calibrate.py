@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
 from tui.calibrate import CalibrateApp, save_camera
 from tui.forms import Confirm

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from companion.core.words import languages, say
-from companion.journal import Journal, JournalError
-from companion.session import Game
+from companion.core.journal import Journal, JournalError
+from companion.core.session import Game
 from tui.demo import Night, console_class
 
 from screens_helpers import drive, settle, text_of

@@ -19,7 +19,7 @@ import zlib
 
 import pytest
 
-from companion.journal import JournalError
+from companion.core.journal import JournalError
 from tui.demo import Night, console_class
 
 from screens_helpers import drive, settle

@@ -7,7 +7,7 @@ import asyncio
 import json
 import socket
 
-from companion.door import DOOR_LINE_LIMIT, door_path
+from companion.core.door import DOOR_LINE_LIMIT, door_path
 from tui.console import ConsoleApp
 
 from screens_game import game

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from companion import views
-from companion.journal import Journal
+from companion.core.journal import Journal
 from tui.feed import Feed, epoch
 
 from screens_game import START, game, play

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, Phase, assume, example, given, settings, str
 
 from companion import views
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from tui.bluff.console import BluffConsoleApp
 from tui.bluff.display import BluffDisplayApp
 from tui.calibrate import CalibrateApp

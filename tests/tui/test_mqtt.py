@@ -18,8 +18,8 @@ import paho.mqtt.client as paho
 import pytest
 
 from companion import views
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from screens_chromium import chromium, free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from tui.calibrate import CalibrateApp, Guided
 from tui.console import ConsoleApp
 from tui.sources import PanelSource, ReaderSource, SimulatedCage, from_event

@@ -68,7 +68,7 @@ def cage_frame(seq: int, ball: int) -> bytes:
 
 
 def test_the_cage_hears_its_ack_only_once_the_journal_has_the_ball_and_a_restart_draws_nothing_twice(tmp_path):
-    from companion.session import Outcome
+    from companion.core.session import Outcome
     from tui.sources import LinkSource
     journal = tmp_path / "g.db"
     asked, sent = [], threading.Event()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from tui.console import ConsoleApp
 from tui.forms import FormError, tally
 

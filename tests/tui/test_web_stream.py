@@ -8,8 +8,8 @@ import json
 import aiohttp
 from aiohttp import web
 
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from tui.web import server as web_server
 
 from screens_chromium import free_port

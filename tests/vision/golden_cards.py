@@ -50,7 +50,7 @@ def games() -> dict[str, Game]:
 def _printed(game: str, option: list[str]) -> Game:
     from reportlab import rl_config
 
-    from companion import event_file
+    from companion.core import event_file
     rl_config.invariant = 1          # the same PDF each time: its raster is cut once (card_deck.of_pdf)
     with tempfile.TemporaryDirectory() as work:
         event, pdf = Path(work) / "event.toml", Path(work) / "cards.pdf"

@@ -1,8 +1,8 @@
 """Acceptance: agreement across frames, conflicts and strangers are alerts, the beam."""
 import pytest
 
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from vision.acceptance import Acceptor, Alert, BallRead
 
 FRAME = 1 / 30

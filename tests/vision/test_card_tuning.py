@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import thresholds
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
 from tui.sources import from_event
 from vision import layouts as L

@@ -6,10 +6,10 @@ import cv2
 import numpy as np
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from vision import layouts as L
 from vision.sim import drawn_cards as C
 from vision.cards import FolderWatcher, Scanner, referee

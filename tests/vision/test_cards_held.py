@@ -8,8 +8,8 @@ import cv2
 import pytest
 
 import printed_cards as P
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from vision.cards import Scanner
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tui"))
@@ -117,7 +117,7 @@ def test_a_card_on_a_busy_machine_is_not_turned_away_by_the_time_limit(monkeypat
 def test_every_scanner_setting_can_be_set_in_the_event_file(tmp_path):
     """[cards] in event.toml: an unknown key is an error (law 5), so every Settings field must be known there."""
     from dataclasses import fields
-    from companion import event_file
+    from companion.core import event_file
     from companion.cli import main
     from companion.cli.cards import _settings
     from vision.cards import Settings

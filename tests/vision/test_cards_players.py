@@ -6,8 +6,8 @@ import pytest
 
 import printed_cards as P
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from vision import layouts as L
 from vision.cards import referee
 

@@ -9,10 +9,10 @@ import subprocess
 import cv2
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from vision import layouts as L
 from vision.cards import Scanner, Settings, referee
 from vision.sim import number_cards as N

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion import event_file
+from companion.core import event_file
 from companion.cli import main
 from vision import layouts as L, printing, render
 from vision.cards import Scanner

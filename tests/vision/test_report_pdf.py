@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from companion.bingo.demo import demo_script
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 from test_printed_pdfs import LONG_NAME, _fonts, _too_near_the_edge
 
 ROOT = Path(__file__).resolve().parents[2]

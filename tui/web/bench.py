@@ -30,8 +30,8 @@ import aiohttp
 
 from companion import views
 from companion.bingo.demo import demo_script
-from companion.journal import Journal
-from companion.session import Session
+from companion.core.journal import Journal
+from companion.core.session import Session
 
 from .crowd import RESERVED_FILES, raise_open_file_limit
 from .server import PAGE, WORDS

@@ -33,7 +33,7 @@ from typing import Callable
 from aiohttp import web
 
 from companion.core.words import _
-from companion.door import door_path, through_door
+from companion.core.door import door_path, through_door
 
 MAC_BYTES = 12                       # 96 bits: guessing another player's page is hopeless
 TOKEN = re.compile(r"(?P<no>[0-9]{1,3})\.(?P<generation>[0-9]{1,9})\.[A-Za-z0-9_-]{16}")   # 16: MAC_BYTES in base64

@@ -29,7 +29,7 @@ from aiohttp import web
 
 from companion import views
 from companion.core import words
-from companion.journal import Journal, JournalError
+from companion.core.journal import Journal, JournalError
 
 from ..failures import Once
 from ..feed import Feed

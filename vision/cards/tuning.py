@@ -103,7 +103,7 @@ class Settings(_Checked):
 
 def settings_for(event) -> Settings:
     """The event file's [cards] section over the defaults; an entry out of range or out of order is one
-    line naming the file, its line and the key (event: companion.event_file.EventFile)."""
+    line naming the file, its line and the key (event: companion.core.event_file.EventFile)."""
     section = event.sections.get("cards", {})
     known = {f.name for f in fields(Settings)}
     try:

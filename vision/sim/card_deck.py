@@ -85,7 +85,7 @@ def _png(path: str) -> np.ndarray:
 
 def event_id() -> str:
     """The printed event's id (the event file makes it from the name)."""
-    from companion import event_file
+    from companion.core import event_file
     return event_file.slug(EVENT_NAME)
 
 
@@ -147,7 +147,7 @@ def _print_all(work: Path, players: int) -> list[tuple[str, Path]]:
 
 
 def _write_event(path: Path, name: str, players: int, secret: str) -> None:
-    from companion import event_file
+    from companion.core import event_file
     path.write_text(event_file.example(name, players, 7, secret), encoding="utf-8")
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from .core import games, words
+from . import games, words
 
 VERSION = 1
 

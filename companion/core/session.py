@@ -18,10 +18,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from .core import games
-from .core.commands import Malformed, Undo
-from .core.events import CardHeld, EventTooNew, Undone
-from .core.games import GameRules, Rejected
+from . import games
+from .commands import Malformed, Undo
+from .events import CardHeld, EventTooNew, Undone
+from .games import GameRules, Rejected
 from .event_file import EventFile
 from .journal import Journal, JournalDamaged, JournalError, private_temporary
 

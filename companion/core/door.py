@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from .core.commands import Malformed
+from .commands import Malformed
 from .journal import JournalError
 from .session import Outcome, Session
 
