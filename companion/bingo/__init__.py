@@ -1,5 +1,5 @@
 """Plunder Bingo (強奪ビンゴ): one game of the companion's protocol (companion.core.games)."""
-from ..core.games import GameRules
+from ..core.games import GameRules, Screens
 from . import commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
@@ -13,4 +13,5 @@ GAME = GameRules(
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished),
     cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
-    night=night.REPORT)
+    night=night.REPORT,
+    screens=Screens("tui.console:ConsoleApp", "tui.display:DisplayApp", balls=True))

@@ -1,5 +1,5 @@
 """Auction Bluff (オークションブラフ, docs/rules/auction-bluff.md): one game of the companion's protocol (companion.core.games)."""
-from ..core.games import GameRules
+from ..core.games import GameRules, Screens
 from . import commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
@@ -12,4 +12,5 @@ GAME = GameRules(
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.PeriodOpened, events.PeriodJudged),
     cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
-    night=night.REPORT)
+    night=night.REPORT,
+    screens=Screens("tui.bluff.console:BluffConsoleApp", "tui.bluff.display:BluffDisplayApp"))

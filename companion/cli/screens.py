@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core import games
 from . import CommandError
 from .game import load_event
 
@@ -64,12 +65,6 @@ def register(sub, groups) -> None:
     p.set_defaults(run=screenshot)
 
 
-CONSOLES = {"bingo": ("tui.console", "ConsoleApp"), "voters": ("tui.voters.console", "VotersConsoleApp"),
-            "bluff": ("tui.bluff.console", "BluffConsoleApp"), "jail": ("tui.jail.console", "JailConsoleApp")}
-DISPLAYS = {"bingo": ("tui.display", "DisplayApp"), "voters": ("tui.voters.display", "VotersDisplayApp"),
-            "bluff": ("tui.bluff.display", "BluffDisplayApp"), "jail": ("tui.jail.display", "JailDisplayApp")}
-
-
 def journal_of(args) -> Path:
     return Path(args.journal) if args.journal else load_event(args.event).journal
 
@@ -80,7 +75,7 @@ def game_of(path: Path) -> str:
     from companion.core.journal import Journal, JournalError
     from companion.core.session import rules_of
     if not path.exists():
-        return "bingo"
+        return games.DEFAULT
     try:
         journal = Journal(path, readonly=True)
         try:
@@ -93,11 +88,9 @@ def game_of(path: Path) -> str:
         raise CommandError(f"{path}: {error}")
 
 
-def screen_for(screens: dict, game: str):
-    """The console or display class of `game`."""
-    import importlib
-    module, name = screens[game]
-    return getattr(importlib.import_module(module), name)
+def screen_for(which: str, game: str):
+    """The "console" or "display" class of `game`, as the game declares it."""
+    return games.rules(game).screens.load(which)
 
 
 def display(args) -> int:
@@ -130,7 +123,7 @@ def display(args) -> int:
     except CommandError:            # a display may follow a journal it cannot write beside: its screen says it all
         pass
     while game:              # a display that finds another game in the journal hands over to its display
-        game = screen_for(DISPLAYS, game)(path).run()
+        game = screen_for("display", game)(path).run()
     return 0
 
 
@@ -144,9 +137,9 @@ def screenshot(args) -> int:
     except ValueError as error:
         raise CommandError(str(error), 2)
     if args.screen == "display":
-        app, ready = screen_for(DISPLAYS, game_of(path))(path), lambda app: app.view is not None
+        app, ready = screen_for("display", game_of(path))(path), lambda app: app.view is not None
     else:
-        app, ready = screen_for(CONSOLES, game_of(path)).for_journal(path, readonly=True), lambda app: app.ready
+        app, ready = screen_for("console", game_of(path)).for_journal(path, readonly=True), lambda app: app.ready
     try:
         svg, _ = picture(app, size, ready)
     except NotReady as error:
@@ -169,11 +162,11 @@ def console(args) -> int:
         raise CommandError("--scan needs --event (the cards are checked against its secret)", 2)
     game = game_of(path)
     try:
-        app = screen_for(CONSOLES, game).for_journal(path, backup=event.backup if event else None)
+        app = screen_for("console", game).for_journal(path, backup=event.backup if event else None)
         log_beside(path)
     except JournalError as error:
         raise CommandError(str(error))
-    if game == "bingo":
+    if games.rules(game).screens.balls:
         app.sources, app.problems = from_event(event, lambda: app.session.state.place, args.scan, path,
                                                phase=lambda: app.session.state.phase)
     else:                                    # no balls: the scanner and the panel only

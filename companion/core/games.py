@@ -72,6 +72,19 @@ class EventRules:
 
 
 @dataclass(frozen=True)
+class Screens:
+    """A game's screens, each named "module:Class": the core names them and never imports them."""
+    console: str
+    display: str
+    balls: bool = False                         # the ball reader and the cage link feed its console
+
+    def load(self, which: str) -> type:
+        """The class of the "console" or the "display"."""
+        module, _, name = getattr(self, which).partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
 class GameRules:
     name: str                                   # the setup's and the event file's `game`
     title: str                                  # shown to people: "Plunder Bingo"
@@ -90,6 +103,7 @@ class GameRules:
     replay: Callable[[object, list], dict] | None = None   # `replay --json` (staff) if not staff + log
     event: EventRules | None = None             # its part of the event file (event.toml)
     night: "NightReport | None" = None          # its part of `companion report` (companion/core/report.py)
+    screens: Screens | None = None              # its staff console and audience display
 
     def replay_json(self, state, log: list) -> dict:
         return self.replay(state, log) if self.replay else {**self.staff(state), "log": log}

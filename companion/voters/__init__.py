@@ -1,5 +1,5 @@
 """Voters (ボーター, docs/rules/voters.md): one game of the companion's protocol (companion.core.games)."""
-from ..core.games import GameRules
+from ..core.games import GameRules, Screens
 from . import commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
@@ -12,4 +12,5 @@ GAME = GameRules(
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.GameDealt, events.GameSettled, events.GameVoided),
     cards=("number",), replay=views.replay, event=EVENT,
-    night=night.REPORT)
+    night=night.REPORT,
+    screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from companion import door as d
+from companion.core import door as d
 from companion.core.door import DOOR_LINE_LIMIT, Door, door_command, door_path, through_door
 from companion.core.journal import Journal
 from companion.core.session import Outcome, Session

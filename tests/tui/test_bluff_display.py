@@ -73,10 +73,10 @@ def test_snapshot(tmp_path, step, size):
 
 
 def test_the_screens_are_those_of_the_journals_game(tmp_path):
-    from companion.cli.screens import CONSOLES, DISPLAYS, game_of, screen_for
+    from companion.cli.screens import game_of, screen_for
     from tui.bluff.console import BluffConsoleApp
     night(tmp_path / "b.db", "ready")
-    assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in (CONSOLES, DISPLAYS)] == \
+    assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in ("console", "display")] == \
         [BluffConsoleApp, BluffDisplayApp]
 
 

@@ -76,16 +76,16 @@ def test_snapshot(tmp_path, step, size):
 
 
 def test_the_screens_are_those_of_the_journals_game(tmp_path):
-    from companion.cli.screens import CONSOLES, DISPLAYS, game_of, screen_for
+    from companion.cli.screens import game_of, screen_for
     from screens_game import game
     from tui.console import ConsoleApp
     from tui.display import DisplayApp
     from tui.voters.console import VotersConsoleApp
     night(tmp_path / "v.db", "ready")
     game(tmp_path / "b.db", "ready")
-    assert [screen_for(screens, game_of(tmp_path / "v.db")) for screens in (CONSOLES, DISPLAYS)] == \
+    assert [screen_for(screens, game_of(tmp_path / "v.db")) for screens in ("console", "display")] == \
         [VotersConsoleApp, VotersDisplayApp]
-    assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in (CONSOLES, DISPLAYS)] == \
+    assert [screen_for(screens, game_of(tmp_path / "b.db")) for screens in ("console", "display")] == \
         [ConsoleApp, DisplayApp]
     assert game_of(tmp_path / "not-yet.db") == "bingo"        # a display may wait for its journal
 
