@@ -25,7 +25,7 @@ from .measure import BubbleInk, Cut, Measured, bubble_geometry, ink, left_near, 
     score_bubbles, sharpness
 from .reasons import Code, Finding, at, why
 from .result import Rejection, Result
-from .strokes import StrokeCut, across, broken_lines, crosses_disc, cut_by_strokes, find_strokes, runs_through, sits_on
+from .strokes import StrokeCut, broken_lines, cut_by_strokes, find_strokes, runs_through, sits_on
 from .tuning import GLARE, LIGHT, LOCATE, MEASURE, STROKES, Settings
 
 class Scanner:
@@ -169,14 +169,11 @@ class Scanner:
         if touched.any():
             plain = [key for n, key in enumerate(keys) if touched[n] and bare.scores[key] >= s.definite]
             again = again.taking(bare, plain)
-            # with ink left that runs across the stroke (a light cross's other arm) the two are one mark, scored whole
-            bubbles = layout.bubbles()
-            plain += [key for n, key in enumerate(keys)
-                      if touched[n] and key not in plain and bare.scores[key] >= s.marginal
-                      and across([line for line in strokes if sits_on(line, bubbles[n][1], m, layout.kind)], key, m,
-                                 layout.kind, covered)]
-        doubts = tuple(_line_doubts(m, layout, numbers.scores, again.scores, strokes, stroke_cut, crossed, touched,
-                                    plain, circles, s))
+            # with ink left apart from the stroke (a light cross's other arm) the two are one mark, scored whole
+            plain += [key for n, key in enumerate(keys) if touched[n] and key not in plain
+                      and bare.scores[key] >= s.marginal and _apart(m, layout.kind, key, covered)]
+        doubts = tuple(_line_doubts(m, layout, numbers.scores, again.scores, stroke_cut, crossed, touched, plain,
+                                    circles, s))
         return again, doubts, crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
@@ -192,21 +189,18 @@ class Scanner:
 
     def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
                        cuts: list) -> bool:
-        """The lines leave a bubble marked either way when, with them taken out, ink running across one
-        of them is left (a cross's other arm), or a definite mark: beside lines that all sit on the
-        bubble (a cross's long arm: maybe its mark), or nearly all of it apart from lines running through
-        (_apart: not their soft edge or wobble)."""
+        """The lines leave a bubble marked either way when, with them taken out, the ink left is a mark
+        apart from them (_apart: a cross's other arm, a tick they cross), or a definite mark beside lines
+        that all sit on the bubble (a cross's long arm: maybe its mark)."""
         bubbles = layout.bubbles()
         b = next(b for name, b in bubbles if (name, b.value) == key)
         covered = cut_by_strokes(lines, layout, m).covered
         alone = np.array([(name, o.value) == key for name, o in bubbles])
         left = self._numbers(m, layout.kind, [*cuts, Cut(covered, alone)], circles).scores
         s = self.settings
-        if left[key] >= s.marginal and across(lines, key, m, layout.kind, covered):
+        if left[key] >= s.definite and all(sits_on(line, b, m, layout.kind) for line in lines):
             return True
-        if all(sits_on(line, b, m, layout.kind) for line in lines):
-            return left[key] >= s.definite
-        return _apart(m, layout, key, covered, left, s)
+        return left[key] >= s.marginal and _apart(m, layout.kind, key, covered)
 
     def _on_time(self) -> None:
         """A card whose scan works too long (a huge or hostile image) is not waited for; the time is the
@@ -248,7 +242,7 @@ def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
     return colour if colour is not None and colour.shape[:2] == image.shape else image
 
 
-def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, strokes: list, stroke_cut, crossed: np.ndarray,
+def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke_cut, crossed: np.ndarray,
                  touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> Iterator[Finding]:
     """What the strokes leave in doubt, scores before and again after their ink is taken out: a line
     only touching a bubble with ink there; one running into it with a little ink beside it (the line's
@@ -260,20 +254,18 @@ def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, strok
             yield why(Code.LINE_TOUCHES, **at(key))
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
                 and s.marginal <= again[key] < STROKES.beside_ceiling * s.definite \
-                and not _apart(m, layout, key, covered, again, s) \
-                and not across([line for line in strokes if crosses_disc(line, b)], key, m, layout.kind, covered):
+                and not _apart(m, layout.kind, key, covered):
             yield why(Code.LINE_INK_BESIDE, **at(key))
         if crossed[n] and again[key] < s.definite \
                 and scores[key] - again[key] > STROKES.over_ink * expected[n] + STROKES.over_ink_plus:
             yield why(Code.LINE_OVER_INK, **at(key))
 
 
-def _apart(m: Measured, layout: L.Layout, key: tuple, covered: np.ndarray, scores: dict, s: Settings) -> bool:
-    """A definite mark's ink left beside a line taken out of a bubble, nearly all of it well away from
-    the line (MEASURE.apart_mm): a mark of its own (a tick the line crosses), not the line's soft edge or wobble."""
-    if scores[key] < s.definite:
-        return False
-    g = bubble_geometry(layout.kind)[key]
+def _apart(m: Measured, kind: str, key: tuple, covered: np.ndarray) -> bool:
+    """The ink left in a bubble with lines taken out (covered) lies apart from them: MEASURE.apart of it
+    MEASURE.apart_mm or more from them, a mark of its own (a tick a line crosses, a cross's other arm), not
+    their soft edge or wobble. One quantity for both: a person looks at ink between."""
+    g = bubble_geometry(kind)[key]
     return 1.0 - left_near(m.new[g.where] * g.disc, covered.reshape(m.new.shape)[g.where], MEASURE.apart_mm) \
         >= MEASURE.apart
 

@@ -212,8 +212,8 @@ class MeasureStage(_Checked):
                            "print's misfit) reaches this far: open paper is farther from any print")
     beside: float = entry(0.9, "share of ink", 0.5, 1.0, "a bubble's ink left this share of it within edge_mm of ink "
                           "taken out (a circle's path, a line): that ink's edge, no mark")
-    apart: float = entry(0.8, "share of ink", 0.5, 1.0, "a definite mark beside a line taken out: this share of its "
-                         "ink apart from the line is a mark of its own (a tick the line crosses)")
+    apart: float = entry(0.6, "share of ink", 0.5, 1.0, "ink left beside a line taken out, this share of it apart "
+                         "from the line: a mark of its own (a tick the line crosses, a cross's other arm)")
     apart_mm: float = entry(1.0, "mm", 0.2, 3.0, "ink this far from a line or more is apart from it: no soft edge "
                             "or wobble of the line's")
     spill_times: float = entry(2.0, "times", 1.0, 10.0, "ink only where a neighbour's mark reaches, which holds this "
@@ -239,8 +239,6 @@ class StrokeStage(_Checked):
     one_line_mm: float = entry(1.0, "mm", 0.2, 5.0, "and in place")
     on_line_px: int = entry(4, "px", 1, 12, "ink (a segment's end, a point) this close across a line is on it")
     bow_mm: float = entry(1.5, "mm", 0.5, 5.0, "a bowed line's ink strays this far from the straight line fitted")
-    across: float = entry(0.25, "share of ink", 0.05, 1.0, "a cross's other arm: this share of the ink left on each "
-                          "side of the arm found, MEASURE.apart_mm from it or more")
     leaves: float = entry(0.5, "radii", 0.1, 2.0, "a stroke going on this far beyond a bubble's disc on one side "
                           "leaves it farther than a mark's arm (a cross's, the widest, reaches 0.35)")
     leaves_mm: float = entry(4.0, "mm", 1.0, 10.0, "and at least this far (on a small bubble a mark's curve reaches 3)")
