@@ -72,3 +72,11 @@ def test_a_golden_card_records_the_row_that_fired_and_every_finding(card, decisi
     assert [f["code"] for f in result.findings] == found
     assert all(f["message"] for f in result.findings)
     assert result.to_json().get("findings", []) == result.findings
+
+
+def test_the_scanner_holds_fewer_thresholds_and_lines_than_before_the_table():
+    """Fewer rules: 155 thresholds and 3,429 lines before the findings table (tests/vision/thresholds.py);
+    one measured quantity and one threshold where several checks described one phenomenon."""
+    import thresholds
+    counted = thresholds.count(CARDS)
+    assert counted["thresholds"] <= 150 and counted["lines"] <= 3390, counted

@@ -212,12 +212,12 @@ def _halo(r: Reading, s: Settings, typical: float) -> Iterator[Finding]:
 
 
 def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
-    """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (ink with
-    its contrast restored), or None."""
+    """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (with its contrast
+    restored, a trace of a field read blank in its disc, or a trace round it: a circle?), or None."""
     disc, outer, unknown = restored(r.amount, r.layout.kind, r.levels, key, kept, GLARE.faded, r.circles.path)
     if unknown >= GLARE.unknown:
         return "unknown"
-    return "ink" if disc >= GLARE.glare_trace or outer >= GLARE.outer_trace else None
+    return "ink" if disc >= s.blank_trace or outer >= s.trace else None
 
 
 def _stray_line(r: Reading, s: Settings) -> tuple:
