@@ -331,12 +331,12 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> I
         if key in circles.circled:
             continue
         if joined[m] >= marginal:
-            yield why(Code.CIRCLE_JOINED_INK, circled=circles.circled, **at(key))
+            yield why(Code.CIRCLE_JOINED_INK, circled=circles.circled, **at(key), score=joined[m])
         elif pixels[m] and reached[m] >= marginal:
-            yield why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key))
+            yield why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key), score=reached[m])
         elif pixels[m] and on_ink[m] / pixels[m] > MEASURE.over_ink * circles.density \
                 and on_ink[m] * per_r[m] >= marginal:
-            yield why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key))
+            yield why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key), score=on_ink[m] * per_r[m])
 
 
 @lru_cache(maxsize=None)

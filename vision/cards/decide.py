@@ -178,7 +178,7 @@ def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
         if typical < GLARE.faded * GLARE.clear_ring or any(
                 scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / GLARE.clear_ring)
                 for n, key in enumerate(keys)):
-            yield why(Code.BUBBLES_UNSEEN)
+            yield why(Code.BUBBLES_UNSEEN, rings=typical)
     clear, fields = typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
     printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
     for key in faded:
@@ -188,15 +188,15 @@ def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
             continue
         if scores[key] >= s.marginal:
             if levels.rings[key] < s.glare * typical:
-                yield why(Code.GLARE, **at(key))
+                yield why(Code.GLARE, **at(key), ring=levels.rings[key] / typical)
             continue
         inked_along = (fill[n][kept >= GLARE.faded] > GLARE.ring_filled * printed_fill).any()
         if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
-            yield why(Code.GLARE_RING_INKED, **at(key))
+            yield why(Code.GLARE_RING_INKED, **at(key), ring=kept.max())
         elif unseen := _unseen(r, s, key, kept):
-            yield why(Code.GLARE if unseen == "unknown" else Code.GLARE_FAINT_MARK, **at(key))
+            yield why(Code.GLARE if unseen == "unknown" else Code.GLARE_FAINT_MARK, **at(key), ring=kept.min())
         elif not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
-            yield why(Code.GLARE_BLANK_FIELD, **at(key))
+            yield why(Code.GLARE_BLANK_FIELD, **at(key), ring=kept.min())
 
 
 def _halo(r: Reading, s: Settings, typical: float) -> Iterator[Finding]:
@@ -234,7 +234,7 @@ def _unclear(r: Reading, s: Settings) -> Iterator[Finding]:
             # a circled bubble's mark is its circle, which no line through it makes (ink on most rays round it)
             if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray \
                     and key not in r.circles.circled:
-                yield why(Code.LINE_THROUGH, **at(key))
+                yield why(Code.LINE_THROUGH, **at(key), around=around[key])
         marked = [filled[f.name, b.value] for b in f.bubbles
                   if scores[f.name, b.value] >= s.definite or (f.name, b.value) in light]
         if r.layout.kind not in ("vote", "number") and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
@@ -256,10 +256,10 @@ def _trace(r: Reading, s: Settings) -> Iterator[Finding]:
         if r.scores[key] >= (s.trace if fields[name] else s.blank_trace) and not _edge(r, s, key):
             yield why(Code.FAINT_INK, **at(key), score=r.scores[key])
         if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
-            yield why(Code.RING_INKED, **at(key))
+            yield why(Code.RING_INKED, **at(key), ring=rings[key] / typical)
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
-            yield why(Code.LABEL_INKED, **at(key))
+            yield why(Code.LABEL_INKED, **at(key), label=darkest[key])
 
 
 def _edge(r: Reading, s: Settings, key: tuple) -> bool:
@@ -318,7 +318,7 @@ def _faint_circle(r: Reading, s: Settings) -> Iterator[Finding]:
             looks = faint_over_paper(r.amount, r.layout.kind, r.levels, _drawn_round(r))
             looks = [(values, median(values.values())) for values in looks]
         if all(_all_round(values[key], typical, s) for values, typical in looks):
-            yield why(Code.FAINT_CIRCLE, **at(key))
+            yield why(Code.FAINT_CIRCLE, **at(key), faint=r.circles.faint[key], usual=usual)
 
 
 def _drawn_round(r: Reading) -> np.ndarray | None:
@@ -357,7 +357,7 @@ def _noisy_blank(r: Reading, s: Settings) -> Iterator[Finding]:
     """A field read blank in a picture whose noise floor (JPEG, grain, a shadow's dapple) is so high
     that light pencil vanishes under it: blank or a light mark, a person tells."""
     if r.levels.floor >= s.noisy:
-        yield from (why(Code.NOISY_BLANK, field=name) for name, values in r.firmly_marked(s).items() if not values)
+        yield from (why(Code.NOISY_BLANK, field=name, floor=r.levels.floor) for name, values in r.firmly_marked(s).items() if not values)
 
 
 DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled, _faint_circle, _faint_in_blank,

@@ -156,9 +156,12 @@ class Finding:
         return template.format(field=self.field, value=self.value, **named)
 
     def to_json(self) -> dict:
-        """What the console and the bench show of it: code, where, and the message."""
+        """What the console and the bench show of it: code, where, what was measured (numbers to 3 places)
+        and the message."""
+        measured = {k: round(float(v), 3) if isinstance(v, float) or hasattr(v, "dtype") else v
+                    for k, v in self.measured.items()}
         return {k: v for k, v in (("code", self.code.value), ("field", self.field), ("value", self.value),
-                                  ("message", self.message())) if v is not None}
+                                  ("measured", measured), ("message", self.message())) if v not in (None, {})}
 
     def __str__(self) -> str:
         return self.message()

@@ -185,7 +185,7 @@ class Scanner:
         for name, b in marks:
             through = [line for line in lines if runs_through(line, b)]
             if through and not self._marked_beside(m, layout, (name, b.value), through, circles, cuts):
-                yield why(Code.BROKEN_LINE, **at((name, b.value)))
+                yield why(Code.BROKEN_LINE, **at((name, b.value)), score=scores[name, b.value])
 
     def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
                        cuts: list) -> bool:
@@ -251,14 +251,14 @@ def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, strok
     for n, (name, b) in enumerate(layout.bubbles()):
         key = name, b.value
         if touched[n] and again[key] >= s.marginal and key not in plain:
-            yield why(Code.LINE_TOUCHES, **at(key))
+            yield why(Code.LINE_TOUCHES, **at(key), score=again[key])
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
                 and s.marginal <= again[key] < STROKES.beside_ceiling * s.definite \
                 and not _apart(m, layout.kind, key, covered):
-            yield why(Code.LINE_INK_BESIDE, **at(key))
+            yield why(Code.LINE_INK_BESIDE, **at(key), score=again[key])
         if crossed[n] and again[key] < s.definite \
                 and scores[key] - again[key] > MEASURE.over_ink * expected[n] + STROKES.over_ink_plus:
-            yield why(Code.LINE_OVER_INK, **at(key))
+            yield why(Code.LINE_OVER_INK, **at(key), taken=scores[key] - again[key], line=expected[n])
 
 
 def _apart(m: Measured, kind: str, key: tuple, covered: np.ndarray) -> bool:
