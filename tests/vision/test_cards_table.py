@@ -61,6 +61,8 @@ def test_the_first_row_holding_a_finding_decides_whatever_order_they_were_found_
     ("clean/vote/pencil/1", "review", "faint_circle", ["faint_circle", "blank_vote"]),
     ("clean/robbery/two marks/0", "review", "line_touches", ["line_touches", "fields_not_one"]),
     ("hard/bluff_dice/two marks/0", "review", "faces_twice", ["faces_twice"]),
+    # ink beside a line, not apart from it, is held however much of it there is (no second rule above 2x definite)
+    ("hard/robbery/stray line/0", "review", "line_ink_beside", ["line_ink_beside"]),
     ("hard/inout/circle/0", "review", "glare_ring_inked",
      ["glare_ring_inked", "glare_faint_mark", "unclear_mark", "faint_ink", "faint_ink", "faint_ink"]),
 ])
@@ -80,4 +82,4 @@ def test_the_scanner_holds_fewer_thresholds_and_lines_than_before_the_table():
     one measured quantity and one threshold where several checks described one phenomenon."""
     import thresholds
     counted = thresholds.count(CARDS)
-    assert counted["thresholds"] <= 150 and counted["lines"] <= 3393, counted
+    assert counted["thresholds"] <= 149 and counted["lines"] <= 3391, counted

@@ -253,7 +253,7 @@ def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, strok
         if touched[n] and again[key] >= s.marginal and key not in plain:
             yield why(Code.LINE_TOUCHES, **at(key), score=again[key])
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                and s.marginal <= again[key] < STROKES.beside_ceiling * s.definite \
+                and again[key] >= s.marginal \
                 and not _apart(m, layout.kind, key, covered):
             yield why(Code.LINE_INK_BESIDE, **at(key), score=again[key])
         if crossed[n] and again[key] < s.definite \

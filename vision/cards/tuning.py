@@ -246,8 +246,6 @@ class StrokeStage(_Checked):
     leaves_mm: float = entry(4.0, "mm", 1.0, 10.0, "and at least this far (on a small bubble a mark's curve reaches 3)")
     over_ink_plus: float = entry(0.3, "score", 0.0, 2.0, "and over MEASURE.over_ink times a line's own ink by this (its "
                                  "width is a median along it): a mark under it? review")
-    beside_ceiling: float = entry(2.0, "times definite", 1.0, 5.0, "ink beside a line running into a bubble up to this "
-                                  "(over marginal, not a mark of its own apart from it): the line's or a mark? review")
     ORDER = (("length_mm", "crease_mm"),)
 
 
