@@ -24,7 +24,7 @@ from .. import layouts as L
 from .blank import PX, print_everywhere
 from .measure import Measured, Levels, bubble_regions, padded_box, sums
 from .reasons import Code, Finding, at, why
-from .tuning import CIRCLES, MEASURE, SHAPE, Settings
+from .tuning import CIRCLES, SHAPE, Settings
 
 
 @dataclass(frozen=True)
@@ -334,7 +334,7 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> I
             yield why(Code.CIRCLE_JOINED_INK, circled=circles.circled, **at(key), score=joined[m])
         elif pixels[m] and reached[m] >= marginal:
             yield why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key), score=reached[m])
-        elif pixels[m] and on_ink[m] / pixels[m] > MEASURE.over_ink * circles.density \
+        elif pixels[m] and on_ink[m] / pixels[m] > CIRCLES.over_ink * circles.density + CIRCLES.over_ink_plus \
                 and on_ink[m] * per_r[m] >= marginal:
             yield why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key), score=on_ink[m] * per_r[m])
 

@@ -257,7 +257,7 @@ def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, strok
                 and not _apart(m, layout.kind, key, covered):
             yield why(Code.LINE_INK_BESIDE, **at(key), score=again[key])
         if crossed[n] and again[key] < s.definite \
-                and scores[key] - again[key] > MEASURE.over_ink * expected[n] + STROKES.over_ink_plus:
+                and scores[key] - again[key] > STROKES.over_ink * expected[n] + STROKES.over_ink_plus:
             yield why(Code.LINE_OVER_INK, **at(key), taken=scores[key] - again[key], line=expected[n])
 
 

@@ -216,8 +216,6 @@ class MeasureStage(_Checked):
                          "from the line: a mark of its own (a tick the line crosses, a cross's other arm)")
     apart_mm: float = entry(1.0, "mm", 0.2, 3.0, "ink this far from a line or more is apart from it: no soft edge "
                             "or wobble of the line's")
-    over_ink: float = entry(1.5, "times", 1.0, 5.0, "a long stray line or a circle's path over a bubble with more "
-                            "than this times the ink it carries elsewhere: a mark of the bubble's own under it?")
     spill_times: float = entry(2.0, "times", 1.0, 10.0, "ink only where a neighbour's mark reaches, which holds this "
                                "many times as much, is that mark's")
     ORDER = (("paper_near_mm", "paper_far_mm"), ("traced", "stroke"))
@@ -244,8 +242,8 @@ class StrokeStage(_Checked):
     leaves: float = entry(0.5, "radii", 0.1, 2.0, "a stroke going on this far beyond a bubble's disc on one side "
                           "leaves it farther than a mark's arm (a cross's, the widest, reaches 0.35)")
     leaves_mm: float = entry(4.0, "mm", 1.0, 10.0, "and at least this far (on a small bubble a mark's curve reaches 3)")
-    over_ink_plus: float = entry(0.3, "score", 0.0, 2.0, "and over MEASURE.over_ink times a line's own ink by this (its "
-                                 "width is a median along it): a mark under it? review")
+    over_ink: float = entry(1.5, "times", 1.0, 5.0, "a line over more than this times its own ink (and over_ink_plus):")
+    over_ink_plus: float = entry(0.3, "score", 0.0, 2.0, "a mark under it? review")
     ORDER = (("length_mm", "crease_mm"),)
 
 
@@ -268,6 +266,9 @@ class CircleStage(_Checked):
     off_share: float = entry(0.5, "share", 0.1, 1.0, "a part of ink joined to a circle, this share of it off the "
                              "ellipse, may be another bubble's own mark touching it")
     smooth: int = entry(10, "rays", 1, 36, "rays either side whose crossings tell where a circle runs (50 degrees)")
+    over_ink: float = entry(2.0, "times", 1.0, 5.0, "a circle's path over another bubble with this times the path's "
+                            "usual ink (and over_ink_plus): a mark of its own under it")
+    over_ink_plus: float = entry(0.1, "new ink", 0.0, 1.0, "(added)")
     ORDER = (("arc_inner", "arc_outer"), ("middle", "own"))
 
 
