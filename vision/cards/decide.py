@@ -188,7 +188,7 @@ def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
             continue
         if scores[key] >= s.marginal:
             if levels.rings[key] < s.glare * typical:
-                yield why(Code.GLARE, **at(key), ring=levels.rings[key] / typical)
+                yield why(Code.GLARE, **at(key), ring=levels.rings[key], typical=typical)
             continue
         inked_along = (fill[n][kept >= GLARE.faded] > GLARE.ring_filled * printed_fill).any()
         if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
@@ -256,7 +256,7 @@ def _trace(r: Reading, s: Settings) -> Iterator[Finding]:
         if r.scores[key] >= (s.trace if fields[name] else s.blank_trace) and not _edge(r, s, key):
             yield why(Code.FAINT_INK, **at(key), score=r.scores[key])
         if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
-            yield why(Code.RING_INKED, **at(key), ring=rings[key] / typical)
+            yield why(Code.RING_INKED, **at(key), ring=rings[key], typical=typical)
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
             yield why(Code.LABEL_INKED, **at(key), label=darkest[key])
