@@ -10,7 +10,7 @@ import pytest
 
 import printed_cards as P
 from vision.cards import Result
-from vision.cards.reasons import MESSAGES, Code, Reason, why
+from vision.cards.reasons import MESSAGES, Code, why
 from vision.sim import card_bench
 
 cv2.setNumThreads(1)
@@ -24,7 +24,7 @@ def values(code: Code) -> dict:
 
 @pytest.mark.parametrize("code", list(Code))
 def test_every_code_has_a_message_in_english_and_japanese(code):
-    reason = Reason(code, values(code))
+    reason = why(code, **values(code))
     english, japanese = reason.message("en"), reason.message("ja")
     assert english and japanese and english != japanese and str(reason) == english
     assert "{" not in english + japanese

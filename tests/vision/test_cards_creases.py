@@ -69,12 +69,12 @@ def test_a_tick_apart_from_a_crease_through_its_bubble_is_the_vote(scanner, dy, 
 
 @pytest.mark.parametrize("dy,angle", [(1.0, 15), (0.0, 170)])
 def test_a_tick_whose_arms_a_crease_crosses_is_the_vote(scanner, dy, angle, monkeypatch):
-    """The crease across the tick's arms: the ink left beside the line runs across it, well out on both
-    sides (strokes.across): the tick, X counts (was "a little ink beside it")."""
+    """The crease across the tick's arms: most of the ink left beside the line lies apart from it (the
+    one measure, scanner._apart, as for a tick the crease misses): the tick, X counts (was "a little ink beside it")."""
     photo = _ticked_and_creased(dy, angle)
     result = scanner.scan_image(photo)
     assert (result.decision, result.fields) == ("counted", {"mark": ["X"]}), result
-    monkeypatch.setattr(S, "across", lambda *_: False)
+    monkeypatch.setattr(S, "_apart", lambda *_: False)
     assert "a little ink beside it" in (scanner.scan_image(photo).reason or "")       # as it was
 
 

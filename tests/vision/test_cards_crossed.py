@@ -30,14 +30,14 @@ def _cross(picture, b, k: float = 1.0, turn_deg: float = 0.0, width_mm: float = 
 def test_a_pencil_cross_whose_one_arm_is_found_as_a_line_is_the_vote(scanner, value, monkeypatch):
     """Bench seeds 1, 2, 3, 12, 13, 15 (clean, pencil): a cross over a vote bubble, one arm darker. That arm
     (25 mm) is found as a straight stroke sitting on the bubble, the lighter one is not, and with the stroke
-    taken out under a definite mark is left: "a line touches Y: mark or stray stroke?". The ink left runs
-    across the stroke, well out on both sides: the cross's other arm, one mark with it (R6)."""
+    taken out under a definite mark is left: "a line touches Y: mark or stray stroke?". The ink left lies
+    apart from the stroke (scanner._apart): the cross's other arm, one mark with it (R6)."""
     picture = P.printed(P.card("vote", 2, 5))
     P.pencilled(picture, lambda canvas: _cross(canvas, P.bubble("vote", "mark", value), 1.05, -15, 0.4, (90, 180)))
     photo = P.photo(picture)
     result = scanner.scan_image(photo)
     assert (result.decision, result.fields) == ("counted", {"mark": [value]}), result
-    monkeypatch.setattr(S, "across", lambda *_: False)
+    monkeypatch.setattr(S, "_apart", lambda *_: False)
     assert "a line touches" in (scanner.scan_image(photo).reason or "")       # as it was
 
 
@@ -96,13 +96,12 @@ def test_a_stray_line_through_a_blank_bubble_below_a_mark_is_still_a_doubt(scann
 def test_a_crosss_arm_pointing_at_the_code_is_no_line_in_pieces(scanner, k, turn, monkeypatch):
     """Bench seed 9 clean #79: a cross on OUT, one arm pointing up at the card's code, was followed on
     across the code's print as "a line in pieces runs through OUT". With that line taken out, the ink
-    left runs across it (the other arm): OUT is marked either way, and the card counts."""
+    left lies apart from it (the other arm): OUT is marked either way, and the card counts."""
     picture = P.printed(P.card("inout", 3, 1))
     _cross(picture, P.bubble("inout", "dir", "OUT"), k, turn)
     _cross(picture, P.bubble("inout", "ball", "27"), 0.9, 0)
     photo = P.photo(picture)
     result = scanner.scan_image(photo)
     assert (result.decision, result.fields) == ("counted", {"dir": ["OUT"], "ball": ["27"]}), result
-    monkeypatch.setattr(S, "across", lambda *_: False)
     monkeypatch.setattr(S, "_apart", lambda *_: False)
     assert "a line in pieces runs through OUT" in (scanner.scan_image(photo).reason or "")     # as it was

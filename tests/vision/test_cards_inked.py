@@ -69,4 +69,5 @@ def test_light_pencil_drawn_on_the_ring_still_goes_to_review(scanner, name, chan
     lost (R6). Glare over a neighbour's label dims it more than its ring (a label-relative measure
     would hide the circle); a shadow darkens X's paper with its ring."""
     result = vote(scanner, None, "X", change)
-    assert result.decision == "review" and "inked over" in result.reason, result
+    # seen among the card's findings (faint ink beside it may be the row that fires: it comes first in the table)
+    assert result.decision == "review" and any("inked over" in f["message"] for f in result.findings), result

@@ -13,6 +13,7 @@ disc and band, so it is never read as a neighbour's mark. A bubble partly covere
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -22,7 +23,7 @@ import numpy as np
 from .. import layouts as L
 from .blank import PX, print_everywhere
 from .measure import Measured, Levels, bubble_regions, padded_box, sums
-from .reasons import Code, Reason, at, why
+from .reasons import Code, Finding, at, why
 from .tuning import CIRCLES, SHAPE, Settings
 
 
@@ -306,14 +307,14 @@ def _on_the_circle(along: np.ndarray) -> np.ndarray:
     return steps
 
 
-def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> Reason | None:
+def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> Iterator[Finding]:
     """Doubts a circle leaves: it goes round another bubble's centre too; ink joined to it lies in the
     middle of another bubble (a mark there touching the circle, taken for the circle's: its own
     mark?); ink joined to it but off its ellipse reaches into another bubble's disc (a mark touching
     the circle: which is meant?); or its path crosses another bubble's disc over much more ink than
     the path carries elsewhere (a mark of that bubble's own under it)."""
     for key, other in circles.round_others:
-        return why(Code.CIRCLE_ROUND_TWO, circled=[key], other=[other])
+        yield why(Code.CIRCLE_ROUND_TWO, circled=[key], other=[other])
     regions = bubble_regions(kind)
     index, label = regions.inside
     near = circles.path[index]
@@ -330,15 +331,12 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> R
         if key in circles.circled:
             continue
         if joined[m] >= marginal:
-            return why(Code.CIRCLE_JOINED_INK, circled=circles.circled, **at(key))
-        if not pixels[m]:
-            continue
-        if reached[m] >= marginal:
-            return why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key))
-        if on_ink[m] / pixels[m] > CIRCLES.over_ink * circles.density + CIRCLES.over_ink_plus \
+            yield why(Code.CIRCLE_JOINED_INK, circled=circles.circled, **at(key), score=joined[m])
+        elif pixels[m] and reached[m] >= marginal:
+            yield why(Code.CIRCLE_REACHES, circled=circles.circled, **at(key), score=reached[m])
+        elif pixels[m] and on_ink[m] / pixels[m] > CIRCLES.over_ink * circles.density + CIRCLES.over_ink_plus \
                 and on_ink[m] * per_r[m] >= marginal:
-            return why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key))
-    return None
+            yield why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key), score=on_ink[m] * per_r[m])
 
 
 @lru_cache(maxsize=None)

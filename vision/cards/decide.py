@@ -1,76 +1,34 @@
-"""The decision table: from what was measured on a card to blank / mark / review, with the reason.
+"""From what was measured on a card (Reading) to counted / invalid / review: evidence -> findings -> one table.
 
-Per bubble (scores are new ink in mm² of full-strength stroke per mm of radius):
+A bubble is marked at definite or above (scores: new ink in mm² of full-strength stroke per mm of radius;
+a circled bubble scores its circle's ink, about 3); a light mark under definite is marked when it is its
+field's one inked bubble, one mark's shape (measure.one_stroke, or its printed ring inked all round)
+with nothing reaching in (light_marks).
 
-    score < marginal                                   blank
-    faint_mark <= score < marginal, a light mark's shape  mark (alone: every other bubble of its field under
-                                                       blank_trace; nothing reaching in), a faint mark
-    marginal <= score < definite, a light mark's shape  mark (alone in its field, nothing reaching in)
-    marginal <= score < definite, otherwise             review: unclear mark
-    score >= definite                                  mark
-    circled (cover >= circled), its circle's ink added  as above: a pen circle scores about 3
+findings() makes every finding (a code, the bubble or field, what was measured) from the evidence in one
+place: the doubts (DOUBTS, below; stray lines and circles found while measuring come with the Reading),
+then what the rules say of the marks read (rules()). TABLE turns them into a decision: the first row
+holding a finding decides, in this order:
 
-A light mark's shape: most of its ink one stroke, joined up across the print it crosses (a cross
-over the label is hidden in its middle), a figure, not a lone dash, and with some ink on open
-paper (a curled card's misfit of the print lies right along it; a small bubble has little open
-paper) (measure.one_stroke), or else with its printed ring inked over all round (a light circle
-drawn on the ring: the misfit shifts the ring's ink, adding none; _drawn_on_ring).
-A field holding only a faint mark is still looked at as read blank by the doubts that look for a
-mark hidden elsewhere (glare, a label inked over, a noisy picture): one faint mark does not show
-that nothing else is there.
+    review   the picture: blurred; glare over a bubble (its halo on a mark, bubbles unseen, a faint mark
+             or an inked ring under it, a field read blank under it)
+    review   long stray lines: touching a bubble with ink, ink beside one running in, one over more ink
+             than its own, a line in pieces through a mark (D19: a line running through is taken out)
+    review   circles: round two bubbles, ink joined to one in another's middle, reaching in, over ink
+    review   the marks: unclear (between marginal and definite), a line through one, a correction beside
+             a filled mark; faint ink, an inked ring or label, part of a circle or a faint circle round a
+             bubble read blank; a number card's blank field looked at closer; a blank field in a noisy picture
+    invalid  a vote blank, with two marks or more (R6; D18); a number card blank or with several (V7)
+    review   a dice-vote card with two faces on a die or none at all (AB7); another card with a field
+             holding none or several (D2)
+    counted  no row holds a finding
 
-Per card, the first doubt that holds sends it to review (the operator rules, D2); in this order:
-
-    the picture is too blurred to read the marks safely: its outline soft in the markers' fit and in the
-        print fitted again piece by piece (done first where the outline is soft or the printed rings
-        washed out, or some far fainter than the others and seen beside the blank's (GLARE.off_print): a
-        curled card's print bends off the fit, locate.refitted), and the printed rings' thin lines
-        soft too (their darkest under GLARE.sharp_rings of a clear picture's: a light pencil line as soft)
-    glare over a bubble (its ring faded, judged in sectors from the ring's darkest: ink under it with
-        its contrast restored, or round it; its ring fuller than print where the glare spares it;
-        a third of its disc washed out; or in a field read blank; read marked, its ring faded far
-        and a sector's peak too), or the printed bubbles cannot be seen; a bubble read marked with an
-        arc of its ring washed out, its ink mostly fainter than a stroke's (a glare streak's halo?)
-    a long straight stroke sits on a bubble (its ink seen well beyond it on neither side: a tick's long
-        arm, a short line across it, maybe the mark) with less than definite ink beside it (one leaving
-        it half a radius, 4 mm at least, beyond its disc on one side, with no ink above trace beside it,
-        is no mark's arm: taken out as a stray line, D19); a stray line
-        running into a bubble's disc leaves a little ink beside it (not a definite mark nearly all a
-        millimetre or more from the line: a tick the line passes), or covers more ink than its own
-        (a stroke's pieces in line by a bubble are one line; one passing outside the disc takes none of its
-        ink); a line in pieces (glare, print over its middle) through a marked bubble, unless it sits on
-        the bubble beside a definite mark. Ink left that runs right across a line, well out on both sides
-        (a cross's other arm: a pencil cross's lighter one, crosses in line down stacked rows), is a mark
-        with it, no doubt
-    a circle's path crossing another bubble over more ink than its own, or ink joined to the circle
-        in another bubble's middle (a mark there, touching the circle?)
-    an unclear mark; a line through a marked bubble (ink in the band round it; not a circled one: no
-        line makes a circle's cover; a figure's band leaves out the reach of a mark in the row above or
-        below); two marks in a field, one filled in
-    faint ink in a bubble read blank (fainter still in a field read blank); a printed ring inked over
-        (darker than the others' and holding more ink across it, against the paper beside it: not
-        just sharper or better fitted on a curled card); on a vote card read blank, a printed label
-        inked over (light pencil along it)
-    ink round much of a bubble read blank (part of a circle, or a circle round two labels)
-    faint ink all round a bubble read blank, four times the others' (or GLARE.faint_above over them: noise
-        raises them all), also over the paper along its
-        rays (a light pencil circle, not a shade darkening the paper with it), and both again on the
-        rays no circle drawn round a neighbour nor long stray line crosses (not circles closing in on
-        it, not a line passing it)
-    on a number card, a field read blank with ink on its bubbles' open paper, looked at closer (the noise
-        floor down to the paper's own noise: a faint pencil tick lies mostly over the printed digit)
-    a field read blank in a picture too noisy to see light pencil
-
-Faint ink or an unclear mark in a field marked elsewhere, lying right along a circle's path round a
-neighbour or a long stray line taken out of the bubble, is their soft edge (a felt tip's): no doubt.
-
-With no doubt: a vote card with one mark is counted; blank or several marks is invalid (R6; D18:
-a scribbled-out bubble beside a mark is two marks); so is a Voters number card (V7). An Auction Bluff
-dice-vote card counts with at most one face a row (rows of dice not held blank); any other card
-counts with one mark in every field; a field with none or several goes to review.
+Faint ink or an unclear mark, its field marked elsewhere, lying right along a circle's path round a
+neighbour or a long stray line taken out of the bubble is their soft edge (_edge): no finding.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from statistics import median
 
@@ -81,7 +39,7 @@ from .. import layouts as L
 from .circles import Circles, faint_over_paper
 from .measure import Levels, restored, typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
     ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
-from .reasons import Code, Reason, at, why
+from .reasons import Code, Finding, at, why
 from .tuning import GLARE, LIGHT, MEASURE, Settings, neighbours
 
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
@@ -99,9 +57,9 @@ class Reading:
     filled: dict                # share of the disc inked
     light: frozenset            # light marks read as marks
     blurred: bool
-    stroke_doubt: Reason | None     # what a long stray line left in doubt
+    line_findings: tuple        # what long stray lines left in doubt (Findings)
     circles: Circles            # circles drawn round bubbles, every bubble's cover
-    circle_doubt: Reason | None     # a circle's path over ink of another bubble's own
+    circle_findings: tuple      # what the circles left in doubt: a path over ink of another bubble's own
     lines: np.ndarray | None    # flat bool: the long stray strokes found (their ink no bubble's), or None
 
     def marked(self, s: Settings) -> dict:
@@ -116,33 +74,36 @@ class Reading:
                 for name, values in self.marked(s).items()}
 
 
-def doubt(r: Reading, s: Settings) -> Reason | None:
-    """The first reason the card must go to a person, or None."""
-    for check in DOUBTS:
-        reason = check(r, s)
-        if reason:
-            return reason
-    return None
+def findings(r: Reading, s: Settings) -> tuple[Finding, ...]:
+    """Every finding on the card, made from its evidence in one place: the doubts in DOUBTS' order, then
+    what the rules say of the marks read (rules)."""
+    return (*(found for check in DOUBTS for found in check(r, s)), *rules(r.layout.kind, r.marked(s)))
 
 
-def verdict(kind: str, fields: dict) -> tuple[str, Reason | None]:
-    """(decision, reason) of a card read without doubt."""
+def decide(found: tuple[Finding, ...]) -> tuple[str, Finding | None]:
+    """(decision, the finding whose row fired): the first row of TABLE holding a finding (its first
+    such); none: counted."""
+    for code, decision in TABLE:
+        fired = next((f for f in found if f.code == code), None)
+        if fired:
+            return decision, fired
+    return "counted", None
+
+
+def rules(kind: str, fields: dict) -> list[Finding]:
+    """What the game's rules say of the marks read, as findings (none: the card counts)."""
     if kind == "vote":      # blank or several marks: the referee journals it invalid (R6)
-        marks = fields["mark"]
-        if len(marks) == 1:
-            return "counted", None
-        # D18: a bubble scribbled out beside another mark is still a mark: both are definite here
-        return "invalid", why(Code.BLANK_VOTE if not marks else Code.TWO_MARKS if len(marks) == 2 else Code.MANY_MARKS)
+        marks = len(fields["mark"])     # D18: a bubble scribbled out beside another mark is still a mark
+        return [] if marks == 1 else [why(Code.BLANK_VOTE if not marks else Code.TWO_MARKS if marks == 2
+                                          else Code.MANY_MARKS)]
     if kind == "number":    # V7: blank or several marks, the card is invalid (its stake stays in the pot)
-        marks = fields["number"]
-        return ("counted", None) if len(marks) == 1 else \
-            ("invalid", why(Code.BLANK_NUMBER) if not marks else why(Code.MANY_NUMBERS, count=len(marks)))
+        marks = len(fields["number"])
+        return [] if marks == 1 else [why(Code.BLANK_NUMBER) if not marks else why(Code.MANY_NUMBERS, count=marks)]
     if kind == "bluff_dice":    # AB7: rows of dice not held stay blank; two faces on one die: a person rules
         twice = [(name, len(values)) for name, values in fields.items() if len(values) > 1]
-        return ("review", why(Code.FACES_TWICE, counts=twice)) if twice else \
-            ("counted", None) if any(fields.values()) else ("review", why(Code.NO_FACE))
+        return [why(Code.FACES_TWICE, counts=twice)] if twice else [] if any(fields.values()) else [why(Code.NO_FACE)]
     wrong = [(name, len(values)) for name, values in fields.items() if len(values) != 1]
-    return ("review", why(Code.FIELDS_NOT_ONE, counts=wrong)) if wrong else ("counted", None)
+    return [why(Code.FIELDS_NOT_ONE, counts=wrong)] if wrong else []
 
 
 def light_marks(amount: np.ndarray, layout: L.Layout, levels: Levels, scores: dict, band: dict, s: Settings,
@@ -191,11 +152,12 @@ def _others_median(values: dict, key: tuple, scores: dict, s: Settings) -> float
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
-def _blurred(r: Reading, s: Settings) -> Reason | None:
-    return why(Code.BLURRED) if r.blurred else None
+def _blurred(r: Reading, s: Settings) -> Iterator[Finding]:
+    if r.blurred:
+        yield why(Code.BLURRED)
 
 
-def _glare(r: Reading, s: Settings) -> Reason | None:
+def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
     """A bubble whose printed ring has faded against the others' is under glare (or washed
     out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
     read as blank is scored again with its contrast restored, sector by sector (glare is a
@@ -206,19 +168,17 @@ def _glare(r: Reading, s: Settings) -> Reason | None:
     shade, no mark."""
     kind, levels, scores = r.layout.kind, r.levels, r.scores
     typical = typical_ring(levels.rings, scores, s.marginal)
-    halo = _halo(r, s, typical)
-    if halo:
-        return halo
+    yield from _halo(r, s, typical)
     faded = [key for key, ring in levels.rings.items() if ring < GLARE.fading * typical]
     if typical >= GLARE.washed and not faded:
-        return None
+        return
     peaks, sectors, fill = ring_peaks(r.amount, kind)
     keys = list(levels.rings)
     if typical < GLARE.washed:      # washed out, blurred or misaligned: thin lines (the rings, a pencil mark) fade
         if typical < GLARE.faded * GLARE.clear_ring or any(
                 scores[key] < s.marginal and _unseen(r, s, key, sectors[n] / GLARE.clear_ring)
                 for n, key in enumerate(keys)):
-            return why(Code.BUBBLES_UNSEEN)
+            yield why(Code.BUBBLES_UNSEEN, rings=typical)
     clear, fields = typical_ring(peaks, scores, s.marginal), r.firmly_marked(s)
     printed_fill = np.median(fill[[n for n, key in enumerate(keys) if scores[key] < s.marginal] or slice(None)])
     for key in faded:
@@ -228,22 +188,18 @@ def _glare(r: Reading, s: Settings) -> Reason | None:
             continue
         if scores[key] >= s.marginal:
             if levels.rings[key] < s.glare * typical:
-                return why(Code.GLARE, **at(key))
+                yield why(Code.GLARE, **at(key), ring=levels.rings[key], typical=typical)
             continue
         inked_along = (fill[n][kept >= GLARE.faded] > GLARE.ring_filled * printed_fill).any()
         if kept.max() > s.ring_dark or inked_along:     # ink on the ring where glare spared it: a pen circle drawn on it?
-            return why(Code.GLARE_RING_INKED, **at(key))
-        unseen = _unseen(r, s, key, kept)
-        if unseen == "unknown":
-            return why(Code.GLARE, **at(key))
-        if unseen:
-            return why(Code.GLARE_FAINT_MARK, **at(key))
-        if not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
-            return why(Code.GLARE_BLANK_FIELD, **at(key))
-    return None
+            yield why(Code.GLARE_RING_INKED, **at(key), ring=kept.max())
+        elif unseen := _unseen(r, s, key, kept):
+            yield why(Code.GLARE if unseen == "unknown" else Code.GLARE_FAINT_MARK, **at(key), ring=kept.min())
+        elif not fields[key[0]]:     # glare can wash out light pencil entirely: read blank, the card is a lost vote
+            yield why(Code.GLARE_BLANK_FIELD, **at(key), ring=kept.min())
 
 
-def _halo(r: Reading, s: Settings, typical: float) -> Reason | None:
+def _halo(r: Reading, s: Settings, typical: float) -> Iterator[Finding]:
     """A glare streak across a bubble washes out an arc of its ring (its ring's median may keep), and
     either side of it leaves a soft shade that reads as faint ink spread over the disc: a bubble read
     marked there whose ink is mostly fainter than a stroke's may be only that (8:hard:371, X)."""
@@ -252,42 +208,40 @@ def _halo(r: Reading, s: Settings, typical: float) -> Reason | None:
         if key[1] in marked[key[0]] and washed_arc(r.amount, r.layout.kind, n, GLARE.faded * typical) and \
                 stroke_share(r.amount, r.layout.kind, r.levels, key,
                              r.circles.path if key in r.circles.circled else None) < GLARE.stroked:
-            return why(Code.GLARE_HALO, **at(key))
-    return None
+            yield why(Code.GLARE_HALO, **at(key))
 
 
-def _unseen(r: Reading, s: Settings, key: tuple, kept) -> Reason | None:
-    """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (ink with
-    its contrast restored), or None."""
+def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
+    """What glare may hide in a bubble read blank: "unknown" (mostly washed out), "ink" (with its contrast
+    restored, a trace of a field read blank in its disc, or a trace round it: a circle?), or None."""
     disc, outer, unknown = restored(r.amount, r.layout.kind, r.levels, key, kept, GLARE.faded, r.circles.path)
     if unknown >= GLARE.unknown:
         return "unknown"
-    return "ink" if disc >= GLARE.glare_trace or outer >= GLARE.outer_trace else None
+    return "ink" if disc >= s.blank_trace or outer >= s.trace else None
 
 
-def _stray_line(r: Reading, s: Settings) -> Reason | None:
-    return r.stroke_doubt
+def _stray_line(r: Reading, s: Settings) -> tuple:
+    return r.line_findings
 
 
-def _unclear(r: Reading, s: Settings) -> Reason | None:
+def _unclear(r: Reading, s: Settings) -> Iterator[Finding]:
     scores, around, filled, light = r.scores, r.around, r.filled, r.light
     for f in r.layout.fields:
         for b in f.bubbles:
             key = f.name, b.value
             if s.marginal <= scores[key] < s.definite and key not in light and not _edge(r, s, key):
-                return why(Code.UNCLEAR_MARK, **at(key), score=scores[key])
+                yield why(Code.UNCLEAR_MARK, **at(key), score=scores[key])
             # a circled bubble's mark is its circle, which no line through it makes (ink on most rays round it)
             if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray \
                     and key not in r.circles.circled:
-                return why(Code.LINE_THROUGH, **at(key))
+                yield why(Code.LINE_THROUGH, **at(key), around=around[key])
         marked = [filled[f.name, b.value] for b in f.bubbles
                   if scores[f.name, b.value] >= s.definite or (f.name, b.value) in light]
         if r.layout.kind not in ("vote", "number") and len(marked) >= 2 and max(marked) >= s.heavy > min(marked):
-            return why(Code.CORRECTION, count=len(marked), field=f.name)
-    return None
+            yield why(Code.CORRECTION, count=len(marked), field=f.name)
 
 
-def _trace(r: Reading, s: Settings) -> Reason | None:
+def _trace(r: Reading, s: Settings) -> Iterator[Finding]:
     """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
     pen circle drawn right over the printed ring, which the print model hides): reading that
     card as blank or as one mark fewer would be a silent error, so a person looks."""
@@ -300,13 +254,12 @@ def _trace(r: Reading, s: Settings) -> Reason | None:
         if r.scores[key] >= s.definite or key in r.light:
             continue
         if r.scores[key] >= (s.trace if fields[name] else s.blank_trace) and not _edge(r, s, key):
-            return why(Code.FAINT_INK, **at(key), score=r.scores[key])
+            yield why(Code.FAINT_INK, **at(key), score=r.scores[key])
         if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
-            return why(Code.RING_INKED, **at(key))
+            yield why(Code.RING_INKED, **at(key), ring=rings[key], typical=typical)
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
-            return why(Code.LABEL_INKED, **at(key))
-    return None
+            yield why(Code.LABEL_INKED, **at(key), label=darkest[key])
 
 
 def _edge(r: Reading, s: Settings, key: tuple) -> bool:
@@ -333,22 +286,21 @@ def _ring_inked(r: Reading, s: Settings, key: tuple, ink: dict) -> bool:
     return others is None or ink[key] > s.ring_dark * others
 
 
-def _under_circle(r: Reading, s: Settings) -> Reason | None:
-    return r.circle_doubt
+def _under_circle(r: Reading, s: Settings) -> tuple:
+    return r.circle_findings
 
 
-def _part_circled(r: Reading, s: Settings) -> Reason | None:
+def _part_circled(r: Reading, s: Settings) -> Iterator[Finding]:
     """Ink round much of a bubble read blank: part of a circle drawn round it, or one round two
     labels (which is meant?). Read as blank, a vote would be lost."""
     fields = r.marked(s)
     for name, b in r.layout.bubbles():
         cover = r.circles.cover[name, b.value]
         if b.value not in fields[name] and cover >= s.partial:
-            return why(Code.PART_CIRCLE, **at((name, b.value)), cover=cover)
-    return None
+            yield why(Code.PART_CIRCLE, **at((name, b.value)), cover=cover)
 
 
-def _faint_circle(r: Reading, s: Settings) -> Reason | None:
+def _faint_circle(r: Reading, s: Settings) -> Iterator[Finding]:
     """Faint ink all round a bubble read blank, much more than round the others: a light pencil
     circle, fainter than the noise the scores leave out. It must stand out of the paper beside it
     on its rays too: a shadow or uneven light darkens the paper with it (and its neighbours). Both
@@ -366,8 +318,7 @@ def _faint_circle(r: Reading, s: Settings) -> Reason | None:
             looks = faint_over_paper(r.amount, r.layout.kind, r.levels, _drawn_round(r))
             looks = [(values, median(values.values())) for values in looks]
         if all(_all_round(values[key], typical, s) for values, typical in looks):
-            return why(Code.FAINT_CIRCLE, **at(key))
-    return None
+            yield why(Code.FAINT_CIRCLE, **at(key), faint=r.circles.faint[key], usual=usual)
 
 
 def _drawn_round(r: Reading) -> np.ndarray | None:
@@ -383,37 +334,77 @@ def _all_round(faint: float, usual: float, s: Settings) -> bool:
     return faint >= s.faint and (faint >= GLARE.faint_times * usual or faint >= usual + GLARE.faint_above)
 
 
-def _faint_in_blank(r: Reading, s: Settings) -> Reason | None:
+def _faint_in_blank(r: Reading, s: Settings) -> Iterator[Finding]:
     """A field read blank on a card whose blank is a lost bet, looked at with the noise floor as low
     as its paper allows: a faint pencil tick over the printed digit, its ink under the usual floor
     but for a little on the paper beside the digit, shows there (a blank bubble's print, spread so
     a slight misfit is not ink, shows none)."""
     if r.layout.kind not in LOOKED_CLOSER:
-        return None
+        return
     blank = [name for name, values in r.marked(s).items() if not values]
     if not blank:
-        return None
+        return
     noise = paper_noise(r.amount, r.layout.kind)
     if noise >= LIGHT.noise_floor:        # too noisy to see more by looking closer
-        return None
+        return
     scores = closer_scores(r.amount, r.layout.kind, r.levels, max(s.closer_floor, noise))
     for name, b in r.layout.bubbles():
         if name in blank and scores[name, b.value] >= s.closer_trace:
-            return why(Code.FAINT_INK_CLOSER, **at((name, b.value)), score=scores[name, b.value])
-    return None
+            yield why(Code.FAINT_INK_CLOSER, **at((name, b.value)), score=scores[name, b.value])
 
 
-def _noisy_blank(r: Reading, s: Settings) -> Reason | None:
+def _noisy_blank(r: Reading, s: Settings) -> Iterator[Finding]:
     """A field read blank in a picture whose noise floor (JPEG, grain, a shadow's dapple) is so high
     that light pencil vanishes under it: blank or a light mark, a person tells."""
-    if r.levels.floor < s.noisy:
-        return None
-    blank = [name for name, values in r.firmly_marked(s).items() if not values]
-    return why(Code.NOISY_BLANK, field=blank[0]) if blank else None
+    if r.levels.floor >= s.noisy:
+        yield from (why(Code.NOISY_BLANK, field=name, floor=r.levels.floor) for name, values in r.firmly_marked(s).items() if not values)
 
 
 DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled, _faint_circle, _faint_in_blank,
           _noisy_blank)
+
+# The decision table, read top to bottom: the first row whose finding is on the card decides (its code
+# is the Result's reason_code); a card with none is counted.
+TABLE = (
+    # the picture
+    (Code.BLURRED, "review"),
+    (Code.GLARE_HALO, "review"),
+    (Code.BUBBLES_UNSEEN, "review"),
+    (Code.GLARE, "review"),
+    (Code.GLARE_RING_INKED, "review"),
+    (Code.GLARE_FAINT_MARK, "review"),
+    (Code.GLARE_BLANK_FIELD, "review"),
+    # long stray lines
+    (Code.LINE_TOUCHES, "review"),
+    (Code.LINE_INK_BESIDE, "review"),
+    (Code.LINE_OVER_INK, "review"),
+    (Code.BROKEN_LINE, "review"),
+    # circles drawn round bubbles
+    (Code.CIRCLE_ROUND_TWO, "review"),
+    (Code.CIRCLE_JOINED_INK, "review"),
+    (Code.CIRCLE_REACHES, "review"),
+    (Code.CIRCLE_OVER_INK, "review"),
+    # the marks
+    (Code.UNCLEAR_MARK, "review"),
+    (Code.LINE_THROUGH, "review"),
+    (Code.CORRECTION, "review"),
+    (Code.FAINT_INK, "review"),
+    (Code.RING_INKED, "review"),
+    (Code.LABEL_INKED, "review"),
+    (Code.PART_CIRCLE, "review"),
+    (Code.FAINT_CIRCLE, "review"),
+    (Code.FAINT_INK_CLOSER, "review"),
+    (Code.NOISY_BLANK, "review"),
+    # the rules on the marks read (rules())
+    (Code.BLANK_VOTE, "invalid"),       # R6
+    (Code.TWO_MARKS, "invalid"),        # R6, D18
+    (Code.MANY_MARKS, "invalid"),       # R6
+    (Code.BLANK_NUMBER, "invalid"),     # V7
+    (Code.MANY_NUMBERS, "invalid"),     # V7
+    (Code.FACES_TWICE, "review"),       # AB7
+    (Code.NO_FACE, "review"),
+    (Code.FIELDS_NOT_ONE, "review"),    # D2
+)
 
 
 # --- ink a neighbour's mark put there ----------------------------------------------------------------

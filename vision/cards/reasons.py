@@ -1,11 +1,12 @@
-"""Why a card goes to review, is invalid or is ignored: one code per reason, with its message in
-Japanese and English. The scanner's checks give a Reason (a code and the values its message names);
-the Result keeps the code (reason_code) and the English message (reason), which the console, the
-journal and the review queue show; `companion bench cards` counts the codes.
+"""Why a card goes to review, is invalid or is ignored: one code per finding, with its message in
+Japanese and English. The scanner's checks give Findings (a code, the bubble it concerns, the measured
+quantities its message names); decide's table picks the one that decides, the Result keeps its code
+(reason_code) and English message (reason), which the console, the journal and the review queue show,
+and every finding seen; `companion bench cards` counts the codes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field as default
 from enum import Enum
 
 
@@ -137,27 +138,37 @@ MESSAGES = {
 
 
 @dataclass(frozen=True)
-class Reason:
-    """One reason a check gives: its code and the values its message names."""
+class Finding:
+    """One thing seen on a card that the decision table rules on: its code, the field and bubble it concerns
+    (if one) and the measured quantities that made it (those its message names)."""
     code: Code
-    values: dict = field(default_factory=dict)
+    field: str | None = None
+    value: str | None = None
+    measured: dict = default(default_factory=dict)
 
     def message(self, lang: str = "en") -> str:
         if lang not in ("en", "ja"):
             raise ValueError(f"no messages in {lang!r}: en or ja")
-        templates = MESSAGES[self.code]
-        template = templates[lang == "ja"]
+        template = MESSAGES[self.code][lang == "ja"]
         if callable(template):
-            return template(self.values, lang)
-        named = {k: _bubbles(v, lang) if k in BUBBLES else v for k, v in self.values.items()}
-        return template.format(**named)
+            return template(self.measured, lang)
+        named = {k: _bubbles(v, lang) if k in BUBBLES else v for k, v in self.measured.items()}
+        return template.format(field=self.field, value=self.value, **named)
+
+    def to_json(self) -> dict:
+        """What the console and the bench show of it: code, where, what was measured (numbers to 3 places)
+        and the message."""
+        measured = {k: round(float(v), 3) if isinstance(v, float) or hasattr(v, "dtype") else v
+                    for k, v in self.measured.items()}
+        return {k: v for k, v in (("code", self.code.value), ("field", self.field), ("value", self.value),
+                                  ("measured", measured), ("message", self.message())) if v not in (None, {})}
 
     def __str__(self) -> str:
         return self.message()
 
 
-def why(code: Code, **values) -> Reason:
-    return Reason(code, values)
+def why(code: Code, field: str | None = None, value: str | None = None, **measured) -> Finding:
+    return Finding(code, field, value, measured)
 
 
 def at(key: tuple[str, str]) -> dict:

@@ -1,4 +1,5 @@
-"""What a scan says: the decision with its reason (code and message), the fields read, the scores and the command."""
+"""What a scan says: the decision with its reason (the decision table's row that fired: code and message),
+every finding seen, the fields read, the scores and the command."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,15 +20,16 @@ class Result:
     crop: str | None = None
     ms: float = 0.0
     method: str | None = None                       # markers | outline
-    reason_code: str | None = None                  # the reason's code (vision.cards.reasons.Code), where it has one
+    reason_code: str | None = None                  # the code of the decision table's row that fired, if one
+    findings: list = field(default_factory=list)    # every finding seen (code, field, value, message)
 
     def explain(self, reason) -> None:
-        """Record a reason (vision.cards.reasons.Reason, or None): its code and its English message."""
+        """Record the finding that decided (vision.cards.reasons.Finding, or None): its code and English message."""
         self.reason = reason and reason.message()
         self.reason_code = reason and reason.code.value
 
     def to_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if v not in (None, {}) or k in ("decision", "fields")}
+        return {k: v for k, v in self.__dict__.items() if v not in (None, {}, []) or k in ("decision", "fields")}
 
 
 class Rejection(Exception):

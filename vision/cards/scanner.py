@@ -6,6 +6,7 @@ strokes takes long stray lines out; decide holds the one table from measurements
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from statistics import median
@@ -22,9 +23,9 @@ from .decide import Reading, command_for
 from .locate import Located, marker_detector, card_region, locate, read_code, refitted
 from .measure import BubbleInk, Cut, Measured, bubble_geometry, ink, left_near, measured, one_stroke, ring_peaks, \
     score_bubbles, sharpness
-from .reasons import Code, Reason, at, why
+from .reasons import Code, Finding, at, why
 from .result import Rejection, Result
-from .strokes import StrokeCut, across, broken_lines, crosses_disc, cut_by_strokes, find_strokes, runs_through, sits_on
+from .strokes import StrokeCut, broken_lines, cut_by_strokes, find_strokes, runs_through, sits_on
 from .tuning import GLARE, LIGHT, LOCATE, MEASURE, STROKES, Settings
 
 class Scanner:
@@ -95,14 +96,12 @@ class Scanner:
                          for f in layout.fields}
         result.fields = reading.marked(self.settings)
         read = command_for(code, result.fields)
-        doubt = D.doubt(reading, self.settings)
-        if doubt:
-            self._review(result, image, card, read, doubt)
-            return
-        result.decision, reason = D.verdict(code.kind, result.fields)
-        result.explain(reason)
+        found = D.findings(reading, self.settings)
+        result.findings = [f.to_json() for f in found]
+        result.decision, fired = D.decide(found)
+        result.explain(fired)
         if result.decision == "review":
-            self._review(result, image, card, read, reason)
+            self._review(result, image, card, read)
         else:
             result.command = read
 
@@ -114,7 +113,7 @@ class Scanner:
         circles = find_circles(m, kind, s)
         cuts = _circle_cut(circles, layout)
         numbers = self._numbers(m, kind, cuts, circles)
-        stroke_doubt, stroke_cuts = None, []
+        line_findings, stroke_cuts = (), []
         # any ink may be (or hide) a long stray line or a crease's (D19); ink a circle's path has run into
         inked = any(v >= s.trace for v in numbers.scores.values()) or circles.reach.sum() > PX * PX
         self._on_time()
@@ -125,18 +124,18 @@ class Scanner:
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
-            numbers, stroke_doubt, crossed = self._unstroked(m, layout, numbers, cuts, circles, strokes, stroke_cut)
+            numbers, line_findings, crossed = self._unstroked(m, layout, numbers, cuts, circles, strokes, stroke_cut)
             stroke_cuts = [Cut(stroke_cut.covered, crossed)]
         scores, own = numbers.scores, numbers.own
-        if inked and not stroke_doubt:
-            stroke_doubt = self._broken_line(m, layout, strokes, scores, circles, [*cuts, *stroke_cuts])
+        if inked and not line_findings:     # (a line found already leaves the card in doubt)
+            line_findings = tuple(self._broken_line(m, layout, strokes, scores, circles, [*cuts, *stroke_cuts]))
         # ink only where a much stronger neighbour's mark reaches is that mark's: scored by where it lies
         spilt = [(name, b.value) for name, b in layout.bubbles() if (name, b.value) not in circles.circled
                  and scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
         scores = {**scores, **{key: own[key] for key in spilt}}
         light = D.light_marks(amount, layout, levels, scores, numbers.band, s, one_stroke)
-        return Reading(layout, amount, levels, scores, numbers.around, numbers.filled, light, blurred, stroke_doubt,
-                       circles, under_circle(m, kind, circles, s.marginal) if circles.circled else None,
+        return Reading(layout, amount, levels, scores, numbers.around, numbers.filled, light, blurred, line_findings,
+                       circles, tuple(under_circle(m, kind, circles, s.marginal)) if circles.circled else (),
                        stroke_cuts[0].pixels if stroke_cuts else None)
 
     def _numbers(self, m: Measured, kind: str, cuts: list[Cut], circles: Circles) -> BubbleInk:
@@ -170,18 +169,15 @@ class Scanner:
         if touched.any():
             plain = [key for n, key in enumerate(keys) if touched[n] and bare.scores[key] >= s.definite]
             again = again.taking(bare, plain)
-            # with ink left that runs across the stroke (a light cross's other arm) the two are one mark, scored whole
-            bubbles = layout.bubbles()
-            plain += [key for n, key in enumerate(keys)
-                      if touched[n] and key not in plain and bare.scores[key] >= s.marginal
-                      and across([line for line in strokes if sits_on(line, bubbles[n][1], m, layout.kind)], key, m,
-                                 layout.kind, covered)]
-        doubt = _line_doubt(m, layout, numbers.scores, again.scores, strokes, stroke_cut, crossed, touched, plain,
-                            circles, s)
-        return again, doubt, crossed
+            # with ink left apart from the stroke (a light cross's other arm) the two are one mark, scored whole
+            plain += [key for n, key in enumerate(keys) if touched[n] and key not in plain
+                      and bare.scores[key] >= s.marginal and _apart(m, layout.kind, key, covered)]
+        doubts = tuple(_line_doubts(m, layout, numbers.scores, again.scores, stroke_cut, crossed, touched, plain,
+                                    circles, s))
+        return again, doubts, crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
-                     circles: Circles, cuts: list) -> Reason | None:
+                     circles: Circles, cuts: list) -> Iterator[Finding]:
         """A stray line in pieces (glare over its middle) running through a bubble read as marked."""
         marks = [(name, b) for name, b in layout.bubbles()
                  if scores[name, b.value] >= self.settings.marginal and (name, b.value) not in circles.circled]
@@ -189,26 +185,22 @@ class Scanner:
         for name, b in marks:
             through = [line for line in lines if runs_through(line, b)]
             if through and not self._marked_beside(m, layout, (name, b.value), through, circles, cuts):
-                return why(Code.BROKEN_LINE, **at((name, b.value)))
-        return None
+                yield why(Code.BROKEN_LINE, **at((name, b.value)), score=scores[name, b.value])
 
     def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
                        cuts: list) -> bool:
-        """The lines leave a bubble marked either way when, with them taken out, ink running across one
-        of them is left (a cross's other arm), or a definite mark: beside lines that all sit on the
-        bubble (a cross's long arm: maybe its mark), or nearly all of it apart from lines running through
-        (_apart: not their soft edge or wobble)."""
+        """The lines leave a bubble marked either way when, with them taken out, the ink left is a mark
+        apart from them (_apart: a cross's other arm, a tick they cross), or a definite mark beside lines
+        that all sit on the bubble (a cross's long arm: maybe its mark)."""
         bubbles = layout.bubbles()
         b = next(b for name, b in bubbles if (name, b.value) == key)
         covered = cut_by_strokes(lines, layout, m).covered
         alone = np.array([(name, o.value) == key for name, o in bubbles])
         left = self._numbers(m, layout.kind, [*cuts, Cut(covered, alone)], circles).scores
         s = self.settings
-        if left[key] >= s.marginal and across(lines, key, m, layout.kind, covered):
+        if left[key] >= s.definite and all(sits_on(line, b, m, layout.kind) for line in lines):
             return True
-        if all(sits_on(line, b, m, layout.kind) for line in lines):
-            return left[key] >= s.definite
-        return _apart(m, layout, key, covered, left, s)
+        return left[key] >= s.marginal and _apart(m, layout.kind, key, covered)
 
     def _on_time(self) -> None:
         """A card whose scan works too long (a huge or hostile image) is not waited for; the time is the
@@ -221,10 +213,8 @@ class Scanner:
         frame, marker = sharpness(amount)
         return marker < LIGHT.marker_contrast or frame / marker < self.settings.sharp
 
-    def _review(self, result: Result, image: np.ndarray, card: Located, read: dict, reason: Reason) -> None:
+    def _review(self, result: Result, image: np.ndarray, card: Located, read: dict) -> None:
         """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
-        result.decision = "review"
-        result.explain(reason)
         result.crop = self._save_crop(image, card, result)
         result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
                           "scores": result.scores}
@@ -252,8 +242,8 @@ def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
     return colour if colour is not None and colour.shape[:2] == image.shape else image
 
 
-def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, strokes: list, stroke_cut, crossed: np.ndarray,
-                touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> Reason | None:
+def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke_cut, crossed: np.ndarray,
+                 touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> Iterator[Finding]:
     """What the strokes leave in doubt, scores before and again after their ink is taken out: a line
     only touching a bubble with ink there; one running into it with a little ink beside it (the line's
     or a mark?), or over more ink than a line carries (a mark under it?)."""
@@ -261,24 +251,21 @@ def _line_doubt(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke
     for n, (name, b) in enumerate(layout.bubbles()):
         key = name, b.value
         if touched[n] and again[key] >= s.marginal and key not in plain:
-            return why(Code.LINE_TOUCHES, **at(key))
+            yield why(Code.LINE_TOUCHES, **at(key), score=again[key])
         if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                and s.marginal <= again[key] < STROKES.beside_ceiling * s.definite \
-                and not _apart(m, layout, key, covered, again, s) \
-                and not across([line for line in strokes if crosses_disc(line, b)], key, m, layout.kind, covered):
-            return why(Code.LINE_INK_BESIDE, **at(key))
+                and again[key] >= s.marginal \
+                and not _apart(m, layout.kind, key, covered):
+            yield why(Code.LINE_INK_BESIDE, **at(key), score=again[key])
         if crossed[n] and again[key] < s.definite \
                 and scores[key] - again[key] > STROKES.over_ink * expected[n] + STROKES.over_ink_plus:
-            return why(Code.LINE_OVER_INK, **at(key))
-    return None
+            yield why(Code.LINE_OVER_INK, **at(key), taken=scores[key] - again[key], line=expected[n])
 
 
-def _apart(m: Measured, layout: L.Layout, key: tuple, covered: np.ndarray, scores: dict, s: Settings) -> bool:
-    """A definite mark's ink left beside a line taken out of a bubble, nearly all of it well away from
-    the line (MEASURE.apart_mm): a mark of its own (a tick the line crosses), not the line's soft edge or wobble."""
-    if scores[key] < s.definite:
-        return False
-    g = bubble_geometry(layout.kind)[key]
+def _apart(m: Measured, kind: str, key: tuple, covered: np.ndarray) -> bool:
+    """The ink left in a bubble with lines taken out (covered) lies apart from them: MEASURE.apart of it
+    MEASURE.apart_mm or more from them, a mark of its own (a tick a line crosses, a cross's other arm), not
+    their soft edge or wobble. One quantity for both: a person looks at ink between."""
+    g = bubble_geometry(kind)[key]
     return 1.0 - left_near(m.new[g.where] * g.disc, covered.reshape(m.new.shape)[g.where], MEASURE.apart_mm) \
         >= MEASURE.apart
 

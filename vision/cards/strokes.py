@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, print_everywhere
-from .measure import Measured, bubble_geometry, fast_median, padded_box
+from .measure import Measured, fast_median, padded_box
 from .tuning import MEASURE, SHAPE, STROKES
 
 @dataclass(frozen=True)
@@ -313,26 +313,6 @@ def sits_on(line: _Stroke, b: L.Bubble, m: Measured, kind: str) -> bool:
     outside its disc is none of them. Only ink seen counts: a mark's stroke followed on across print
     (a card's marker) and blank paper beyond it shows none there."""
     return _reach(line, b, m, kind) < _arm(b)
-
-
-def across(lines: list[_Stroke], key: tuple, m: Measured, kind: str, covered: np.ndarray) -> bool:
-    """The ink left in a bubble with the strokes taken out runs right across one of these lines, a good
-    share of it well out on each side: a cross's other arm, too light or short to be found as a stroke
-    itself (a pencil cross, crosses in line down stacked rows). The line's wobble and soft edge lie
-    along it, a tick's short arm meets its long one on one side only."""
-    g = bubble_geometry(kind)[key]
-    ys, xs = np.nonzero(g.disc & ~covered.reshape(m.new.shape)[g.where])
-    ink = m.new[g.where][ys, xs]
-    total = float(ink.sum())
-    if total <= 0:
-        return False
-    xs, ys = xs + g.where[1].start, ys + g.where[0].start
-    apart = MEASURE.apart_mm * PX
-    for line in lines:
-        side = line.u[0] * (ys - line.p[1]) - line.u[1] * (xs - line.p[0])
-        if min(float(ink[side >= apart].sum()), float(ink[side <= -apart].sum())) >= STROKES.across * total:
-            return True
-    return False
 
 
 def crosses_disc(line: _Stroke, b: L.Bubble) -> bool:

@@ -212,8 +212,8 @@ class MeasureStage(_Checked):
                            "print's misfit) reaches this far: open paper is farther from any print")
     beside: float = entry(0.9, "share of ink", 0.5, 1.0, "a bubble's ink left this share of it within edge_mm of ink "
                           "taken out (a circle's path, a line): that ink's edge, no mark")
-    apart: float = entry(0.8, "share of ink", 0.5, 1.0, "a definite mark beside a line taken out: this share of its "
-                         "ink apart from the line is a mark of its own (a tick the line crosses)")
+    apart: float = entry(0.6, "share of ink", 0.5, 1.0, "ink left beside a line taken out, this share of it apart "
+                         "from the line: a mark of its own (a tick the line crosses, a cross's other arm)")
     apart_mm: float = entry(1.0, "mm", 0.2, 3.0, "ink this far from a line or more is apart from it: no soft edge "
                             "or wobble of the line's")
     spill_times: float = entry(2.0, "times", 1.0, 10.0, "ink only where a neighbour's mark reaches, which holds this "
@@ -239,13 +239,9 @@ class StrokeStage(_Checked):
     one_line_mm: float = entry(1.0, "mm", 0.2, 5.0, "and in place")
     on_line_px: int = entry(4, "px", 1, 12, "ink (a segment's end, a point) this close across a line is on it")
     bow_mm: float = entry(1.5, "mm", 0.5, 5.0, "a bowed line's ink strays this far from the straight line fitted")
-    across: float = entry(0.25, "share of ink", 0.05, 1.0, "a cross's other arm: this share of the ink left on each "
-                          "side of the arm found, MEASURE.apart_mm from it or more")
     leaves: float = entry(0.5, "radii", 0.1, 2.0, "a stroke going on this far beyond a bubble's disc on one side "
                           "leaves it farther than a mark's arm (a cross's, the widest, reaches 0.35)")
     leaves_mm: float = entry(4.0, "mm", 1.0, 10.0, "and at least this far (on a small bubble a mark's curve reaches 3)")
-    beside_ceiling: float = entry(2.0, "times definite", 1.0, 5.0, "ink beside a line running into a bubble up to this "
-                                  "(over marginal, not a mark of its own apart from it): the line's or a mark? review")
     over_ink: float = entry(1.5, "times", 1.0, 5.0, "a line over more than this times its own ink (and over_ink_plus):")
     over_ink_plus: float = entry(0.3, "score", 0.0, 2.0, "a mark under it? review")
     ORDER = (("length_mm", "crease_mm"),)
@@ -286,8 +282,6 @@ class GlareStage(_Checked):
     faded: float = entry(0.2, "share", 0.0, 1.0, "a ring under this share of the others' strength: lost under glare")
     fading: float = entry(0.7, "share", 0.1, 1.0, "under this: under glare")
     washed: float = entry(0.12, "ink", 0.01, 0.5, "the rings' median under this: washed out, blurred or misaligned")
-    glare_trace: float = entry(0.06, "score", 0.01, 1.0, "restored ink this much under glare: a faint mark may hide")
-    outer_trace: float = entry(0.15, "score", 0.01, 1.0, "restored ink this much round it: a circle drawn round it?")
     unknown: float = entry(0.3, "share of disc", 0.05, 1.0, "this much of a disc washed out: it cannot be read")
     ring_filled: float = entry(1.35, "ratio", 1.0, 3.0, "a ring's sector this much fuller than the printed rings: "
                                "inked along")
