@@ -19,8 +19,8 @@ ball label with the right check digits (vision.ball_labels).
 Motion blur: where the rig says which way balls fall through the view (`fall_deg`, the chute's
 direction in the image), the streak's length along it is measured (vision.motion_blur) and a
 streaked ball is read deblurred by that length (Wiener deconvolution with a line kernel), then
-as taken; a ball with no clear streak is read as taken, then deblurred by a guessed length. The
-ball's outline and centre are kept from the frame as taken.
+deblurred sharper; a ball with no clear streak is read as taken, then deblurred by a guessed
+length. The ball's outline and centre are kept from the frame as taken.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ import numpy as np
 from . import ball_labels as labels
 from .label_match import match_label
 from .label_match import prepare as prepare_matching
-from .motion_blur import blur_length, deblurred
+from .motion_blur import SHARPER_NOISE, blur_length, deblurred
 
 DECODERS = ("zxing", "pyzbar", "opencv")
 DEFAULT_DECODER = "zxing"          # fastest and most accurate in `companion bench balls`
@@ -640,8 +640,10 @@ class BallDecoder:
     def _sharpened(self, gray: np.ndarray, circle: Circle):
         """The frame to read the ball in, then its second chance. Where the rig says which way
         balls fall: a ball streaked along it (vision.motion_blur measures the streak) is read
-        first deblurred by the streak's length, then as taken; one with no clear streak as
-        taken, then deblurred by DEBLUR_GUESS_PX. Elsewhere, as taken only."""
+        deblurred by the streak's length, then deblurred sharper (less noise assumed: more
+        ringing, which reads some labels the default leaves soft; as taken read almost none of
+        them); one with no clear streak as taken, then deblurred by DEBLUR_GUESS_PX. Elsewhere,
+        as taken only."""
         if self.fall_deg is None:
             yield gray
             return
@@ -652,7 +654,7 @@ class BallDecoder:
             yield deblurred(gray, circle, DEBLUR_GUESS_PX, angle)
         else:
             yield deblurred(gray, circle, length, angle)
-            yield gray
+            yield deblurred(gray, circle, length, angle, SHARPER_NOISE)
 
     def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
