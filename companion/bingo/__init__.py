@@ -1,6 +1,6 @@
 """Plunder Bingo (強奪ビンゴ): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules, Screens
-from . import commands, events, night, report, views
+from . import cards, commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -14,4 +14,5 @@ GAME = GameRules(
     checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished),
     cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
     night=night.REPORT,
+    card_rules=cards.CARDS,
     screens=Screens("tui.console:ConsoleApp", "tui.display:DisplayApp", balls=True))

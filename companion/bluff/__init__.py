@@ -1,6 +1,6 @@
 """Auction Bluff (オークションブラフ, docs/rules/auction-bluff.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules, Screens
-from . import commands, events, night, report, views
+from . import cards, commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -13,4 +13,5 @@ GAME = GameRules(
     checkpoints=(events.GameSetUp, events.PeriodOpened, events.PeriodJudged),
     cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
     night=night.REPORT,
+    card_rules=cards.CARDS,
     screens=Screens("tui.bluff.console:BluffConsoleApp", "tui.bluff.display:BluffDisplayApp"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Callable
 
+from .cards import CardRules
 from .commands import Malformed, Schema, shown
 from .events import Events
 
@@ -104,6 +105,7 @@ class GameRules:
     event: EventRules | None = None             # its part of the event file (event.toml)
     night: "NightReport | None" = None          # its part of `companion report` (companion/core/report.py)
     screens: Screens | None = None              # its staff console and audience display
+    card_rules: CardRules | None = None         # what its printed cards say once read (companion/core/cards.py)
 
     def replay_json(self, state, log: list) -> dict:
         return self.replay(state, log) if self.replay else {**self.staff(state), "log": log}
@@ -118,6 +120,14 @@ def rules(name: str = DEFAULT) -> GameRules:
 def of_setup(command: dict) -> GameRules:
     """The game a setup command (a script's or journal's first line) is for; raises Malformed."""
     return rules(command.get("game", DEFAULT) if isinstance(command, dict) else DEFAULT)
+
+
+def of_card(kind: str) -> GameRules:
+    """The game that prints cards of this kind."""
+    found = [game for game in map(rules, GAMES) if kind in game.cards]
+    if not found:
+        raise Malformed(f"no game prints {shown(kind)} cards")
+    return found[0]
 
 
 def of_state(state) -> GameRules:

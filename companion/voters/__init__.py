@@ -1,6 +1,6 @@
 """Voters (ボーター, docs/rules/voters.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules, Screens
-from . import commands, events, night, report, views
+from . import cards, commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -13,4 +13,5 @@ GAME = GameRules(
     checkpoints=(events.GameSetUp, events.GameDealt, events.GameSettled, events.GameVoided),
     cards=("number",), replay=views.replay, event=EVENT,
     night=night.REPORT,
+    card_rules=cards.CARDS,
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

@@ -7,7 +7,7 @@ with nothing reaching in (light_marks).
 
 findings() makes every finding (a code, the bubble or field, what was measured) from the evidence in one
 place: the doubts (DOUBTS, below; stray lines and circles found while measuring come with the Reading),
-then what the rules say of the marks read (rules()). TABLE turns them into a decision: the first row
+then what the card's game says of the marks read (rules(), from companion/<game>/cards.py). TABLE turns them into a decision: the first row
 holding a finding decides, in this order:
 
     review   the picture: blurred; glare over a bubble (its halo on a mark, bubbles unseen, a faint mark
@@ -34,6 +34,9 @@ from statistics import median
 
 import cv2
 import numpy as np
+
+from companion.core import games
+from companion.core.cards import CardRead
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
@@ -91,19 +94,10 @@ def decide(found: tuple[Finding, ...]) -> tuple[str, Finding | None]:
 
 
 def rules(kind: str, fields: dict) -> list[Finding]:
-    """What the game's rules say of the marks read, as findings (none: the card counts)."""
-    if kind == "vote":      # blank or several marks: the referee journals it invalid (R6)
-        marks = len(fields["mark"])     # D18: a bubble scribbled out beside another mark is still a mark
-        return [] if marks == 1 else [why(Code.BLANK_VOTE if not marks else Code.TWO_MARKS if marks == 2
-                                          else Code.MANY_MARKS)]
-    if kind == "number":    # V7: blank or several marks, the card is invalid (its stake stays in the pot)
-        marks = len(fields["number"])
-        return [] if marks == 1 else [why(Code.BLANK_NUMBER) if not marks else why(Code.MANY_NUMBERS, count=marks)]
-    if kind == "bluff_dice":    # AB7: rows of dice not held stay blank; two faces on one die: a person rules
-        twice = [(name, len(values)) for name, values in fields.items() if len(values) > 1]
-        return [why(Code.FACES_TWICE, counts=twice)] if twice else [] if any(fields.values()) else [why(Code.NO_FACE)]
-    wrong = [(name, len(values)) for name, values in fields.items() if len(values) != 1]
-    return [why(Code.FIELDS_NOT_ONE, counts=wrong)] if wrong else []
+    """What the rules of the game printing this kind say of the marks read, as findings (none: the card
+    counts): each game's own (companion/<game>/cards.py)."""
+    read = CardRead(kind, fields)
+    return [why(Code(code), **values) for code, values in games.of_card(kind).card_rules.marks(read)]
 
 
 def light_marks(amount: np.ndarray, layout: L.Layout, levels: Levels, scores: dict, band: dict, s: Settings,
@@ -424,34 +418,7 @@ def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least:
 
 # --- what a card says to the referee ----------------------------------------------------------
 def command_for(card: L.Card, fields: dict) -> dict:
-    """The referee command for the marks read. A field read with no mark or several is None: a
-    held card carries only what was read (the operator supplies the rest)."""
-    if card.kind == "vote":
-        return {"do": "vote", "serial": card.serial, "turn": card.turn, "marks": list(fields["mark"])}
-    one = {name: values[0] if len(values) == 1 else None for name, values in fields.items()}
-
-    def number(name: str) -> int | None:
-        return None if one[name] is None else int(one[name])
-
-    def player(role: str) -> int | None:       # two digit rows: both read, or the number is not
-        tens, units = (number(name) for name in L.digit_fields(role))
-        return None if tens is None or units is None else 10 * tens + units
-    if card.kind == "number":
-        return {"do": "bet", "player": card.owner, "number": number("number"), "serial": card.serial}
-    if card.kind == "bluff_dice":       # the faces of the dice rows marked, in order, for the card's gem
-        faces = [values[0] for values in fields.values() if len(values) == 1]
-        return {"do": "dice", "player": card.owner, "faces": {L.dice_gem(card.serial): faces}, "serial": card.serial}
-    if card.kind == "bluff_declare":
-        tens, units = number("count_tens"), number("count_units")
-        return {"do": "declare", "player": card.owner, "face": number("face"),
-                "count": None if tens is None or units is None else 10 * tens + units, "serial": card.serial}
-    if card.kind == "robbery":
-        return {"do": "rob", "serial": card.serial, "robber": player("robber"), "victim": player("victim"),
-                "ordinal": number("ordinal")}
-    if card.kind == "inout":
-        return {"do": "inout", "player": card.owner, "dir": one["dir"] and one["dir"].lower(), "ball": number("ball"),
-                "serial": card.serial}
-    if card.kind == "change":
-        return {"do": "change", "player": card.owner, "cell": number("cell"), "number": number("number"),
-                "serial": card.serial}
-    return {"do": "exclude", "player": card.owner, "ball": number("ball"), "serial": card.serial}
+    """The referee command for the marks read, as the card's game makes it. A field read with no mark
+    or several is None: a held card carries only what was read (the operator supplies the rest)."""
+    read = CardRead(card.kind, fields, card.serial, card.owner, card.turn, card.values())
+    return games.of_card(card.kind).card_rules.command(read)
