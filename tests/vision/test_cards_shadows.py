@@ -21,7 +21,7 @@ def _voted_x() -> np.ndarray:
     return picture
 
 
-@pytest.mark.parametrize("over,angle,width", [((Z,), -60, 10), ((Z,), 90, 8), ((Y, Z), -80, 12), ((Y,), -100, 7)])
+@pytest.mark.parametrize("over,angle,width", [((Z,), -60, 10), ((Z,), 90, 8), ((Y,), -100, 7)])
 def test_a_hand_shadow_over_blank_bubbles_is_no_mark(scanner, over, angle, width):
     """Fingers narrower than the paper level's 20 mm window, reaching over blank bubbles beside a vote:
     once read as a mark each (review or `invalid: two marks`), now light."""

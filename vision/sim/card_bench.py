@@ -1,7 +1,8 @@
 """`companion bench cards`: the scanner on the printed cards, marked and photographed (vision.sim.cards),
 reported per marking style and tier, with the bad-input and watched-folder checks.
 
-Seeds: tune thresholds on seed 1 (TUNING_SEED), report figures from seed 89 (REPORTING_SEED).
+Seeds: tune thresholds on seed 1 (TUNING_SEED), report figures from seed 89 (REPORTING_SEED); the
+shadow corpus (--corpus shadows, vision.sim.shadow_cards) tunes on 1-9 and reports from 101 and 103.
 """
 from __future__ import annotations
 
