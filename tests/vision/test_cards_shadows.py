@@ -34,7 +34,7 @@ def test_a_hand_shadow_over_blank_bubbles_is_no_mark(scanner, over, angle, width
 
 @pytest.mark.parametrize("corner,angle", [((Y.x + 3, Y.y - 2), 60), ((Z.x - 4, Z.y + 3), -30)])
 def test_a_phone_shadow_over_blank_bubbles_is_no_mark(scanner, corner, angle):
-    """A phone's corner in shade over Y or Z: once `unclear mark` there (its edge read as ink)."""
+    """A phone's corner in shade over Y or Z: once `invalid: two marks` (a vote thrown away) or review."""
     picture = _voted_x()
     P.shadow(picture, P.phone(corner, angle), depth=0.5, soft_mm=1.2)
     result = scanner.scan_image(P.photo(picture))
