@@ -154,3 +154,30 @@ def pencilled(picture: np.ndarray, draw) -> None:
     canvas = np.full_like(picture, 255)
     draw(canvas)
     picture[:] = (picture * (canvas.astype(np.float32) / 255)).astype(np.uint8)
+
+
+def shadow(picture: np.ndarray, shape_mm, depth: float = 0.4, soft_mm: float = 1.5) -> None:
+    """A soft shadow (a hand's finger, a phone) over the card: shape_mm is a polygon (card mm) in shade,
+    its edge blurred soft_mm (a Gaussian's sigma), the light there down by depth."""
+    mask = np.zeros(picture.shape[:2], np.float32)
+    points = np.array([px(x, y) for x, y in shape_mm]) * 16
+    cv2.fillPoly(mask, [np.rint(points).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    mask = cv2.GaussianBlur(mask, (0, 0), soft_mm * PX_MM)
+    picture[:] = np.clip(picture * (1 - depth * mask)[..., None], 0, 255).astype(np.uint8)
+
+
+def finger(tip_mm, angle_deg: float, width_mm: float, length_mm: float = 120) -> list[tuple[float, float]]:
+    """A finger's outline (card mm): a strip width_mm wide from its tip away at angle_deg, its end round."""
+    a = np.radians(angle_deg)
+    along, across = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)]) * width_mm / 2
+    tip = np.array(tip_mm, float)
+    cap = [tuple(tip + across * np.cos(t) - along * np.sin(t) * width_mm / 2) for t in np.linspace(0, np.pi, 12)]
+    return cap + [tuple(tip - across + along * length_mm), tuple(tip + across + along * length_mm)]
+
+
+def phone(corner_mm, angle_deg: float, size_mm=(70, 140)) -> list[tuple[float, float]]:
+    """A phone's outline (card mm): a rectangle from its corner, its long side at angle_deg."""
+    a = np.radians(angle_deg)
+    along, across = np.array([np.cos(a), np.sin(a)]) * size_mm[1], np.array([-np.sin(a), np.cos(a)]) * size_mm[0]
+    c = np.array(corner_mm, float)
+    return [tuple(c), tuple(c + along), tuple(c + along + across), tuple(c + across)]

@@ -4,14 +4,13 @@ the printed label left its arms in pieces (`unclear mark`), and a lone faint str
 `marginal` was `faint ink` though nothing else was on its field. A mark hidden beside it (under
 glare, or fainter still) keeps the card with a person (R6: a vote lost or counted wrong), and so
 does ink only right along the print (its misfit on a curled card: a blank card counted)."""
-from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
 import printed_cards as P
-from vision.cards import Scanner, Settings, decide as D
+from vision.cards import Scanner, Settings
 
 cv2.setNumThreads(1)
 pytestmark = P.needs_poppler
@@ -194,15 +193,15 @@ def _dim_and_noisy(grey: int, gain: float, noise: float, seed: int) -> np.ndarra
 
 @pytest.mark.parametrize("grey,gain,noise,seed", [(205, 0.55, 9, 1), (205, 0.55, 9, 2), (210, 0.55, 12, 1),
                                                   (200, 0.5, 10, 1)])
-def test_a_light_pencil_circle_on_a_dim_noisy_photo_goes_to_review(scanner, grey, gain, noise, seed, monkeypatch):
+def test_a_light_pencil_circle_on_a_dim_noisy_photo_goes_to_review(scanner, grey, gain, noise, seed):
     """Fresh bench seed 18 hard #267 (R6): a light pencil circle round Z on a dim, noisy photo read
     `invalid: blank`, a vote lost. Its faint ink all round (0.17) was 2.4 times the others', under the 4
-    times asked: their darkest on each ray is the noise's, raised with it. So much above them is asked too."""
+    times asked: their darkest on each ray is the noise's, raised with it. So much above them is asked too
+    (since the paper level follows soft light, the dim light's own shade is gone from the others' rays and
+    two of these circles are four times theirs as well)."""
     photo = _dim_and_noisy(grey, gain, noise, seed)
     result = scanner.scan_image(photo)
     assert result.decision == "review" and "faint ink all round Z" in result.reason, result
-    monkeypatch.setattr(D, "GLARE", replace(D.GLARE, faint_above=1.0))     # ink is at most 1: never
-    assert scanner.scan_image(photo).decision == "invalid"      # as it was: a vote lost
 
 
 @pytest.mark.parametrize("gain,noise,seed", [(0.55, 9, 1), (0.55, 12, 1), (0.5, 10, 2)])

@@ -10,7 +10,7 @@ import pytest
 
 from companion.bingo import GAME as BINGO
 from vision import layouts as L
-from vision.sim import card_bench as B, card_deck as D, cards as C
+from vision.sim import card_bench as B, card_deck as D, cards as C, shadow_cards as S
 
 pytestmark = pytest.mark.skipif(not shutil.which("pdftoppm"), reason="needs poppler-utils (pdftoppm)")
 cv2.setNumThreads(1)
@@ -262,7 +262,34 @@ def test_the_bench_prints_every_style_row_the_bad_input_and_the_watched_folder(d
     assert "watched folder: 2 files read" in text
 
 
-@pytest.mark.parametrize("name", ["card_deck", "cards", "card_photo", "number_cards"])
+@pytest.mark.parametrize("style,kind,want", [("hand shadow", "vote", "counted"), ("phone shadow", "robbery", "counted"),
+                                             ("light circle beside fill", "vote", "invalid"),
+                                             ("light circle beside fill", "change", "held"),
+                                             ("blank under shadow", "vote", "invalid"), ("scribble loop", "vote", "counted")])
+def test_each_class_of_the_shadow_corpus_says_what_the_scanner_should_decide(deck, style, kind, want):
+    s = next(C.generate(deck, 1, "clean", 5, kinds=(kind,), styles=(style,), corpus="shadows"))
+    assert (s.truth["style"], s.truth["expected"]) == (style, want), s.truth
+    if style in S.SHADED:       # the shadow lies over bubbles left blank
+        over = {tuple(b) for b in s.truth["events"]["shadow"]["over"]}
+        inked = {tuple(deck.bubbles[kind][f][v]) for f, values in s.truth["fields"].items() for v in values}
+        assert over and not over & {tuple(round(x, 3) for x in b) for b in inked}, s.truth
+
+
+def test_the_shadow_corpus_is_its_own_and_the_bench_names_its_seeds(deck, tmp_path, monkeypatch):
+    marked, shaded = (next(C.generate(deck, 1, "hard", 7, corpus=c)) for c in ("marked", "shadows"))
+    assert shaded.truth["style"] in S.STYLES and not np.array_equal(marked.image, shaded.image)
+    assert not set(S.SHADOW_TUNING) & set(S.SHADOW_REPORTING)
+    with pytest.raises(ValueError, match="corpus must be one of marked, shadows"):
+        next(C.generate(deck, 1, "hard", 7, corpus="shade"))
+    monkeypatch.setattr(D, "deck", lambda cache=None: deck)
+    said = []
+    B.bench(4, S.SHADOW_REPORTING[0], 0, said.append, tmp_path, workers=1, corpus="shadows")
+    assert f"shadows corpus, seed {S.SHADOW_REPORTING[0]} (the reporting seed; tune on 1-9, report from 101 and " \
+           f"103)" in said[0], said[0]
+    assert [line for line in said[said.index("hard tier"):] if line.startswith(tuple(S.STYLES))], said
+
+
+@pytest.mark.parametrize("name", ["card_deck", "cards", "card_photo", "number_cards", "shadow_cards"])
 def test_the_printed_card_world_never_draws_with_the_code_printer_and_scanner_share(name):
     """Law 8: its cards come from the PDF; the renderer and the printer's drawing code stay out."""
     import ast

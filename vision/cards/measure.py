@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import layouts as L
 from .blank import PX, blank_card, clear_of_black, print_everywhere, bubble_radii, spread_print
-from .tuning import LIGHT, MEASURE, SHAPE, neighbours
+from .tuning import LIGHT, MEASURE, SHADE, SHAPE, neighbours
 
 MAD_SIGMA = 1.4826       # a median absolute deviation times this: the standard deviation of normal noise
 
@@ -24,19 +24,74 @@ def ink(grey: np.ndarray) -> np.ndarray:
     step) is paper, while a pen stroke or a filled dot (narrower than the window) is ink. The card
     is padded with its own edge first: a shadow's corner cut off by the card's edge (a fold's shade
     narrower there than the window) would otherwise be closed over and read as ink. Glare is
-    capped first (_glare_ceiling), and a narrow closing keeps a pen line under glare on its bright paper."""
+    capped first (_glare_ceiling), and a narrow closing keeps a pen line under glare on its bright paper.
+    Light before ink: where the paper darkens more softly than any ink's edge (a hand's or a phone's
+    shadow narrower than the window, light falling off steeply), the paper level follows it down
+    (_light_before_ink): ink is dark and has edges, a shadow is dark without them."""
     grey = cv2.GaussianBlur(grey, (3, 3), 0)       # sensor noise would read as faint ink everywhere
     small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     window = int(LIGHT.paper_window_mm * PX / 4) | 1
     pad = window // 2
     padded = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    lines_closed = _closing(padded, int(LIGHT.line_mm * PX / 4) | 1)
     closed = np.maximum(_closing(np.minimum(padded, _glare_ceiling(padded, window)), window),
-                        _closing(padded, int(LIGHT.line_mm * PX / 4) | 1))     # a pen line under glare: bright paper
-    paper = closed[pad:-pad, pad:-pad]
+                        lines_closed)     # a pen line under glare: bright paper
+    steep = cv2.copyMakeBorder(_steep(grey, small.shape), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    paper = _light_before_ink(steep, padded, lines_closed, closed)[pad:-pad, pad:-pad]
     paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
     paper = cv2.max(paper, cv2.max(grey, 1))
     share = cv2.divide(grey, paper, dtype=cv2.CV_32F)        # cv2's ops: a fifth of numpy's time here
     return np.subtract(1.0, share, out=share)
+
+
+def _soft_light(lines_closed: np.ndarray) -> np.ndarray:
+    """The paper level as bright as the picture allows while it darkens no faster than SHADE.edge per mm
+    (light before ink), from the picture at a quarter of the resolution with its lines closed (a pen or
+    pencil line, narrower than LIGHT.line_mm, is no darkening of the paper). A shadow or a gradient,
+    however narrow, darkens the paper more softly and is followed: no ink; a dot's or a fill's edge is
+    steeper and stays ink. The level falls by a step each quarter pixel out from every pixel, square
+    and cross steps in turn (an octagon: about as far every way), down to SHADE.deepest of the light."""
+    fall = float(np.exp(-SHADE.edge * 4 / PX))
+    level = lines_closed
+    for step in range(int(np.ceil(np.log(SHADE.deepest) / np.log(fall)))):
+        level = cv2.max(level, cv2.convertScaleAbs(cv2.dilate(level, _step(step)), alpha=fall))
+    return level
+
+
+def _steep(grey: np.ndarray, shape: tuple) -> np.ndarray:
+    """Where the picture darkens steeper than SHADE.edge per mm (across two pixels at full resolution,
+    against the brighter side), marked at a quarter of the resolution (a quarter pixel with any)."""
+    brighter = cv2.dilate(grey, _step())
+    rise = cv2.subtract(brighter, cv2.erode(grey, _step()))
+    edge = cv2.compare(rise, cv2.convertScaleAbs(brighter, alpha=SHADE.edge * 2 / PX), cv2.CMP_GE)
+    return cv2.resize(cv2.dilate(edge, np.ones((5, 5), np.uint8)), (shape[1], shape[0]),
+                      interpolation=cv2.INTER_NEAREST) // 255
+
+
+def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.ndarray, closed: np.ndarray) -> np.ndarray:
+    """The paper level: the closing's, lowered to the soft light's (_soft_light) where that is darker by
+    more than the noise floor (less is no ink anyway), except in a patch so lowered whose outline is nearly all steep (_steep: SHADE.enclosed of it within
+    a quarter pixel, leaving out the lines on it, a printed ring's or a label's): the inside of a fill (a
+    pencil fill's is as light and as flat as a shadow, its edge steep all round), not a shadow (soft all
+    round, however the print crosses it)."""
+    soft = _soft_light(lines_closed)
+    lowered = cv2.compare(soft, cv2.convertScaleAbs(closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) // 255
+    count, patches = cv2.connectedComponents(lowered, connectivity=8)
+    if count <= 1:
+        return closed
+    on_line = cv2.compare(small, cv2.convertScaleAbs(lines_closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) > 0
+    outline = (cv2.dilate(lowered, _step()) > 0) & ~(lowered > 0) & ~on_line
+    beside = cv2.dilate(patches.astype(np.float32), _step())[outline].astype(np.int64)    # the patch it rings
+    steep_near = cv2.dilate(steep, _step())[outline]
+    share = np.bincount(beside, steep_near, count) / np.maximum(np.bincount(beside, minlength=count), 1)
+    shadow = (share < SHADE.enclosed)[patches] & (lowered > 0)
+    return np.where(shadow, soft, closed)
+
+
+@lru_cache(maxsize=None)
+def _step(n: int = 0) -> np.ndarray:
+    """One pixel's neighbours: the square's (n even), the cross's (n odd)."""
+    return cv2.getStructuringElement((cv2.MORPH_RECT, cv2.MORPH_CROSS)[n % 2], (3, 3))
 
 
 def _closing(image: np.ndarray, window: int) -> np.ndarray:

@@ -163,6 +163,18 @@ class LightStage(_Checked):
 
 
 @dataclass(frozen=True)
+class ShadeStage(_Checked):
+    """ink()'s paper level follows soft darkening (light before ink): ink is dark and has edges."""
+    edge: float = entry(0.3, "per mm", 0.05, 2.0, "darkening no steeper than this share of the paper's light per mm "
+                        "(a hand's or phone's shadow, a gradient, a fold's soft shade) is light, never ink; a pen or "
+                        "pencil line's edge is steeper")
+    enclosed: float = entry(0.75, "share of outline", 0.3, 1.0, "a patch the soft light darkens with this share "
+                            "of its outline steeper than edge is a fill's inside (ink), not a shadow")
+    deepest: float = entry(0.25, "share of light", 0.05, 0.9, "soft darkening is followed down to this share of the "
+                           "paper's light (a card in deeper shade is too dark to read anyway)")
+
+
+@dataclass(frozen=True)
 class ShapeStage(_Checked):
     """Where each bubble's regions lie, in its own radii."""
     disc: float = entry(1.2, "radii", 1.0, 1.6, "a bubble's scored disc: its printed ring and a little beyond")
@@ -293,9 +305,9 @@ class GlareStage(_Checked):
     ORDER = (("faded", "fading"),)
 
 
-LOCATE, LIGHT, SHAPE, MEASURE = LocateStage(), LightStage(), ShapeStage(), MeasureStage()
+LOCATE, LIGHT, SHADE, SHAPE, MEASURE = LocateStage(), LightStage(), ShadeStage(), ShapeStage(), MeasureStage()
 STROKES, CIRCLES, GLARE = StrokeStage(), CircleStage(), GlareStage()
-STAGES = {"locate": LOCATE, "light": LIGHT, "shape": SHAPE, "measure": MEASURE, "strokes": STROKES,
+STAGES = {"locate": LOCATE, "light": LIGHT, "shade": SHADE, "shape": SHAPE, "measure": MEASURE, "strokes": STROKES,
           "circles": CIRCLES, "glare": GLARE, "cards": Settings()}
 
 

@@ -1,7 +1,8 @@
 """`companion bench cards`: the scanner on the printed cards, marked and photographed (vision.sim.cards),
 reported per marking style and tier, with the bad-input and watched-folder checks.
 
-Seeds: tune thresholds on seed 1 (TUNING_SEED), report figures from seed 89 (REPORTING_SEED).
+Seeds: tune thresholds on seed 1 (TUNING_SEED), report figures from seed 89 (REPORTING_SEED); the
+shadow corpus (--corpus shadows, vision.sim.shadow_cards) tunes on 1-9 and reports from 101 and 103.
 """
 from __future__ import annotations
 
@@ -51,7 +52,8 @@ def circled_vote(truth: dict) -> bool:
 
 
 class Tally:
-    def __init__(self):
+    def __init__(self, styles: tuple[str, ...] = C.STYLES):
+        self.styles = styles                # the report's order of the rows
         self.rows: dict[str, dict[str, int]] = {}
         self.reasons: dict[str, int] = {}
         self.style_reasons: dict[str, dict[str, int]] = {}
@@ -94,32 +96,30 @@ class Tally:
 def table(tier: str, tally: Tally) -> list[str]:
     head = f"{'style':24s} {'n':>5s} " + " ".join(f"{c:>14s}" for c in COLUMNS)
     lines = [f"{tier} tier", head]
-    order = [s for s in C.STYLES if s in tally.rows]
+    order = [s for s in tally.styles if s in tally.rows]
     for style in order + ["all"]:
         row = tally.total() if style == "all" else tally.rows[style]
         lines.append(f"{style:24s} {row['n']:5d} " + " ".join(f"{row[c]:14d}" for c in COLUMNS))
     return lines
 
 
-def bench(n: int, seed: int, watch_n: int, say=print, cache: Path | None = None, workers: int | None = None) -> int:
-    """Scan n cards (half per tier) on one core; 0 when every target is met, else 1."""
+def bench(n: int, seed: int, watch_n: int, say=print, cache: Path | None = None, workers: int | None = None,
+          corpus: str = "marked") -> int:
+    """Scan n cards of a corpus (half per tier) on one core; 0 when every target is met, else 1."""
     from ..cards import Scanner
-    purpose = {TUNING_SEED: "the tuning seed", REPORTING_SEED: "the reporting seed"}.get(seed, "neither the tuning "
-                                                                                             "nor the reporting seed")
-    say(f"bench cards: seed {seed} ({purpose}; tune on {TUNING_SEED}, report from {REPORTING_SEED}), "
-        f"{n} cards ({n // 2} per tier)")
+    say(f"bench cards: {corpus} corpus, seed {seed} ({_purpose(corpus, seed)}), {n} cards ({n // 2} per tier)")
     deck = card_deck.deck(cache)
     say(f"printed deck: {len(deck.cards)} cards from `companion print cards`, rasterised at {card_deck.DPI:g} dpi, "
         f"cut along their marks, in {deck.folder}; printed rings found within "
         f"{max(deck.offsets.values()):.2f} mm of the layout")
-    corpus = {tier: _made(deck, n // 2, tier, seed, cache, workers, say) for tier in ("clean", "hard")}
+    made = {tier: _made(deck, n // 2, tier, seed, cache, workers, say, corpus) for tier in ("clean", "hard")}
     scanner = Scanner(deck.event, card_deck.SECRET)
     for kind in C.KIND_WEIGHTS:          # warm the per-kind caches: not what an event pays per card
         scanner.scan_image(C.decoded(next(C.generate(deck, 1, "clean", 999, kinds=(kind,)))))
     failed = []
     say("scanning on one core")
-    for tier, paths in corpus.items():
-        tally = Tally()
+    for tier, paths in made.items():
+        tally = Tally(C.styles_of(corpus))
         for i, path in enumerate(paths):
             started = time.process_time()
             image, truth = C.load(path)     # the file decoded to grey, as scan_file does
@@ -129,20 +129,37 @@ def bench(n: int, seed: int, watch_n: int, say=print, cache: Path | None = None,
             tally.add(result, truth, i, photo=image.shape[:2] == C.PHOTO_SIZE[::-1], cpu_ms=cpu_ms,
                       load_ms=(loaded - started) * 1000)
         failed += _report(tier, tally, say)
-    _bench_bad(scanner, deck, say)
+    if corpus == "marked":
+        _bench_bad(scanner, deck, say)
     _bench_watch(deck, watch_n, cache, workers, say)
     for line in failed:
         say(f"target missed: {line}")
     return 1 if failed else 0
 
 
-def _made(deck, count: int, tier: str, seed: int, cache, workers, say) -> list[Path]:
+def _purpose(corpus: str, seed: int) -> str:
+    """What a seed is for in a corpus: tuning, reporting, or neither."""
+    if corpus == "shadows":
+        from .shadow_cards import SHADOW_REPORTING, SHADOW_TUNING
+        tuning, reporting = SHADOW_TUNING, SHADOW_REPORTING
+    else:
+        tuning, reporting = (TUNING_SEED,), (REPORTING_SEED,)
+    what = "the tuning seed" if seed in tuning else "the reporting seed" if seed in reporting else \
+        "neither a tuning nor a reporting seed"
+    return f"{what}; tune on {_seeds(tuning)}, report from {_seeds(reporting)}"
+
+
+def _seeds(seeds: tuple) -> str:
+    return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 2 else " and ".join(map(str, seeds))
+
+
+def _made(deck, count: int, tier: str, seed: int, cache, workers, say, corpus: str = "marked") -> list[Path]:
     start = time.perf_counter()
 
     def progress(done, total):
         if done % 250 == 0 or done == total:
             say(f"  making {tier} cards: {done}/{total} ({time.perf_counter() - start:.0f} s)")
-    return C.cached(deck, count, tier, seed, cache, workers, progress)
+    return C.cached(deck, count, tier, seed, cache, workers, progress, corpus)
 
 
 def _report(tier: str, tally: Tally, say) -> list[str]:
@@ -158,7 +175,7 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
     say("  why cards went to review (reason codes) or were not read (all styles, then the top three per style):")
     for key, value in _top(tally.reasons, 10):
         say(f"    {value:4d}  {key}")
-    for style in [s for s in C.STYLES if s in tally.style_reasons]:
+    for style in [s for s in tally.styles if s in tally.style_reasons]:
         say(f"    {style}: " + "; ".join(f"{value} {key}" for key, value in _top(tally.style_reasons[style], 3)))
     if total["silent error"]:
         failed.append(f"{tier}: {total['silent error']} silent errors")

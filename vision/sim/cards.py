@@ -363,13 +363,43 @@ def _plain(value):
     return json.loads(json.dumps(value, default=float), parse_float=lambda s: round(float(s), 3))
 
 
-def generate(deck: card_deck.Deck, n: int, tier: str, seed: int = 0, start: int = 0, kinds=None, styles=None):
-    """n samples of a tier from index start; a sample depends only on the deck, seed, tier and index."""
+CORPORA = ("marked", "shadows")     # the marking styles above; vision.sim.shadow_cards' classes of trouble
+
+
+def generate(deck: card_deck.Deck, n: int, tier: str, seed: int = 0, start: int = 0, kinds=None, styles=None,
+             corpus: str = "marked"):
+    """n samples of a tier from index start; a sample depends only on the deck, corpus, seed, tier and index."""
     if tier not in ("clean", "hard"):
         raise ValueError(f"tier must be clean or hard, not {tier!r}")
+    make, stream = _maker(corpus)
     for index in range(start, start + n):
-        rng = np.random.default_rng([seed, index, tier == "hard"])
-        yield sample(deck, rng, tier, kinds, styles)
+        rng = np.random.default_rng([seed, index, tier == "hard", *stream])
+        yield make(deck, rng, tier, kinds, styles)
+
+
+def _maker(corpus: str):
+    """The sample maker of a corpus and its own random stream (no shadow card repeats a marked card's draws)."""
+    if corpus == "shadows":
+        from . import shadow_cards
+        return shadow_cards.sample, (CORPORA.index(corpus),)
+    if corpus != "marked":
+        raise ValueError(f"corpus must be one of {', '.join(CORPORA)}, not {corpus!r}")
+    return sample, ()
+
+
+def _version(corpus: str) -> str:
+    if corpus == "shadows":
+        from . import shadow_cards
+        return f"shadows{shadow_cards.VERSION}-v{CORPUS_VERSION}"
+    return f"v{CORPUS_VERSION}"
+
+
+def styles_of(corpus: str) -> tuple[str, ...]:
+    """The styles (marking styles, or classes of trouble) a corpus's truth names, in report order."""
+    if corpus == "shadows":
+        from . import shadow_cards
+        return shadow_cards.STYLES
+    return STYLES
 
 
 # --- files ----------------------------------------------------------------------------------------------
@@ -404,11 +434,11 @@ def write(out: str | Path, n: int, tier: str, seed: int = 0, progress=None, cach
 
 
 def cached(deck: card_deck.Deck, n: int, tier: str, seed: int, cache: Path | None = None, workers: int | None = None,
-           progress=None) -> list[Path]:
+           progress=None, corpus: str = "marked") -> list[Path]:
     """The first n samples of a tier and seed as files (truth JSON beside each), made only once per deck:
     --n 1000 reuses what --n 3000 made. Missing ones are made in a process pool."""
     from concurrent.futures import ProcessPoolExecutor
-    folder = card_deck.cache_root(cache) / "cards-corpus" / f"v{CORPUS_VERSION}-{deck.folder.name}-seed{seed}-{tier}"
+    folder = card_deck.cache_root(cache) / "cards-corpus" / f"{_version(corpus)}-{deck.folder.name}-seed{seed}-{tier}"
     folder.mkdir(parents=True, exist_ok=True)
     have = {p.stem: p for p in folder.iterdir() if p.suffix in (".jpg", ".png")}
     paths = [have.get(f"{i:05d}") for i in range(n)]
@@ -416,7 +446,7 @@ def cached(deck: card_deck.Deck, n: int, tier: str, seed: int, cache: Path | Non
     if todo:
         workers = workers or os.cpu_count() or 1
         with ProcessPoolExecutor(workers, initializer=_worker, initargs=(str(deck.folder),)) as pool:
-            jobs = [(folder, tier, seed, i) for i in todo]
+            jobs = [(folder, tier, seed, i, corpus) for i in todo]
             for done, (i, path) in enumerate(pool.map(_make, jobs, chunksize=4), 1):
                 paths[i] = path
                 if progress:
@@ -433,8 +463,8 @@ def _worker(folder: str) -> None:
 
 
 def _make(job) -> tuple[int, Path]:
-    folder, tier, seed, index = job
-    s = next(generate(_DECK[0], 1, tier, seed, start=index))
+    folder, tier, seed, index, corpus = job
+    s = next(generate(_DECK[0], 1, tier, seed, start=index, corpus=corpus))
     data, suffix = encode(s)
     path = folder / f"{index:05d}{suffix}"
     _write_whole(path.with_suffix(".json"), json.dumps(s.truth, ensure_ascii=False).encode())
