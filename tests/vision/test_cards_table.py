@@ -64,7 +64,7 @@ def test_the_first_row_holding_a_finding_decides_whatever_order_they_were_found_
     # ink beside a line, not apart from it, is held however much of it there is (no second rule above 2x definite)
     ("hard/robbery/stray line/0", "review", "line_ink_beside", ["line_ink_beside"]),
     ("hard/inout/circle/0", "review", "glare_ring_inked",
-     ["glare_ring_inked", "glare_faint_mark", "unclear_mark", "faint_ink", "faint_ink", "faint_ink"]),
+     ["glare_ring_inked", "unclear_mark", "faint_ink"]),     # the paper's own light taken out first: fewer faint
 ])
 def test_a_golden_card_records_the_row_that_fired_and_every_finding(card, decision, rule, found):
     name, game, kind, tier, style = next(entry for entry in G.names() if entry[0] == card)
@@ -79,7 +79,8 @@ def test_a_golden_card_records_the_row_that_fired_and_every_finding(card, decisi
 
 def test_the_scanner_holds_fewer_thresholds_and_lines_than_before_the_table():
     """Fewer rules: 155 thresholds and 3,429 lines before the findings table (tests/vision/thresholds.py);
-    one measured quantity and one threshold where several checks described one phenomenon."""
+    one measured quantity and one threshold where several checks described one phenomenon (151 and 3,392
+    after it; then 3 thresholds more for the paper's own light, measure.py's shade stage)."""
     import thresholds
     counted = thresholds.count(CARDS)
-    assert counted["thresholds"] <= 151 and counted["lines"] <= 3392, counted
+    assert counted["thresholds"] <= 154 and counted["lines"] <= 3426, counted
