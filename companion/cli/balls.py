@@ -452,7 +452,7 @@ def _held(args, decoders: dict):
     import contextlib
     from drivers import ball_bench
     from drivers.ball_reader import process_decoders
-    share = _share(args)
+    share = quota_share(args)
     live = {name: process_decoders(d, args.workers) for name, d in decoders.items()}
     if share is None:
         return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live)), live
@@ -468,8 +468,8 @@ def _held(args, decoders: dict):
                  lambda: (_close(live), quota.close())), live
 
 
-def _share(args) -> float | None:
-    """--cpu-quota as a share of one core (None: not given)."""
+def quota_share(args) -> float | None:
+    """--cpu-quota as a share of one core (None: not given); --cores checked with it."""
     if args.cpu_quota is None:
         return None
     text = args.cpu_quota.strip().lower()
