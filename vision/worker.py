@@ -42,7 +42,11 @@ class ProcessWorker:
         self._conn, child = CONTEXT.Pipe()
         self._process = CONTEXT.Process(target=_serve, args=(child, self.make, self.args, self.name),
                                         name=self.name, daemon=True)
-        self._process.start()
+        screens_stderr, sys.stderr = sys.stderr, sys.__stderr__
+        try:          # a screen (Textual) replaces sys.stderr with one without a file descriptor to hand on
+            self._process.start()
+        finally:
+            sys.stderr = screens_stderr
         child.close()
 
     def call(self, method: str, *args):
