@@ -54,7 +54,8 @@ def register(sub, groups) -> None:
     p.add_argument("--jobs", type=int, default=1, help="worker processes reading the blurred and adversarial "
                    "frames (the passes are played one at a time, on the wall clock)")
     p.add_argument("--workers", type=int, help="decoding processes of the live reader (the [camera] workers "
-                   "setting; default 3, with --cpu-quota one fewer than --cores, at least 1: a core for the rest)")
+                   "setting; default 3, with --cpu-quota one fewer than --cores, at least 2: a core for the rest, and a "
+                   "second reading on while one is slow on a hard frame)")
     shares = ", ".join(f"{k} {v:g}" for k, v in PI_SHARES.items())
     p.add_argument("--cpu-quota", help="play the passes held to this share of one core: a number (0.3 = 30%%), "
                    f"or pi4 / pi5 for the share standing for one of their cores ({shares})")
@@ -207,7 +208,7 @@ def bench_balls(args) -> int:
     if args.passes < len(kinds):
         raise CommandError(f"--passes {args.passes}: at least {len(kinds)} (one of each kind)", 2)
     if args.workers is None:
-        args.workers = max(args.cores - 1, 1) if args.cpu_quota else Settings.workers
+        args.workers = max(args.cores - 1, 2) if args.cpu_quota else Settings.workers
     if args.jobs < 1 or args.workers < 1 or args.frames < 0:
         raise CommandError("--jobs and --workers: at least 1; --frames: 0 or more", 2)
     names = args.decoder or list(balls.DECODERS)
