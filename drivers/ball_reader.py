@@ -86,7 +86,7 @@ class ProcessDecoder:
 
     def __init__(self, decoder: BallDecoder, number: int = 1):
         self.decoder = decoder
-        self.worker = ProcessWorker(_FallSet, (_settings_of(decoder),), f"ball decoder {number}")
+        self.worker = ProcessWorker(_DecoderInProcess, (_settings_of(decoder),), f"ball decoder {number}")
 
     @property
     def name(self) -> str:
@@ -108,7 +108,7 @@ def _settings_of(decoder: BallDecoder) -> dict:
             "mode": decoder.mode, "distance": decoder.distance, "fall_deg": decoder.fall_deg}
 
 
-class _FallSet:
+class _DecoderInProcess:
     """The decoder inside a ProcessDecoder's process."""
 
     def __init__(self, settings: dict):
