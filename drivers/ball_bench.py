@@ -38,7 +38,9 @@ class Playback:
 
 
 def play(images: list, fps: float, decoder, acceptor: acceptance.Acceptor, workers: int = 1) -> Playback:
-    """The images through Camera and BallReader at `fps`, until the stream ends and the last ball is ruled."""
+    """The images through Camera and BallReader at `fps`, until the stream ends and the last ball is
+    ruled. `decoder`: one and `workers` - 1 twins (threads), or a list (e.g. ProcessDecoders, kept
+    from pass to pass)."""
     source = PlaybackSource(images, fps)
     camera = Camera(source)
     messages, reads = [], {}
@@ -55,44 +57,57 @@ class QuotaUnavailable(RuntimeError):
 
 
 class CpuQuota:
-    """Inside `with`, this process (every thread) gets at most `cores` of CPU time (0.3: 30% of
-    one core), through a cgroup of its own: cgroup v2 `cpu.max`, else v1 `cpu.cfs_quota_us`.
-    Needs root and a writable /sys/fs/cgroup; QuotaUnavailable says in one line why not."""
+    """Inside `with`, this process gets at most `share` of one core (0.3: 30% of one core), and
+    so does each process `pids()` names (the decoding processes): `cores` cgroups of that share
+    each stand for a Pi's cores, and process i goes to group i % cores (this one to group 0), so
+    no process runs faster than one Pi core, as on a Pi. cgroup v2 `cpu.max`, else v1
+    `cpu.cfs_quota_us`. Needs root and a writable /sys/fs/cgroup; QuotaUnavailable says in one
+    line why not."""
 
-    def __init__(self, cores: float, root: Path = CGROUPS):
-        self.cores = cores
-        period = max(PERIOD_US, round(MIN_QUOTA_US / cores))
-        quota = round(cores * period)
-        name = f"companion-bench-{os.getpid()}"
+    def __init__(self, share: float, cores: int = 1, pids=lambda: [], root: Path = CGROUPS):
+        self.share, self.pids = share, pids
+        period = max(PERIOD_US, round(MIN_QUOTA_US / share))
+        quota = round(share * period)
+        names = [f"companion-bench-{os.getpid()}"] + [f"companion-bench-{os.getpid()}-{i}" for i in range(1, cores)]
         try:
             if "cpu" in _read(root / "cgroup.controllers").split():                  # v2
                 (root / "cgroup.subtree_control").write_text("+cpu")
-                self.group, self.home = root / name, root / _own_cgroup("")
-                self.group.mkdir(exist_ok=True)
-                (self.group / "cpu.max").write_text(f"{quota} {period}")
+                self.groups, self.home = [root / name for name in names], root / _own_cgroup("")
+                limits = {"cpu.max": f"{quota} {period}"}
             elif (root / "cpu" / "cpu.cfs_quota_us").exists():                     # v1
-                self.group, self.home = root / "cpu" / name, root / "cpu" / _own_cgroup("cpu")
-                self.group.mkdir(exist_ok=True)
-                (self.group / "cpu.cfs_period_us").write_text(str(period))
-                (self.group / "cpu.cfs_quota_us").write_text(str(quota))
+                self.groups, self.home = [root / "cpu" / name for name in names], root / "cpu" / _own_cgroup("cpu")
+                limits = {"cpu.cfs_period_us": str(period), "cpu.cfs_quota_us": str(quota)}
             else:
                 raise QuotaUnavailable(f"{root}: no cpu controller (cgroup v2 cpu.max or v1 cpu.cfs_quota_us)")
+            for group in self.groups:
+                group.mkdir(exist_ok=True)
+                for name, value in limits.items():
+                    (group / name).write_text(value)
         except OSError as error:
             raise QuotaUnavailable(f"{error.filename or root}: cannot set a CPU quota ({error.strerror}; "
                                    "it needs root and a writable cgroup file system)") from None
+        self.group = self.groups[0]
+        self._placed: list[int] = []
 
     def __enter__(self) -> "CpuQuota":
-        (self.group / "cgroup.procs").write_text(str(os.getpid()))
+        self._placed = [os.getpid(), *self.pids()]
+        for i, pid in enumerate(self._placed):
+            (self.groups[i % len(self.groups)] / "cgroup.procs").write_text(str(pid))
         return self
 
     def __exit__(self, *_) -> None:
-        (self.home / "cgroup.procs").write_text(str(os.getpid()))
+        for pid in self._placed:
+            try:
+                (self.home / "cgroup.procs").write_text(str(pid))
+            except OSError:         # a decoding process that has ended meanwhile
+                pass
 
     def close(self) -> None:
-        try:
-            self.group.rmdir()
-        except OSError:
-            pass
+        for group in self.groups:
+            try:
+                group.rmdir()
+            except OSError:
+                pass
 
 
 def _read(path: Path) -> str:

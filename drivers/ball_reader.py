@@ -19,7 +19,8 @@ from typing import Callable
 
 from vision import acceptance
 from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
-from vision.balls import DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder
+from vision.balls import DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder, FrameRead
+from vision.worker import ProcessWorker, WorkerDied, WorkerFailed
 
 from . import settings as section_settings
 from .camera import Camera, CameraError, open_source
@@ -44,7 +45,7 @@ class Settings:
     gone_ms: int = acceptance.DEFAULT_GONE_MS
     ball_diameter: float = 40.0
     ball_distance: tuple[float, float] = DEFAULT_DISTANCE   # mm, camera to ball centre: nearest, farthest
-    workers: int = 2                 # frames decoded side by side (a Pi 4 or 5 has 4 cores)
+    workers: int = 3                 # decoding processes (a Pi 4 or 5 has 4 cores: one left for the rest)
     fall_deg: float | None = None    # which way balls cross the image (degrees, 0 = rightwards, 90 = down)
     exposure_us: int | None = None   # a fixed exposure time (None: the camera's automatic exposure)
     gain: float | None = None        # a fixed analogue gain (None: automatic)
@@ -78,17 +79,61 @@ def _distance(value: list) -> tuple[float, float]:
     return float(value[0]), float(value[1])
 
 
-class BallReader:
-    """Takes the newest frames, reads them (`workers` side by side), feeds the acceptor in the
-    order the frames were taken; messages go to on_message, and each frame's read, with its
-    sequence number, to on_read when given (the benchmark's record)."""
+class ProcessDecoder:
+    """A BallDecoder in a process of its own, read from one of the reader's threads (which waits
+    without holding the interpreter lock): frames decoded side by side on a Pi's cores. `decoder`
+    holds the settings; its fall direction is sent with each frame (calibration may change it)."""
 
-    def __init__(self, camera: Camera, decoder: BallDecoder, acceptor: acceptance.Acceptor,
+    def __init__(self, decoder: BallDecoder, number: int = 1):
+        self.decoder = decoder
+        self.worker = ProcessWorker(_DecoderInProcess, (_settings_of(decoder),), f"ball decoder {number}")
+
+    @property
+    def name(self) -> str:
+        return self.decoder.name
+
+    def read(self, image) -> FrameRead:
+        return self.worker.call("read", image, self.decoder.fall_deg)
+
+    def close(self) -> None:
+        self.worker.close()
+
+
+def process_decoders(decoder: BallDecoder, count: int) -> list[ProcessDecoder]:
+    return [ProcessDecoder(decoder, n) for n in range(1, count + 1)]
+
+
+def _settings_of(decoder: BallDecoder) -> dict:
+    return {"decoder": decoder.name, "diameter": decoder.design.diameter, "fov": decoder.fov, "roi": decoder.roi,
+            "mode": decoder.mode, "distance": decoder.distance, "fall_deg": decoder.fall_deg}
+
+
+class _DecoderInProcess:
+    """The decoder inside a ProcessDecoder's process."""
+
+    def __init__(self, settings: dict):
+        self.decoder = BallDecoder(**settings, warn=lambda _: None)
+
+    def read(self, image, fall_deg: float | None) -> FrameRead:
+        self.decoder.fall_deg = fall_deg
+        return self.decoder.read(image)
+
+
+class BallReader:
+    """Takes the newest frames, reads them (`workers` side by side: `decoder` and its twins, or a
+    list of decoders, one a worker), feeds the acceptor in the order the frames were taken;
+    messages go to on_message, and each frame's read, with its sequence number, to on_read when
+    given (the benchmark's record). A decoder that fails on a frame is an alert; the frame is skipped."""
+
+    def __init__(self, camera: Camera, decoder: BallDecoder | list, acceptor: acceptance.Acceptor,
                  on_message: Callable[[object], None], workers: int = 1,
                  on_read: Callable[[int, object], None] | None = None):
-        self.camera, self.decoder, self.acceptor = camera, decoder, acceptor
+        self.camera, self.acceptor = camera, acceptor
+        self.decoders = list(decoder) if isinstance(decoder, list) else \
+            [decoder] + [decoder.twin() for _ in range(workers - 1)]
+        self.decoder = self.decoders[0]
+        self.owned: list = []            # decoders to close with the reader (processes it started)
         self.on_message, self.on_read = on_message, on_read
-        self.workers = workers
         self.frames = 0                  # frames read (the camera counts those dropped)
         self.last = None                 # the last frame's FrameRead, for a status line
         self._lock = threading.Lock()    # the acceptor and the queue below: workers and the beam
@@ -103,11 +148,17 @@ class BallReader:
                       places: Callable[[], dict] | None = None, warn=print) -> "BallReader":
         source = open_source(settings.source, settings.width, settings.height, settings.fps,
                              settings.exposure_us, settings.gain)
-        return cls(Camera(source), settings.decoder_for(warn), settings.acceptor_for(places), on_message,
-                   settings.workers)
+        decoders = process_decoders(settings.decoder_for(warn), settings.workers)
+        reader = cls(Camera(source), decoders, settings.acceptor_for(places), on_message)
+        reader.owned = decoders
+        return reader
 
     def start(self) -> "BallReader":
-        self.camera.start()
+        try:
+            self.camera.start()
+        except CameraError:
+            self._close_owned()
+            raise
         self._thread = threading.Thread(target=self._run, name="ball reader", daemon=True)
         self._thread.start()
         return self
@@ -117,6 +168,12 @@ class BallReader:
         self.camera.stop()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        self._close_owned()
+
+    def _close_owned(self) -> None:
+        for decoder in self.owned:
+            decoder.close()
+        self.owned = []
 
     def __enter__(self) -> "BallReader":
         return self.start()
@@ -136,9 +193,8 @@ class BallReader:
         self._send(messages)
 
     def _run(self) -> None:
-        decoders = [self.decoder] + [self.decoder.twin() for _ in range(self.workers - 1)]
         threads = [threading.Thread(target=self._work, args=(d,), name=f"ball decoder {i}", daemon=True)
-                   for i, d in enumerate(decoders)]
+                   for i, d in enumerate(self.decoders)]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -166,17 +222,22 @@ class BallReader:
                 if self.camera.ended:
                     break
                 continue
-            result = decoder.read(frame.image)
+            try:
+                result, failed = decoder.read(frame.image), []
+            except (WorkerDied, WorkerFailed) as error:
+                result, failed = None, [Alert("decoder", f"frame {frame.seq} not read: {error}", time.monotonic())]
             with self._lock:
                 self._done[frame.seq] = (frame.t, result)
                 messages = self._feed_in_order()
-            self._send(messages)
+            self._send(failed + messages)
 
     def _feed_in_order(self) -> list:
         messages = []
         while self._taken and self._taken[0] in self._done:
             seq = self._taken.popleft()
             t, result = self._done.pop(seq)
+            if result is None:           # its decoder failed (said already)
+                continue
             self.frames += 1
             self.last = result
             if self.on_read:

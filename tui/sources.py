@@ -252,16 +252,17 @@ class ScannerSource:
     the referee's answer (done/, review/, rejected/)."""
 
     def __init__(self, folder: Path, event):
-        from vision.cards import Scanner, settings_for
+        from vision.cards import Scanner, settings_for, workers_for
         if not Path(folder).is_dir():
             raise OSError(f"{folder}: no such folder")
         self.folder, self.scanner = Path(folder), Scanner(event.id, event.secret, settings_for(event))
+        self.workers = workers_for(event)
         self.scanned, self.last, self.problem, self._stop = 0, "", "", threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self, send, note) -> None:
         from vision.cards import FolderWatcher
-        watcher = FolderWatcher(self.scanner, self.folder, lambda command: ask(send, command))
+        watcher = FolderWatcher(self.scanner, self.folder, lambda command: ask(send, command), self.workers)
 
         def on_result(result) -> None:
             self.scanned += 1

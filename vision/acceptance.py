@@ -40,7 +40,7 @@ class BallRead:
 @dataclass(frozen=True)
 class Alert:
     """Something the operator must look at; nothing is drawn."""
-    kind: str              # conflict | not_in_machine | unreadable | camera
+    kind: str              # conflict | not_in_machine | unreadable | camera | decoder
     message: str
     at: float
     balls: tuple[int, ...] = ()

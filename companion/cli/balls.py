@@ -53,13 +53,14 @@ def register(sub, groups) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="worker processes reading the blurred and adversarial "
                    "frames (the passes are played one at a time, on the wall clock)")
-    p.add_argument("--workers", type=int, default=2, help="decoding threads of the live reader "
-                   "(the [camera] workers setting; default 2)")
+    p.add_argument("--workers", type=int, help="decoding processes of the live reader (the [camera] workers "
+                   "setting; default 3, with --cpu-quota one fewer than --cores, at least 2: a core for the rest, and a "
+                   "second reading on while one is slow on a hard frame)")
     shares = ", ".join(f"{k} {v:g}" for k, v in PI_SHARES.items())
     p.add_argument("--cpu-quota", help="play the passes held to this share of one core: a number (0.3 = 30%%), "
                    f"or pi4 / pi5 for the share standing for one of their cores ({shares})")
-    p.add_argument("--cores", type=int, default=1, help="with --cpu-quota: cores of that speed the reader may use "
-                   "(the quota is share x cores; default 1)")
+    p.add_argument("--cores", type=int, default=1, help="with --cpu-quota: cores of that speed the reader may use, "
+                   "each process held to one (a Pi 4 or 5 has 4; default 1: every process shares one)")
     p.add_argument("--frames", type=int, default=100, help="frames in each set that must name no wrong ball "
                    "(a sticker sheet, a hand or page, two balls, not-a-label codes, mirrored stickers), and "
                    "three times as many blurred 0-15 px for the read rate by blur (default 100)")
@@ -198,6 +199,7 @@ def _seed(seed: int, name: str) -> int:
 
 def bench_balls(args) -> int:
     import cv2
+    from drivers.ball_reader import Settings
     from vision import balls
     from vision.sim import balls as ball_render
 
@@ -205,6 +207,8 @@ def bench_balls(args) -> int:
     kinds = _kinds(args.kinds)
     if args.passes < len(kinds):
         raise CommandError(f"--passes {args.passes}: at least {len(kinds)} (one of each kind)", 2)
+    if args.workers is None:
+        args.workers = max(args.cores - 1, 2) if args.cpu_quota else Settings.workers
     if args.jobs < 1 or args.workers < 1 or args.frames < 0:
         raise CommandError("--jobs and --workers: at least 1; --frames: 0 or more", 2)
     names = args.decoder or list(balls.DECODERS)
@@ -219,7 +223,7 @@ def bench_balls(args) -> int:
     stats = {name: _Stats() for name in dict.fromkeys(names)}
     held, live = _held(args, decoders)
     print(f"companion bench balls: {args.passes} passes ({', '.join(f'{k} {f} fps' for k, f in kinds)}), "
-          f"decoders {', '.join(stats)}, {args.workers} decoding thread(s) live, {args.jobs} job(s) for the frame sets; "
+          f"decoders {', '.join(stats)}, {args.workers} decoding {held.workers} live, {args.jobs} job(s) for the frame sets; "
           f"each pass played to the live reader on the wall clock {held.describe}; decode times are wall-clock ms; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     started = time.monotonic()
@@ -233,8 +237,8 @@ def bench_balls(args) -> int:
             kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
             ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
             p = ball_render.render_pass(renderer, kind, fps, ball, _seed(args.seed, f"pass{k}"))
-            for decoder in live.values():
-                stats[decoder.name].add(_bench_pass(p, decoder, args.workers, held))
+            for name, decoder in live.items():
+                stats[name].add(_bench_pass(p, decoder, args.workers, held))
             _progress(done, args.passes, started)
     finally:
         held.close()
@@ -446,12 +450,32 @@ def _label_checks(renderer, decoders: dict, seed: int):
 
 
 def _held(args, decoders: dict):
-    """How the passes are held to a Pi's speed (--cpu-quota): a cgroup quota, else decoders slowed
-    in proportion to their CPU time; and the decoders to use."""
+    """How the passes are held to a Pi's speed (--cpu-quota): a cgroup quota, each process held to
+    one Pi core, else decoders slowed in proportion to their CPU time (threads); and the decoders
+    the live reader uses: a list of decoding processes per decoder, started once for every pass."""
     import contextlib
     from drivers import ball_bench
+    from drivers.ball_reader import process_decoders
+    share = quota_share(args)
+    live = {name: process_decoders(d, args.workers) for name, d in decoders.items()}
+    if share is None:
+        return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live)), live
+    what = f"{share:g} of a core x {args.cores}"
+    try:
+        quota = ball_bench.CpuQuota(share, args.cores, lambda: [d.worker.pid for team in live.values() for d in team])
+    except ball_bench.QuotaUnavailable as error:
+        _close(live)
+        print(f"companion: {error}: instead each decode is stretched to 1/{share:g} of its CPU time", file=sys.stderr)
+        return _Held(contextlib.nullcontext(), f"with decodes stretched to {what}", workers="thread(s)"), \
+            {name: ball_bench.Slowed(d, share) for name, d in decoders.items()}
+    return _Held(quota, f"held to {what} (cgroup CPU quotas, one a process and core)",
+                 lambda: (_close(live), quota.close())), live
+
+
+def quota_share(args) -> float | None:
+    """--cpu-quota as a share of one core (None: not given); --cores checked with it."""
     if args.cpu_quota is None:
-        return _Held(contextlib.nullcontext(), "at full speed"), decoders
+        return None
     text = args.cpu_quota.strip().lower()
     try:
         share = PI_SHARES[text] if text in PI_SHARES else float(text)
@@ -460,19 +484,18 @@ def _held(args, decoders: dict):
     if not 0.01 <= share <= 1 or args.cores < 1:
         raise CommandError(f"--cpu-quota {args.cpu_quota!r}: a share of one core, 0.01-1, or "
                            f"{' / '.join(PI_SHARES)}; --cores at least 1", 2)
-    what = f"{share:g} of a core x {args.cores}"
-    try:
-        quota = ball_bench.CpuQuota(share * args.cores)
-    except ball_bench.QuotaUnavailable as error:
-        print(f"companion: {error}: instead each decode is stretched to 1/{share:g} of its CPU time", file=sys.stderr)
-        return _Held(contextlib.nullcontext(), f"with decodes stretched to {what}"), \
-            {name: ball_bench.Slowed(d, share) for name, d in decoders.items()}
-    return _Held(quota, f"held to {what} (cgroup CPU quota)", quota.close), decoders
+    return share
+
+
+def _close(live: dict) -> None:
+    for team in live.values():
+        for decoder in team:
+            decoder.close()
 
 
 class _Held:
-    def __init__(self, context, describe: str, close=lambda: None):
-        self.context, self.describe, self.close = context, describe, close
+    def __init__(self, context, describe: str, close=lambda: None, workers: str = "process(es)"):
+        self.context, self.describe, self.close, self.workers = context, describe, close, workers
 
     def __enter__(self):
         return self.context.__enter__()
@@ -488,7 +511,8 @@ def _bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
     from drivers import ball_bench
     from vision import acceptance
     images = [p.shot(i).image for i in range(len(p))]
-    _calibrated(decoder).fall_deg = p.fall_deg         # the rig's fall direction, as calibration gives it
+    for one in decoder if isinstance(decoder, list) else [decoder]:
+        _calibrated(one).fall_deg = p.fall_deg         # the rig's fall direction, as calibration gives it
     with held or contextlib.nullcontext():
         run = ball_bench.play(images, p.fps, decoder, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), workers)
     record = {"kind": f"{p.kind} {p.fps:g} fps", "ms": [], "empty_ms": [], "frames_read": 0, "frames_matched": 0,
@@ -516,7 +540,8 @@ def _bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
 
 
 def _calibrated(decoder):
-    """The BallDecoder behind a decoder (ball_bench.Slowed wraps one), whose rig settings the bench sets."""
+    """The BallDecoder behind a decoder (ball_bench.Slowed and ProcessDecoder wrap one), whose rig
+    settings the bench sets."""
     return getattr(decoder, "decoder", decoder)
 
 

@@ -4,6 +4,7 @@ OpenCV, ReportLab and the vision package are imported inside each command (law 1
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -77,6 +78,11 @@ def register(sub, groups) -> None:
                    help="marked (default): every marking style; shadows: the classes of trouble (hand, phone and "
                         "fold shadows, light gradients, a scribble's loop, a light circle beside a fill, a blank card "
                         "in shade), tuned on seeds 1-9, reported from 101 and 103")
+    p.add_argument("--cpu-quota", help="scan the watched folder held to this share of one core a process: a number "
+                   "(0.3 = 30%%), or pi4 / pi5 (as `bench balls`)")
+    p.add_argument("--cores", type=int, default=1, help="with --cpu-quota: cores of that speed (default 1)")
+    p.add_argument("--watch-workers", type=int, help="the watched folder's scanning processes ([cards] workers; "
+                   "default: --cores with --cpu-quota, else every core)")
     p.set_defaults(run=bench)
 
 
@@ -313,7 +319,7 @@ def _line(result) -> str:
 
 def scan(args) -> int:
     import cv2
-    from vision.cards import FolderWatcher, Scanner, referee
+    from vision.cards import FolderWatcher, Scanner, referee, workers_for
     cv2.setNumThreads(1)
     event = _event(args.event)
     settings = _settings(event)
@@ -325,7 +331,7 @@ def scan(args) -> int:
         if args.images:
             raise CommandError("give either IMAGE... or --watch DIR, not both", 2)
         try:
-            watcher = FolderWatcher(scanner, args.watch, submit)
+            watcher = FolderWatcher(scanner, args.watch, submit, workers_for(event))
         except FileNotFoundError as error:
             raise CommandError(str(error), 2)
         print(f"watching {args.watch} (journal {journal}); Ctrl-C stops", file=sys.stderr)
@@ -401,10 +407,31 @@ def bench(args) -> int:
     if args.n < 2:
         raise CommandError("--n must be at least 2 (half per tier)", 2)
     say = lambda text: print(text, file=sys.stderr, flush=True)     # noqa: E731
+    quota = _quota(args)
+    watch_workers = args.watch_workers or (args.cores if quota else os.cpu_count() or 1)
+    if watch_workers < 1:
+        raise CommandError(f"--watch-workers {args.watch_workers}: at least 1", 2)
     try:
         return card_bench.bench(args.n, args.seed, args.watch_n, say, Path(args.cache) if args.cache else None,
-                                args.workers, args.corpus)
+                                args.workers, args.corpus, watch_workers, quota)
     except card_deck.DeckError as error:
         raise CommandError(str(error))
     except OSError as error:
         raise CommandError(f"corpus cache: {error}")
+    finally:
+        if quota:
+            quota.close()
+
+
+def _quota(args):
+    """--cpu-quota and --cores as cgroup quotas (drivers.ball_bench.CpuQuota), or None."""
+    from drivers import ball_bench
+
+    from .balls import quota_share
+    share = quota_share(args)
+    if share is None:
+        return None
+    try:
+        return ball_bench.CpuQuota(share, args.cores)
+    except ball_bench.QuotaUnavailable as error:
+        raise CommandError(str(error))

@@ -73,7 +73,8 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "open_room": (float, None), "blank_ring": (float, None), "coherent": (float, None), "span": (float, None),
               "flat": (float, None), "quiet": (float, None), "circled": (float, None), "partial": (float, None),
               "faint": (float, None), "noisy": (float, None), "closer_floor": (float, None),
-              "closer_trace": (float, None), "time_limit_ms": (float, None)},
+              "closer_trace": (float, None), "time_limit_ms": (float, None),
+              "workers": (int, Between(1, 64))},      # the watched folder's scanning processes (default: every core)
     # The cage link (drivers/serial_link.py): a pyserial URL; "raw" for a plain barcode scanner.
     "serial": {"url": (str, None), "baud": (int, Between(50, 4_000_000)), "mode": (str, ("framed", "raw")),
                "raw_pattern": (str, None), "raw_repeat_seconds": (float, Between(0, 3600))},

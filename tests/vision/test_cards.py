@@ -210,6 +210,40 @@ def test_watched_folder_counts_logs_and_moves(game, tmp_path):
     assert [entry["decision"] for entry in log] == ["counted", "rejected", "rejected"]
 
 
+def test_a_pool_of_scanning_processes_files_in_arrival_order_and_a_dead_one_rejects_its_card(game, tmp_path):
+    """[cards] workers > 1: the files due are scanned side by side, then refereed, logged and moved
+    one at a time in the order they arrived; a scanning process that dies rejects the card it had,
+    saying so in one line, and is started again for the next."""
+    import os
+    import signal
+    ev, session = game
+    folder = tmp_path / "in"
+    folder.mkdir()
+    names = ["a.png", "b.png", "c.png", "d.png"]
+    for i, name in enumerate(names):
+        cv2.imwrite(str(folder / name), _card_photo(L.Card("vote", ev.id, f"V0{i + 1}01", i + 1, 1), ev.secret,
+                                                         {"mark": ["Z"]}))
+        os.utime(folder / name, ns=(i * 10**9, i * 10**9))          # arrived a, b, c, d
+    watcher = FolderWatcher(Scanner(ev.id, ev.secret), folder, _submit(session), workers=2)
+    watcher.SETTLE = 0
+    try:
+        watcher.ready()
+        first = [worker.pid for worker in watcher.workers]
+        for pid in first:
+            os.kill(pid, signal.SIGKILL)
+        results = watcher.poll()
+        assert all(worker.pid not in first for worker in watcher.workers)        # started again
+    finally:
+        watcher.close()
+    assert [r.image.split("/")[-1] for r in results] == names
+    assert [r.decision for r in results] == ["rejected", "rejected", "counted", "counted"]
+    assert results[0].reason.startswith("the scanner failed on it: card scanner ") and \
+        results[0].reason.endswith(": its process stopped (killed by signal 9); started again")
+    assert (folder / "rejected" / "a.png").exists() and (folder / "done" / "d.png").exists()
+    log = [json.loads(line) for line in (folder / "scan-log.jsonl").read_text().splitlines()]
+    assert [entry["image"].split("/")[-1] for entry in log] == names
+
+
 def test_scan_command_prints_json(tmp_path, capsys):
     path = tmp_path / "event.toml"
     assert main(["init", "--out", str(path), "--players", "3", "--seed", "3"]) == 0

@@ -15,8 +15,8 @@ from .measure import ink, sharpness
 from .result import Rejection, Result
 from .scanner import Scanner, load_image
 from .tuning import Settings, TuningError, settings_for
-from .watch import IMAGE_SUFFIXES, FolderWatcher, referee
+from .watch import IMAGE_SUFFIXES, FolderWatcher, referee, workers_for
 
 __all__ = ["PX", "Settings", "TuningError", "settings_for", "command_for",
            "ink", "sharpness", "Rejection", "Result", "Scanner", "load_image",
-           "IMAGE_SUFFIXES", "FolderWatcher", "referee"]
+           "IMAGE_SUFFIXES", "FolderWatcher", "referee", "workers_for"]

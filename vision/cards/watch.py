@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import queue
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..worker import ProcessWorker, WorkerDied, WorkerFailed
 from .result import Rejection, Result
 from .scanner import Scanner, load_image
 
@@ -47,12 +51,16 @@ class FolderWatcher:
     and moved to done/, review/ or rejected/ (a forged, foreign or unreadable card never counts).
     A file is read once its size and time have stopped changing for SETTLE seconds (seen so, or
     its time says so); one that does not decode (the first half of a slow copy) waits while it
-    changes, and is rejected only when it has been seen unchanged for GIVE_UP seconds."""
+    changes, and is rejected only when it has been seen unchanged for GIVE_UP seconds.
+    With `workers` > 1 the files due are scanned side by side in as many processes (a Pi's
+    cores); each is still refereed, logged and moved one at a time, in the order they arrived.
+    A file whose scanning process died or failed is rejected saying so (its process is started
+    again): a photo that crashes the scanner is not tried for ever."""
 
     SETTLE = 0.3        # seconds a file's size and time must stay the same before it is read (the scanner may be writing)
     GIVE_UP = 5.0       # seconds a file that does not decode must stay the same before it is rejected (a copy paused)
 
-    def __init__(self, scanner: Scanner, folder: str | Path, submit=None):
+    def __init__(self, scanner: Scanner, folder: str | Path, submit=None, workers: int = 1):
         self.scanner, self.folder, self.submit = scanner, Path(folder), submit
         if not self.folder.is_dir():
             raise FileNotFoundError(f"{self.folder}: no such folder")
@@ -60,6 +68,23 @@ class FolderWatcher:
             scanner.crops = self.folder / "crops"
         self.log = self.folder / "scan-log.jsonl"
         self._seen: dict[Path, _Arrival] = {}
+        self._free: queue.Queue[ProcessWorker] = queue.Queue()      # scanning processes not busy
+        self.workers = [ProcessWorker(_FileScanner, (scanner.event, scanner.secret, scanner.settings, scanner.crops),
+                                      f"card scanner {n}") for n in range(1, workers + 1)] if workers > 1 else []
+        for worker in self.workers:
+            self._free.put(worker)
+        self._threads = ThreadPoolExecutor(len(self.workers)) if self.workers else None
+
+    def ready(self) -> None:
+        """Wait until every scanning process has started (the first scan otherwise waits for it)."""
+        for worker in self.workers:
+            worker.call("ready")
+
+    def close(self) -> None:
+        if self._threads is not None:
+            self._threads.shutdown()
+        for worker in self.workers:
+            worker.close()
 
     def pending(self) -> list[Path]:
         """The files due a read: unchanged for SETTLE seconds (seen unchanged for GIVE_UP after a failed decode)."""
@@ -76,15 +101,12 @@ class FolderWatcher:
 
     def process(self, path: Path) -> Result | None:
         """The file scanned, refereed, logged and moved; None while it may still be arriving."""
-        start = time.perf_counter()
-        try:
-            image, why = load_image(path), None
-        except Rejection as error:
-            image, why = None, error
-        if self._arriving(path, failed=why is not None):
+        return self._file(path, *scan_file(self.scanner, path))
+
+    def _file(self, path: Path, loaded: bool, result: Result) -> Result | None:
+        """A file scanned: refereed, logged and moved; None while it may still be arriving."""
+        if self._arriving(path, failed=not loaded):
             return None
-        result = Result(str(path), "rejected", str(why)) if why else self.scanner.scan_image(image, str(path))
-        result.ms = round((time.perf_counter() - start) * 1000, 2)
         if self.submit is not None:
             referee(result, self.submit)
         place = {"review": "review", "rejected": "rejected", "refused": "rejected"}.get(result.decision, "done")
@@ -110,15 +132,61 @@ class FolderWatcher:
         return False
 
     def poll(self) -> list[Result]:
-        return [result for path in self.pending() if (result := self.process(path)) is not None]
+        due = self.pending()
+        scans = self._threads.map(self._in_a_worker, due) if self._threads else \
+            (scan_file(self.scanner, path) for path in due)
+        return [result for path, scan in zip(due, scans) if (result := self._file(path, *scan)) is not None]
+
+    def _in_a_worker(self, path: Path) -> tuple[bool, Result]:
+        worker = self._free.get()
+        try:
+            return worker.call("scan", path)
+        except (WorkerDied, WorkerFailed) as error:
+            return True, Result(str(path), "rejected", f"the scanner failed on it: {error}")
+        finally:
+            self._free.put(worker)
 
     def run(self, on_result, stop=lambda: False, interval: float = 0.2) -> None:
-        while not stop():
-            results = self.poll()
-            for result in results:
-                on_result(result)
-            if not results:
-                time.sleep(interval)
+        try:
+            while not stop():
+                results = self.poll()
+                for result in results:
+                    on_result(result)
+                if not results:
+                    time.sleep(interval)
+        finally:
+            self.close()
+
+
+def workers_for(event) -> int:
+    """[cards] workers: the watched folder's scanning processes (default: one a core)."""
+    return event.sections.get("cards", {}).get("workers", os.cpu_count() or 1)
+
+
+def scan_file(scanner: Scanner, path: Path) -> tuple[bool, Result]:
+    """The file loaded and scanned: (whether it loaded, the result; rejected when it did not load)."""
+    start = time.perf_counter()
+    try:
+        image = load_image(path)
+    except Rejection as why:
+        result, loaded = Result(str(path), "rejected", str(why)), False
+    else:
+        result, loaded = scanner.scan_image(image, str(path)), True
+    result.ms = round((time.perf_counter() - start) * 1000, 2)
+    return loaded, result
+
+
+class _FileScanner:
+    """The scanner inside a scanning process of a FolderWatcher."""
+
+    def __init__(self, event: str, secret: str, settings, crops):
+        self.scanner = Scanner(event, secret, settings, crops)
+
+    def scan(self, path: Path) -> tuple[bool, Result]:
+        return scan_file(self.scanner, path)
+
+    def ready(self) -> bool:
+        return True
 
 
 @dataclass

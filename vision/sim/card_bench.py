@@ -104,7 +104,7 @@ def table(tier: str, tally: Tally) -> list[str]:
 
 
 def bench(n: int, seed: int, watch_n: int, say=print, cache: Path | None = None, workers: int | None = None,
-          corpus: str = "marked") -> int:
+          corpus: str = "marked", watch_workers: int = 1, quota=None) -> int:
     """Scan n cards of a corpus (half per tier) on one core; 0 when every target is met, else 1."""
     from ..cards import Scanner
     say(f"bench cards: {corpus} corpus, seed {seed} ({_purpose(corpus, seed)}), {n} cards ({n // 2} per tier)")
@@ -131,7 +131,7 @@ def bench(n: int, seed: int, watch_n: int, say=print, cache: Path | None = None,
         failed += _report(tier, tally, say)
     if corpus == "marked":
         _bench_bad(scanner, deck, say)
-    _bench_watch(deck, watch_n, cache, workers, say)
+    _bench_watch(deck, watch_n, cache, workers, say, watch_workers, quota)
     for line in failed:
         say(f"target missed: {line}")
     return 1 if failed else 0
@@ -242,7 +242,10 @@ def _bench_bad(scanner, deck, say) -> None:
             say(f"  {path.name:16s} {result.decision}: {result.reason}")
 
 
-def _bench_watch(deck, watch_n: int, cache, workers, say) -> None:
+def _bench_watch(deck, watch_n: int, cache, workers, say, watch_workers: int = 1, quota=None) -> None:
+    """Cards a second through the watched folder, scanning in `watch_workers` processes (inside
+    `quota` when given: a drivers.ball_bench.CpuQuota, each process held to one Pi core)."""
+    import contextlib
     import shutil
     import tempfile
 
@@ -253,10 +256,18 @@ def _bench_watch(deck, watch_n: int, cache, workers, say) -> None:
     with tempfile.TemporaryDirectory() as watched:
         for i, path in enumerate(paths):
             shutil.copyfile(path, Path(watched) / f"card-{i:04d}{path.suffix}")
-        watcher = FolderWatcher(Scanner(deck.event, card_deck.SECRET), watched)
+        watcher = FolderWatcher(Scanner(deck.event, card_deck.SECRET), watched, workers=watch_workers)
         watcher.SETTLE = 0.0
-        start = time.perf_counter()
-        done = len(watcher.poll())
-        elapsed = time.perf_counter() - start
+        try:
+            watcher.ready()                 # started once at an event's start: not a card's cost
+            if quota is not None:
+                quota.pids = lambda: [worker.pid for worker in watcher.workers]
+            with quota or contextlib.nullcontext():
+                start = time.perf_counter()
+                done = len(watcher.poll())
+                elapsed = time.perf_counter() - start
+        finally:
+            watcher.close()
+        held = f"held to {quota.share:g} of a core x {len(quota.groups)}" if quota else "at full speed"
         say(f"watched folder: {done} files read, scanned, logged and moved in {elapsed:.1f} s: "
-            f"{done / elapsed:.1f} cards/s")
+            f"{done / elapsed:.1f} cards/s ({watch_workers} scanning process(es), {held})")

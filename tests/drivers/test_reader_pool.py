@@ -1,0 +1,118 @@
+"""The ball reader's decoding processes: frames dropped are always the oldest, reads fed in the
+order the frames were taken, a decoding process that dies is said in one line and started
+again, and the CPU quota that holds each process to one Pi core. No timings are asserted."""
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from drivers import ball_bench
+from drivers.ball_reader import BallReader, ProcessDecoder, Settings
+from drivers.camera import Camera, PlaybackSource
+from vision import acceptance, balls
+from vision.acceptance import Alert, BallRead
+from vision.sim import balls as br
+from vision.worker import ProcessWorker, WorkerDied, WorkerFailed
+
+
+def test_a_worker_that_dies_is_said_in_one_line_and_started_again():
+    worker = ProcessWorker(dict, ({"ball": 7},), "test worker")
+    try:
+        first = worker.pid
+        assert worker.call("get", "ball") == 7
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(WorkerDied) as died:
+            worker.call("get", "ball")
+        assert str(died.value) == "test worker: its process stopped (killed by signal 9); started again"
+        assert worker.pid != first and worker.call("get", "ball") == 7       # a new process, same object
+    finally:
+        worker.close()
+
+
+def test_an_error_inside_a_worker_is_one_line_and_the_worker_goes_on():
+    worker = ProcessWorker(dict, ({"ball": 7},), "test worker")
+    try:
+        with pytest.raises(WorkerFailed) as failed:
+            worker.call("pop", "none")
+        assert str(failed.value) == "test worker: KeyError: 'none'"
+        assert worker.call("get", "ball") == 7
+    finally:
+        worker.close()
+
+
+class Numbered:
+    """Reads ball 5 after `seconds`; raises `fail` on frame number `bad` (its first pixel)."""
+    name = "numbered"
+
+    def __init__(self, seconds=0.0, bad=None, fail=None):
+        self.seconds, self.bad, self.fail = seconds, bad, fail
+
+    def read(self, image):
+        time.sleep(self.seconds)
+        if int(image[0, 0]) == self.bad:
+            raise self.fail
+        return balls.FrameRead(5, True, "read", self.name)
+
+
+def _frames(n):
+    return [np.full((8, 8), i, np.uint8) for i in range(n)]
+
+
+def _play(decoders, n, fps):
+    fed, messages = [], []
+    camera = Camera(PlaybackSource(_frames(n), fps))
+    reader = BallReader(camera, decoders, acceptance.Acceptor(), messages.append, on_read=lambda seq, r: fed.append(seq))
+    reader.start()
+    reader.join(timeout=n / fps + 10)
+    reader.stop()
+    return fed, messages, camera
+
+
+def test_a_busy_pool_drops_the_oldest_frames_and_feeds_reads_in_frame_order():
+    fed, _, camera = _play([Numbered(0.04), Numbered(0.04), Numbered(0.04)], 40, 200)
+    assert fed == sorted(fed) and fed[-1] == 39                        # in order, and the newest frame read
+    assert camera.dropped > 0 and len(fed) + camera.dropped == 40
+    skipped = sorted(set(range(40)) - set(fed))
+    assert all(any(f > s for f in fed) for s in skipped)             # every frame dropped had a newer one read
+
+
+def test_a_decoder_that_fails_on_a_frame_is_one_alert_and_the_frames_after_it_are_read():
+    died = WorkerDied("ball decoder 2: its process stopped (killed by signal 9); started again")
+    fed, messages, _ = _play([Numbered(bad=3, fail=died)], 6, 20)
+    alerts = [m for m in messages if isinstance(m, Alert)]
+    assert fed == [0, 1, 2, 4, 5]
+    assert [(a.kind, a.message) for a in alerts] == [("decoder", f"frame 3 not read: {died}")]
+    assert [m.ball for m in messages if isinstance(m, BallRead)] == [5]
+
+
+def test_a_killed_decoding_process_is_an_alert_and_the_pass_is_still_read():
+    p = br.render_pass(br.Renderer(), "cradle", 30, 12, seed=3)
+    settings = Settings(window_ms=1500)
+    decoder = ProcessDecoder(balls.BallDecoder(distance=br.RIG_DISTANCE), 1)
+    try:
+        os.kill(decoder.worker.pid, signal.SIGKILL)
+        messages = []
+        camera = Camera(PlaybackSource([p.shot(i).image for i in range(len(p))], 4))   # 6 s: a restart takes 1-2
+        reader = BallReader(camera, [decoder], settings.acceptor_for(), messages.append).start()
+        reader.join(timeout=60)
+        reader.stop()
+    finally:
+        decoder.close()
+    alerts = [m.message for m in messages if isinstance(m, Alert)]
+    assert alerts == ["frame 0 not read: ball decoder 1: its process stopped (killed by signal 9); started again"]
+    assert [m.ball for m in messages if isinstance(m, BallRead)] == [12]
+
+
+def test_a_quota_of_several_cores_holds_each_process_to_one(tmp_path):
+    (tmp_path / "cgroup.controllers").write_text("cpu\n")
+    quota = ball_bench.CpuQuota(0.3, cores=3, pids=lambda: [101, 102, 103, 104], root=tmp_path)
+    groups = [tmp_path / f"companion-bench-{os.getpid()}"] + \
+        [tmp_path / f"companion-bench-{os.getpid()}-{i}" for i in (1, 2)]
+    assert quota.groups == groups and all((g / "cpu.max").read_text() == "1500 5000" for g in groups)
+    with quota:
+        # this process, then 101, 102 one a group, then round again: 103 with this one, 104 with 101
+        # (a fake cgroup file keeps only the last pid written to it)
+        assert [(g / "cgroup.procs").read_text() for g in groups] == ["103", "104", "102"]
+    assert (tmp_path / "cgroup.procs").read_text() == "104"          # each moved back home
