@@ -43,7 +43,8 @@ from .circles import Circles, faint_over_paper
 from .measure import Levels, restored, typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
     ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Finding, at, why
-from .tuning import GLARE, LIGHT, MEASURE, Settings, neighbours
+from .blank import PX
+from .tuning import CIRCLES, GLARE, LIGHT, MEASURE, Settings, neighbours
 
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
 LOOKED_CLOSER = ("number",)   # cards read blank are invalid (V7), the bet lost: a field read blank is looked at closer
@@ -315,6 +316,29 @@ def _faint_circle(r: Reading, s: Settings) -> Iterator[Finding]:
             yield why(Code.FAINT_CIRCLE, **at(key), faint=r.circles.faint[key], usual=usual)
 
 
+def _joined_marks(r: Reading, s: Settings) -> Iterator[Finding]:
+    """Two bubbles of one field read marked whose ink is one stroke across the paper between them: a
+    scribble's loose end or loop reaching a neighbour, or two marks? Two marks apart are not joined."""
+    pieces = None
+    for f in r.layout.fields:
+        marked = [b for b in f.bubbles if b.value in r.marked(s)[f.name]]
+        if len(marked) < 2:
+            continue
+        if pieces is None:
+            pieces = cv2.connectedComponents((r.amount >= CIRCLES.crossed).view(np.uint8), connectivity=8)[1]
+        inks = [set(np.unique(_in_disc(pieces, b))) - {0} for b in marked]
+        if any(a & b for i, a in enumerate(inks) for b in inks[i + 1:]):
+            yield why(Code.MARKS_JOINED, field=f.name)
+
+
+def _in_disc(image: np.ndarray, b: L.Bubble) -> np.ndarray:
+    """The pixels of a bubble's disc in the rectified card."""
+    x0, y0 = max(int((b.x - b.r) * PX), 0), max(int((b.y - b.r) * PX), 0)
+    box = image[y0:int((b.y + b.r) * PX) + 2, x0:int((b.x + b.r) * PX) + 2]
+    yy, xx = np.ogrid[y0:y0 + box.shape[0], x0:x0 + box.shape[1]]
+    return box[np.hypot(xx - b.x * PX, yy - b.y * PX) <= b.r * PX]
+
+
 def _drawn_round(r: Reading) -> np.ndarray | None:
     """Ink round bubbles that no light circle of theirs is: the circles drawn round other bubbles and the
     long stray lines (one passing a bubble crosses nearly half its rays), flat bool; None if neither."""
@@ -354,8 +378,8 @@ def _noisy_blank(r: Reading, s: Settings) -> Iterator[Finding]:
         yield from (why(Code.NOISY_BLANK, field=name, floor=r.levels.floor) for name, values in r.firmly_marked(s).items() if not values)
 
 
-DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _part_circled, _faint_circle, _faint_in_blank,
-          _noisy_blank)
+DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _joined_marks, _part_circled, _faint_circle,
+          _faint_in_blank, _noisy_blank)
 
 # The decision table, read top to bottom: the first row whose finding is on the card decides (its code
 # is the Result's reason_code); a card with none is counted.
@@ -382,6 +406,7 @@ TABLE = (
     (Code.UNCLEAR_MARK, "review"),
     (Code.LINE_THROUGH, "review"),
     (Code.CORRECTION, "review"),
+    (Code.MARKS_JOINED, "review"),
     (Code.FAINT_INK, "review"),
     (Code.RING_INKED, "review"),
     (Code.LABEL_INKED, "review"),

@@ -36,6 +36,7 @@ class Code(str, Enum):
     # marks
     UNCLEAR_MARK = "unclear_mark"
     CORRECTION = "correction"
+    MARKS_JOINED = "marks_joined"
     FAINT_INK = "faint_ink"
     FAINT_INK_CLOSER = "faint_ink_closer"
     RING_INKED = "ring_inked"
@@ -117,6 +118,9 @@ MESSAGES = {
                         "{value} ({field}) の印が不明瞭（スコア {score:.2f}）"),
     Code.CORRECTION: ("{count} marks in {field}, one filled in: maybe a correction",
                       "{field} に印が {count} つ、ひとつは塗りつぶし：訂正かもしれない"),
+    Code.MARKS_JOINED: ("the marks in {field} are one stroke running from one bubble into the other: "
+                        "a scribble reaching a neighbour, or two marks?",
+                        "{field} の印がひと筆で隣の丸まで続いている：はみ出した線か、ふたつの印か？"),
     Code.FAINT_INK: ("faint ink at {value} ({field}, score {score:.2f}): a light mark?",
                      "{value} ({field}) に薄いインク（スコア {score:.2f}）：薄い印？"),
     Code.FAINT_INK_CLOSER: ("faint ink at {value} ({field}, {score:.2f} looked at closer): a light mark?",
