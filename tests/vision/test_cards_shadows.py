@@ -81,11 +81,9 @@ def test_a_scribbles_loose_loop_into_a_neighbour_is_not_its_mark(scanner, depth=
     assert result.decision != "review" or result.reason_code == "marks_joined", result
 
 
-@pytest.mark.xfail(strict=True, reason="still counted as X's vote: the light circle's ink is under the rays' "
-                   "`crossed` and the faint-circle doubt's median takes in the filled bubble; the decision "
-                   "table's to fix (decide.py, circles.py)")
 def test_a_light_thin_circle_beside_a_fill_is_a_second_mark(scanner):
-    """A filled X and a light, thin circle round Z: two marks (R6: invalid), or review; never X's vote."""
+    """A filled X and a light, thin circle round Z: two marks (R6: invalid), or review; never X's vote
+    (counted as X's before the faint circle was measured against the other bubbles read blank only)."""
     picture = P.printed(P.card("vote", 3, 4))
     P.dot(picture, X, 0.8)
     P.pencilled(picture, lambda canvas: P.ring(canvas, Z, 1.5, width_mm=0.25, colour=(150, 150, 150)))

@@ -303,17 +303,23 @@ def _faint_circle(r: Reading, s: Settings) -> Iterator[Finding]:
     cross none of it; circles.faint_over_paper): circles closing in on it from two sides or more
     cross most of its rays, a pencil circle of its own shows on the rest too."""
     fields = r.marked(s)
-    usual = median(r.circles.faint.values())
+    blank = [(name, b.value) for name, b in r.layout.bubbles() if b.value not in fields[name]]
     looks = None
-    for name, b in r.layout.bubbles():
-        key = name, b.value
-        if b.value in fields[name] or not _all_round(r.circles.faint[key], usual, s):
+    for key in blank:
+        usual = _others_blank(r.circles.faint, key, blank)
+        if not _all_round(r.circles.faint[key], usual, s):
             continue
         if looks is None:      # measured once a card, when a bubble first has faint ink all round
             looks = faint_over_paper(r.amount, r.layout.kind, r.levels, _drawn_round(r))
-            looks = [(values, median(values.values())) for values in looks]
-        if all(_all_round(values[key], typical, s) for values, typical in looks):
+        if all(_all_round(values[key], _others_blank(values, key, blank), s) for values in looks):
             yield why(Code.FAINT_CIRCLE, **at(key), faint=r.circles.faint[key], usual=usual)
+
+
+def _others_blank(values: dict, key: tuple, blank: list) -> float:
+    """The typical value round the other bubbles read blank (a filled bubble's ink all round it, or this
+    one's own circle, would hide a light circle among them); all the bubbles' if there are none."""
+    others = [values[k] for k in blank if k != key]
+    return median(others or values.values())
 
 
 def _joined_marks(r: Reading, s: Settings) -> Iterator[Finding]:
