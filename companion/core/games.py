@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from dataclasses import dataclass
-from functools import reduce
+from functools import cache, reduce
 from typing import Callable
 
 from .cards import CardRules
@@ -122,6 +122,7 @@ def of_setup(command: dict) -> GameRules:
     return rules(command.get("game", DEFAULT) if isinstance(command, dict) else DEFAULT)
 
 
+@cache
 def of_card(kind: str) -> GameRules:
     """The game that prints cards of this kind."""
     found = [game for game in map(rules, GAMES) if kind in game.cards]

@@ -325,20 +325,20 @@ def _others_blank(values: dict, key: tuple, blank: list) -> float:
 def _joined_marks(r: Reading, s: Settings) -> Iterator[Finding]:
     """Two bubbles of one field read marked whose ink is one stroke across the paper between them: a
     scribble's loose end or loop reaching a neighbour, or two marks? Two marks apart are not joined."""
-    pieces = None
+    marked, pieces = r.marked(s), None
     for f in r.layout.fields:
-        marked = [b for b in f.bubbles if b.value in r.marked(s)[f.name]]
-        if len(marked) < 2:
+        bubbles = [b for b in f.bubbles if b.value in marked[f.name]]
+        if len(bubbles) < 2:
             continue
         if pieces is None:
             pieces = cv2.connectedComponents((r.amount >= CIRCLES.crossed).view(np.uint8), connectivity=8)[1]
-        inks = [set(np.unique(_in_disc(pieces, b))) - {0} for b in marked]
+        inks = [set(np.unique(_in_ring(pieces, b))) - {0} for b in bubbles]
         if any(a & b for i, a in enumerate(inks) for b in inks[i + 1:]):
             yield why(Code.MARKS_JOINED, field=f.name)
 
 
-def _in_disc(image: np.ndarray, b: L.Bubble) -> np.ndarray:
-    """The pixels of a bubble's disc in the rectified card."""
+def _in_ring(image: np.ndarray, b: L.Bubble) -> np.ndarray:
+    """The pixels inside a bubble's printed ring (the scored disc, 1.2 radii, nears a close neighbour's)."""
     x0, y0 = max(int((b.x - b.r) * PX), 0), max(int((b.y - b.r) * PX), 0)
     box = image[y0:int((b.y + b.r) * PX) + 2, x0:int((b.x + b.r) * PX) + 2]
     yy, xx = np.ogrid[y0:y0 + box.shape[0], x0:x0 + box.shape[1]]
