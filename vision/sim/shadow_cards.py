@@ -11,8 +11,9 @@
   field (two marks: a vote card is invalid, any other card held);
 - blank under shadow: a field left blank (a vote card blank: invalid), a hand's shadow over it.
 
-Seeds: tune on 1-9 (SHADOW_TUNING), report from 101 and 103 (SHADOW_REPORTING), never looked at
-while tuning.
+Seeds: tune on 1-9 (SHADOW_TUNING), report from 101 and 103 (SHADOW_REPORTING). 101's silent errors
+were read before the decision table's marks_joined and blank-only faint circle were written: 103 is the
+independent one.
 """
 from __future__ import annotations
 
