@@ -102,10 +102,11 @@ def ball_frames(folder: Path, ball: int, count: int) -> tuple:
     pytest.importorskip("zxingcpp")
     import cv2
     from vision import ball_labels, balls
+    from vision.balls import read
     from vision.sim import balls as ball_render
     renderer, decoder = ball_render.Renderer(ball_labels.Design(40.0)), balls.BallDecoder()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(balls, "REPAIR_CANDIDATES", 0)
+        patch.setattr(read, "REPAIR_CANDIDATES", 0)
         for seed in range(50):
             image, _, truth = ball_render.single_frame(renderer, seed, ball=ball)
             if truth["kind"] == "cradle" and decoder.read(image).ball == ball:

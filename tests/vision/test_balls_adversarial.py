@@ -177,4 +177,4 @@ def test_a_ball_at_a_corner_is_no_second_ball_beside_itself(decoder, seed, corne
     found = balls.find_balls(gray, balls.ball_radius_px(balls.View.of(640, 480, decoder.fov), decoder.design.radius,
                                                         RIG), doubtful=doubtful)
     assert len(found) == 1 and doubtful, (found, doubtful)
-    assert balls._apart_from(doubtful, found[0]) == [], (found, doubtful)
+    assert balls.apart_from(doubtful, found[0]) == [], (found, doubtful)

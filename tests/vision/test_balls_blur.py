@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision import balls
-from vision.motion_blur import SHARPER_NOISE, blur_length, deblurred
+from vision.balls.motion_blur import SHARPER_NOISE, blur_length, deblurred
 from vision.sim import ball_scenes as scenes
 from vision.sim import balls as sim
 

@@ -8,6 +8,7 @@ import pytest
 from vision import ball_labels as bl
 from vision.sim import balls as br
 from vision import balls
+from vision.balls import decode
 from vision.sim import ball_sheet
 
 RENDERER = br.Renderer()
@@ -142,7 +143,7 @@ def test_a_finder_square_lost_to_glare_is_drawn_back_and_the_label_read(inverted
     turned = cv2.warpAffine(label, cv2.getRotationMatrix2D((label.shape[1] / 2, label.shape[0] / 2), 25, 1.0),
                             label.shape[::-1], borderValue=255)
     glare = turned.copy()
-    corner = np.array(turned.shape[::-1]) / 2 + balls._turn(np.array([-1.0, 1.0]), math.radians(-25)) * \
+    corner = np.array(turned.shape[::-1]) / 2 + decode.rotated(np.array([-1.0, 1.0]), math.radians(-25)) * \
         (design.qr / 2 - 3.5 * design.module) * ppm                       # the bottom-left finder's centre
     cv2.circle(glare, tuple(int(v) for v in corner), int(4.5 * design.module * ppm), 250, -1)
     zxing = balls.Zxing()

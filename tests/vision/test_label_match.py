@@ -9,7 +9,8 @@ import pytest
 from vision import ball_labels as bl
 from vision.sim import balls as br
 from vision import balls
-from vision.label_match import match_label
+from vision.balls import match
+from vision.balls.match import match_label
 from vision.sim import ball_sheet
 
 PPM = balls.Zxing.px_per_mm
@@ -96,7 +97,7 @@ def test_a_falling_ball_no_decoder_reads_is_read_by_matching(monkeypatch):
     read = decoder.read(frame)
     assert (read.ball, read.matched, read.why) == (3, True, "read by matching (too blurred to decode)")
     assert read.to_json()["matched"] is True
-    monkeypatch.setattr(balls, "match_label", lambda patch, module_px: None)
+    monkeypatch.setattr(match, "match_label", lambda patch, module_px: None)
     assert decoder.read(frame).ball is None
 
 
@@ -118,7 +119,6 @@ def test_a_look_alike_code_blurred_past_decoding_is_not_named(ball):
 def test_a_look_alike_scoring_as_a_label_loses_to_itself(monkeypatch, turn, smear_deg):
     """PB8817 under ball 17's mask, smeared past decoding: it scores as ball 17 above the naming
     threshold and well ahead of the other labels; only the look-alikes competing stop it."""
-    from vision import label_match
     forged = bl.look_alike_modules(bl.label_mask(17))[bl.look_alikes().index("PB8817")]
     side = int(round(DESIGN.qr * PPM))
     qr = cv2.resize(np.where(forged, 0, 255).astype(np.uint8), (side, side), interpolation=cv2.INTER_NEAREST)
@@ -126,7 +126,7 @@ def test_a_look_alike_scoring_as_a_label_loses_to_itself(monkeypatch, turn, smea
                        smear_deg=smear_deg)
     assert balls.Zxing().decode(label) == []
     assert match_label(label, MODULE_PX) is None
-    monkeypatch.setattr(label_match, "LOOK_ALIKE_MARGIN", -1.0)          # no competition
+    monkeypatch.setattr(match, "LOOK_ALIKE_MARGIN", -1.0)          # no competition
     assert match_label(label, MODULE_PX) == 17
 
 
@@ -134,10 +134,9 @@ def test_a_look_alike_scoring_as_a_label_loses_to_itself(monkeypatch, turn, smea
 def test_a_label_blurred_well_below_a_clean_score_is_still_named(ball):
     """Four modules of smear: no decoder reads it and it scores well under 0.65 (the old
     threshold), yet clear of every other label and look-alike."""
-    from vision import label_match
     label = flat_label(ball_sheet.sticker_at(ball, PPM), 40, smear_mm=2.3, smear_deg=15)
     assert balls.Zxing().decode(label) == []
-    image = label_match._square_to_axes(label.astype(np.float32))
-    top = float((label_match.codebook() @ np.array(list(label_match._grids(image, MODULE_PX))).T).max())
-    assert label_match.MATCH_MIN <= top < 0.65
+    image = match._square_to_axes(label.astype(np.float32))
+    top = float((match.codebook() @ np.array(list(match._grids(image, MODULE_PX))).T).max())
+    assert match.MATCH_MIN <= top < 0.65
     assert match_label(label, MODULE_PX) == ball

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 if TYPE_CHECKING:
-    from .balls import Circle
+    from .find import Circle
 
 # the Wiener filter's noise-to-signal ratio: higher, less ringing and less sharp (tuning seed 11,
 # deblurred by the true streak: 0.005 read 188 of 292 chute frames with a ball, 0.01-0.04 197-199)

@@ -19,7 +19,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from . import ball_labels as labels
+from .. import ball_labels as labels
 
 # A QR that is not one of our labels can look like one: of the 9,973 texts PB0000-PB9999 with
 # wrong check digits (the look-alikes), under the same QR mask as a label, the closest correlate

@@ -1,0 +1,245 @@
+"""Reading a frame: find the balls, unroll each, decode its labels, and name one ball or say why not.
+
+We unroll the visible cap around the point facing the camera, find the QR-sized patches busiest
+with edges in it, and unroll the ball again around each of them, so that label comes out flat
+and square for the decoder; nearest the camera's line of sight first, up to MAX_CANDIDATES a
+frame. When none reads, the first REPAIR_CANDIDATES get second chances: they are matched
+against the 27 printed labels (`match`: it names a label blurred past decoding), then a finder
+square that glare washed out is drawn back and they are decoded again. A text counts only if it
+is a ball label with the right check digits (vision.ball_labels).
+
+Motion blur: where the rig says which way balls fall through the view (`fall_deg`, the chute's
+direction in the image), the streak's length along it is measured (`motion_blur`) and a
+streaked ball is read deblurred by that length (Wiener deconvolution with a line kernel), then
+deblurred sharper; a ball with no clear streak is read as taken, then deblurred by a guessed
+length. The ball's outline and centre are kept from the frame as taken.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .. import ball_labels as labels
+from . import match
+from .decode import DEFAULT_DECODER, backend, finder_restored
+from .find import DEFAULT_DISTANCE, Circle, apart_from, ball_radius_px, find_balls, label_spots
+from .motion_blur import SHARPER_NOISE, blur_length, deblurred
+from .unroll import DEFAULT_FOV, View, ball_centre, point_on_ball, sphere_fit, unroll
+
+OVERVIEW_DEG = 62.0                # how far from the facing point the overview unrolls
+OVERVIEW_SCALE = 0.5               # the finding view needs only half the camera's detail
+REPAIR_CANDIDATES = 2          # labels given second chances when nothing read
+DEBLUR_GUESS_PX = 12.0         # the streak deblurred where none is measured: a chute's 8-15 px, halfway
+
+
+@dataclass
+class FrameRead:
+    ball: int | None               # the ball read, or None
+    found: bool                    # a ball is in view
+    why: str
+    decoder: str
+    ms: float = 0.0
+    circle: Circle | None = None
+    others: list[str] = field(default_factory=list)    # texts that were not ball labels
+    conflict: tuple[int, ...] = ()                       # the balls read when several are in view
+    matched: bool = False          # named by match.match_label, not decoded
+    alert: str = ""                # several balls in one frame: the operator must look, nothing is drawn
+
+    def to_json(self) -> dict:
+        return {"ball": self.ball, "found": self.found, "why": self.why, "decoder": self.decoder,
+                "ms": round(self.ms, 2), "circle": None if self.circle is None else
+                [round(self.circle.x, 1), round(self.circle.y, 1), round(self.circle.r, 1)],
+                "others": self.others, "conflict": list(self.conflict),
+                "matched": self.matched, "alert": self.alert}
+
+
+@dataclass
+class _BallRead:
+    """What one ball-shaped candidate carried."""
+    circle: Circle | None          # in the full frame
+    texts: list[str]
+    matched: bool
+
+    @property
+    def ball(self) -> int | None:
+        return next((b for b in map(labels.parse_payload, self.texts) if b is not None), None)
+
+
+class BallDecoder:
+    """Frame in, FrameRead out. `roi` (x, y, w, h) is where the ball can be, set at calibration;
+    `distance` (near, far) mm from the camera to the ball's centre is where a ball can be, so a
+    blob of another size is not one."""
+
+    def __init__(self, decoder: str = DEFAULT_DECODER, diameter: float = 40.0, fov: float = DEFAULT_FOV,
+                 roi: tuple[int, int, int, int] | None = None, mode: str = "flatten", warn=print,
+                 distance: tuple[float, float] = DEFAULT_DISTANCE, fall_deg: float | None = None):
+        self.backend = backend(decoder, warn=warn)
+        self.design = labels.Design(diameter)
+        self.fov, self.roi, self.mode, self.distance = fov, roi, mode, tuple(distance)
+        self.fall_deg = fall_deg           # balls move this way in the image (degrees, y down); None: unknown
+        if not self.design.radius < self.distance[0] <= self.distance[1]:
+            raise ValueError(f"ball distance {list(self.distance)} mm: near then far, both beyond the ball's "
+                             f"radius ({self.design.radius:g} mm)")
+        match.prepare()
+        if mode not in ("flatten", "raw"):
+            raise ValueError(f"unknown mode {mode!r}")
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    def twin(self) -> "BallDecoder":
+        """Another decoder with the same settings, for a second decoding thread."""
+        return BallDecoder(self.name, self.design.diameter, self.fov, self.roi, self.mode, warn=lambda _: None,
+                           distance=self.distance, fall_deg=self.fall_deg)
+
+    def read(self, image: np.ndarray) -> FrameRead:
+        start = time.perf_counter()
+        result = self._read(image)
+        result.ms = (time.perf_counter() - start) * 1000
+        return result
+
+    def _read(self, image: np.ndarray) -> FrameRead:
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        view = View.of(gray.shape[1], gray.shape[0], self.fov)
+        origin = (0, 0)
+        if self.roi:
+            x, y, w, h = self.roi
+            x0, y0 = min(max(x, 0), gray.shape[1]), min(max(y, 0), gray.shape[0])
+            gray, origin = gray[y0:max(y + h, y0), x0:max(x + w, x0)], (x0, y0)
+            if min(gray.shape[:2]) < 32:
+                return FrameRead(None, False, f"the region of interest {list(self.roi)} is (nearly) outside "
+                                              "the frame", self.name)
+        if self.mode == "raw":
+            return self._verdict([_BallRead(None, self.backend.decode(gray), False)])
+        doubtful: list[Circle] = []
+        reads = []
+        for circle in find_balls(gray, ball_radius_px(view, self.design.radius, self.distance), doubtful=doubtful):
+            read = self._read_ball(gray, circle, view, origin)
+            if read is None:            # round and ball-sized, its outline misjudged: still what may be a ball
+                doubtful.append(circle)
+            else:
+                reads.append(read)
+        return self._verdict(reads, [Circle(c.x + origin[0], c.y + origin[1], c.r) for c in doubtful])
+
+    def _read_ball(self, gray, circle: Circle, view: View, origin) -> _BallRead | None:
+        """The labels on one round blob; None when its outline puts it where no ball can be."""
+        in_frame = Circle(circle.x + origin[0], circle.y + origin[1], circle.r)
+        near, far = self.distance
+        centre = sphere_fit(circle.rim, view, self.design.radius, origin)
+        if centre is None or not 2 * self.design.radius < centre[2] < 100 * self.design.diameter:
+            centre = ball_centre(in_frame, view, self.design.radius)
+        if not 0.8 * near <= np.linalg.norm(centre) <= 1.2 * far:
+            return None
+        box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
+                   max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
+        fill = int(cv2.mean(box)[0])
+        for image in self._sharpened(gray, circle):
+            texts, matched = self._decode_surface(image, view, centre, origin, fill)
+            if texts:
+                break
+        return _BallRead(in_frame, texts, matched)
+
+    def _sharpened(self, gray: np.ndarray, circle: Circle):
+        """The frame to read the ball in, then its second chance. Where the rig says which way
+        balls fall: a ball streaked along it (motion_blur measures the streak) is read
+        deblurred by the streak's length, then deblurred sharper (less noise assumed: more
+        ringing, which reads some labels the default leaves soft; as taken read almost none of
+        them); one with no clear streak as taken, then deblurred by DEBLUR_GUESS_PX. Elsewhere,
+        as taken only."""
+        if self.fall_deg is None:
+            yield gray
+            return
+        angle = math.radians(self.fall_deg)
+        length = blur_length(gray, circle, angle)
+        if length is None:
+            yield gray
+            yield deblurred(gray, circle, DEBLUR_GUESS_PX, angle)
+        else:
+            yield deblurred(gray, circle, length, angle)
+            yield deblurred(gray, circle, length, angle, SHARPER_NOISE)
+
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
+        """Unroll the visible cap coarsely to find the labels, then each label at full detail,
+        the one facing the camera most squarely first; then second chances for the first
+        REPAIR_CANDIDATES. Returns the texts read and whether the ball was matched, not decoded.
+        A label that decodes to a text that is not a ball label ends it: that is not one of our
+        balls, and no blurred neighbour of that label is matched to one."""
+        r = self.design.radius
+        facing = -centre / np.linalg.norm(centre)
+        native = view.focal / (np.linalg.norm(centre) - r)        # the camera's px per mm at the facing point
+        half = r * math.radians(OVERVIEW_DEG)
+        overview, frame = unroll(gray, view, centre, r, facing, half, native * OVERVIEW_SCALE, origin, fill)
+        size = overview.shape[0]
+        # any turn of the QR fits, and the overview's error in finding it (p90: 2 mm)
+        label_half = self.design.qr * 0.5 * math.sqrt(2) + 2 * self.design.module + self.backend.margin_mm
+        texts: list[str] = []
+        ppm = self.backend.px_per_mm
+        unread: list[np.ndarray] = []           # the labels as last unrolled, for second chances
+        for x, y in label_spots(overview, size / (2 * half), self.design):
+            normal = point_on_ball(frame, x, y, size, half, r)
+            for attempt in range(2):
+                patch, patch_frame = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
+                found = self.backend.decode(patch)
+                texts += found
+                if found:
+                    return texts, False
+                if attempt:
+                    break
+                # the overview is coarse: centre on the label as the patch shows it (found at a
+                # third of the detail, which is plenty), and try again
+                small = cv2.resize(patch, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA)
+                spot = label_spots(small, small.shape[0] / (2 * label_half), self.design, most=1)
+                if not spot:
+                    break
+                x, y = ((v + 0.5) * patch.shape[0] / small.shape[0] - 0.5 for v in spot[0])
+                if math.hypot(x - patch.shape[0] / 2, y - patch.shape[0] / 2) / ppm < 1.5 * self.design.module:
+                    break
+                normal = point_on_ball(patch_frame, x, y, patch.shape[0], label_half, r)
+            unread.append(patch)
+        module_px = self.design.module * ppm
+        for patch in unread[:REPAIR_CANDIDATES]:
+            ball = match.match_label(patch, module_px)
+            if ball is not None:
+                return texts + [labels.payload(ball)], True
+        for patch in unread[:REPAIR_CANDIDATES]:
+            for fixed in finder_restored(patch, module_px):
+                found = self.backend.decode(fixed)
+                texts += found
+                if found:
+                    return texts, False
+        return texts, False
+
+    def _verdict(self, reads: list[_BallRead], doubtful: list[Circle] = ()) -> FrameRead:
+        """One ball named, or why not. Several round, ball-sized blobs are several balls in view
+        (a second rolling into the tray): an alert, whatever they read, never a ball; so is a
+        ball read beside a ball-sized blob whose outline could not be told (one cut off by the
+        frame's corner, say) that is not a piece of the ball read."""
+        others = [t for r in reads for t in r.texts if labels.parse_payload(t) is None]
+        named = sorted({r.ball for r in reads if r.ball is not None})
+        if not reads:
+            return FrameRead(None, False, "no ball in view", self.name)
+        circle = reads[0].circle
+        if len(reads) > 1:
+            what = f"balls {', '.join(map(str, named))} read" if named else "none read"
+            why = f"{len(reads)} balls in view ({what})"
+            return FrameRead(None, True, why, self.name, circle=circle, others=others, conflict=tuple(named),
+                             alert=why)
+        if len(named) > 1:
+            return FrameRead(None, True, f"conflicting labels {named}", self.name, circle=circle, others=others,
+                             conflict=tuple(named))
+        if named and apart_from(doubtful, circle):
+            why = f"ball {named[0]} read beside what may be a second ball"
+            return FrameRead(None, True, why, self.name, circle=circle, others=others, conflict=tuple(named),
+                             alert=why)
+        read = reads[0]
+        if read.ball is not None:
+            how = "read by matching (too blurred to decode)" if read.matched else "read"
+            return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched)
+        why = f"a code that is not a ball label: {others[0][:40]!r}" if others else "ball found, no label readable"
+        return FrameRead(None, True, why, self.name, circle=circle, others=others)
+
