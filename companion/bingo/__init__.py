@@ -15,4 +15,5 @@ GAME = GameRules(
     cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS,
+    order=0,
     screens=Screens("tui.console:ConsoleApp", "tui.display:DisplayApp", balls=True))

@@ -14,4 +14,5 @@ GAME = GameRules(
     cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS,
+    order=2,
     screens=Screens("tui.bluff.console:BluffConsoleApp", "tui.bluff.display:BluffDisplayApp"))

@@ -14,4 +14,5 @@ GAME = GameRules(
     cards=("number",), replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS,
+    order=1,
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))
