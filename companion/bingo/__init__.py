@@ -16,4 +16,4 @@ GAME = GameRules(
     night=night.REPORT,
     card_rules=cards.CARDS,
     order=0,
-    screens=Screens("tui.console:ConsoleApp", "tui.display:DisplayApp", balls=True))
+    screens=Screens("tui.bingo.console:ConsoleApp", "tui.bingo.display:DisplayApp", balls=True))

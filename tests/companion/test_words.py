@@ -63,7 +63,7 @@ def table_msgids() -> set[str]:
     """The msgids the screens keep in tables and look up through _(): phases, outcomes, ball places
     and gems."""
     from companion.bluff.commands import GEMS
-    from tui import console, display, widgets
+    from tui.bingo import console, display, widgets
     from tui.bluff import words as bluff
     from tui.jail import words as jail
     from tui.voters import words as voters

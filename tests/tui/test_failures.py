@@ -19,8 +19,8 @@ from aiohttp import web
 from companion import views
 from tui.bluff.display import BluffDisplayApp
 from tui.calibrate import CalibrateApp
-from tui.console import ConsoleApp
-from tui.display import DisplayApp
+from tui.bingo.console import ConsoleApp
+from tui.bingo.display import DisplayApp
 from tui.jail.display import JailDisplayApp
 from tui.serve import DisplayServer, DisplaySession
 from tui.voters.display import VotersDisplayApp
