@@ -74,17 +74,23 @@ class EventRules:
     players: int = 6                            # how many players `companion init` writes by default
 
 
+def load(name: str):
+    """What a "module:name" names (a game's screens, its printer): the core names them and never
+    imports them itself; the composition root loads them."""
+    module, _, attribute = name.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
 @dataclass(frozen=True)
 class Screens:
-    """A game's screens, each named "module:Class": the core names them and never imports them."""
+    """A game's screens, each named "module:Class"."""
     console: str
     display: str
     balls: bool = False                         # the ball reader and the cage link feed its console
 
     def load(self, which: str) -> type:
         """The class of the "console" or the "display"."""
-        module, _, name = getattr(self, which).partition(":")
-        return getattr(importlib.import_module(module), name)
+        return load(getattr(self, which))
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,9 @@ class GameRules:
     night: "NightReport | None" = None          # its part of `companion report` (companion/core/report.py)
     screens: Screens | None = None              # its staff console and audience display
     card_rules: CardRules | None = None         # what its printed cards say once read (companion/core/cards.py)
+    printer: str | None = None                  # "module:Printer" of `companion print cards` (vision/printers)
+    page: tuple[str, ...] = ()                  # its styles and scripts on the audience web page (in tui/web)
+    phones: str | None = None                   # the module of its players' private phone pages (Phone, revoke, ...)
     order: int = 100                            # its place in every list of games (choices, messages)
 
     def replay_json(self, state, log: list) -> dict:

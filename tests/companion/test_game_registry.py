@@ -3,6 +3,7 @@
 package and touches no shared file."""
 from __future__ import annotations
 
+import ast
 import json
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ import companion
 from companion.cli import build_parser, main
 from companion.core import event_file, games
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
 FIFTH = '''
 from copy import copy
 from dataclasses import replace
@@ -22,7 +24,7 @@ from companion.jail import GAME as JAIL
 
 schema = copy(JAIL.schema)          # the jail card game's rules under another name
 schema.enums = {**schema.enums, ("Setup", "game"): ("chess",)}
-GAME = replace(JAIL, name="chess", title="Chess", schema=schema, order=4)
+GAME = replace(JAIL, name="chess", title="Chess", schema=schema, order=4, page=("chess.css", "chess.js"))
 '''
 
 
@@ -63,3 +65,55 @@ def test_without_the_package_the_fifth_game_is_unknown(capsys):
     assert "chess" not in games.GAMES
     assert event_file.fault("event", "game", "chess") == \
         "[event] game must be one of 'bingo', 'voters', 'bluff', 'jail', not 'chess'"
+
+
+def test_a_fifth_game_s_part_of_the_audience_page_is_served_from_its_declaration(fifth_game):
+    from tui.web import server
+    assert {"/chess.css", "/chess.js", "/jail.js", "/bluff.css"} <= set(server.page_files())
+    page = server.index_page().decode()
+    assert '<link rel="stylesheet" href="/chess.css"><script src="/chess.js" defer></script>' in page
+    assert page.index("/bluff.js") < page.index("/jail.js") < page.index("/chess.js")     # in the games' order
+
+
+def test_a_game_s_cards_and_phone_pages_are_the_ones_it_names():
+    from vision.printers import Printer
+    printers = {name: games.load(game.printer) for name, game in games.GAMES.items() if game.printer}
+    assert set(printers) == {"bingo", "voters", "bluff"} and all(isinstance(p, Printer) for p in printers.values())
+    assert {name: game.phones for name, game in games.GAMES.items() if game.phones} == {"bluff": "tui.bluff.phone"}
+    assert printers["bluff"].sheets is not None
+
+
+# The shared code: the core, the composition root, the screens and pages every game uses, the
+# drivers and the vision code outside the card layouts (whose "bingo" is a card kind, not the game).
+SHARED = ["companion/*.py", "companion/core/*.py", "companion/cli/*.py", "tui/*.py", "tui/web/*.py",
+          "vision/*.py", "vision/printers/__init__.py", "drivers/*.py"]
+NOT_A_GAME = {"vision/layouts.py"}
+
+
+def game_dispatches(source: str, where: str) -> list[str]:
+    """Where a module compares with a game's name or keys a table by one: `game == "voters"`,
+    `{"bingo": ...}`, `table["jail"]`."""
+    def names_a_game(node) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(map(names_a_game, node.elts))
+        return isinstance(node, ast.Constant) and node.value in games.GAMES
+    found = []
+    for node in ast.walk(ast.parse(source, where)):
+        named = (isinstance(node, ast.Compare) and any(map(names_a_game, [node.left, *node.comparators]))
+                 or isinstance(node, ast.Dict) and any(key is not None and names_a_game(key) for key in node.keys)
+                 or isinstance(node, ast.Subscript) and names_a_game(node.slice))
+        if named:
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_game_dispatches_finds_each_form():
+    source = 'if game == "voters" or g in ("x", "jail"):\n    t = {"bingo": 1}["bluff"]\nu = "bluff"\n'
+    assert len(game_dispatches(source, "m.py")) == 4
+
+
+def test_no_shared_module_names_a_game_in_a_dispatch():
+    paths = {str(path.relative_to(ROOT)): path for pattern in SHARED for path in ROOT.glob(pattern)}
+    shared = {where: path.read_text(encoding="utf-8") for where, path in paths.items() if where not in NOT_A_GAME}
+    assert len(shared) > 60
+    assert [found for where, source in shared.items() for found in game_dispatches(source, where)] == []
