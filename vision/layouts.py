@@ -353,7 +353,7 @@ def verify(text: str, event: str, secret: str) -> Card:
     kinds = {code: kind for kind, code in KIND_CODES.items()}
     if len(parts) != 7 or parts[0] != CODE_PREFIX or parts[1] not in kinds \
             or not parts[4].isdigit() or not parts[5].isdigit():
-        raise CodeError("unreadable", f"the code {text[:40]!r} is not a Plunder Bingo card code")
+        raise CodeError("unreadable", f"the code {text[:40]!r} is not a table companion card code")
     _, code, card_event, serial, turn, owner, tag = parts
     card = Card(kinds[code], card_event, serial, int(owner), int(turn))
     if card_event != event:

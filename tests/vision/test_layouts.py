@@ -71,6 +71,7 @@ def test_code_round_trip_and_each_failure_has_its_own_reason():
     with pytest.raises(L.CodeError) as junk:
         L.verify("https://example.com", "night-1", "s3cret")
     assert junk.value.reason == "unreadable"
+    assert junk.value.detail == "the code 'https://example.com' is not a table companion card code"   # every game's
 
 
 def test_every_kind_s_serial_comes_from_its_declared_format(monkeypatch):
