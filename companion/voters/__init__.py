@@ -14,5 +14,5 @@ GAME = GameRules(
     cards=("number",), replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.voters:PRINTER",
-    order=1,
+    page=("voters.js",), order=1,
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -117,3 +118,16 @@ def test_no_shared_module_names_a_game_in_a_dispatch():
     shared = {where: path.read_text(encoding="utf-8") for where, path in paths.items() if where not in NOT_A_GAME}
     assert len(shared) > 60
     assert [found for where, source in shared.items() for found in game_dispatches(source, where)] == []
+
+
+def test_the_shared_page_script_dispatches_on_no_game():
+    """page.js draws Plunder Bingo's view; another game's script adds its drawing to DRAWINGS."""
+    names = "|".join(map(re.escape, games.GAMES))
+    compared = re.compile(rf'(?:[=!]==?\s*["\'](?:{names})["\'])|(?:["\'](?:{names})["\']\s*[=!]==?)')
+    for script in ("page.js", "words.js"):
+        text = (ROOT / "tui" / "web" / script).read_text(encoding="utf-8")
+        assert not compared.findall(text), script
+    for game in games.GAMES.values():
+        for script in (name for name in game.page if name.endswith(".js")):
+            assert f"DRAWINGS.{game.name} = " in (ROOT / "tui" / "web" / script).read_text(encoding="utf-8")
+    assert compared.findall('if (view.game === "jail") x(); if ("voters" != g) y();') == ['=== "jail"', '"voters" !=']
