@@ -38,7 +38,7 @@ SUITE = "bookworm"
 BASE_PACKAGES = ["sudo", "python3", "ca-certificates", "systemd-sysv", "udev"]
 CLONE_SOURCE = "/var/tmp/plunder-companion.git"        # the rehearsal's stand-in for the clone URL
 CONSOLE_UNIT = "plunder-companion-tmux.service"
-CONSOLE_PANES = ["Balls ─", "Hardware ─", "Journal ─"]   # tui/console.py's pane titles end so in en and ja+en
+CONSOLE_PANES = ["Balls ─", "Hardware ─", "Journal ─"]   # tui/bingo/console.py's pane titles end so in en and ja+en
 PASSED_ON_ENV = re.compile(r"^(PIP_\w+|(?:http|https|ftp|no|all)_proxy)$", re.I)
 
 

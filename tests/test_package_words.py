@@ -28,3 +28,9 @@ def test_every_game_is_named(where):
     flat = " ".join(WORDS[where]().split())       # --help wraps its lines
     missing = [title for title in TITLES if title not in flat]
     assert not missing, f"{where} does not name {missing}"
+
+
+def test_the_readme_s_title_names_every_game_or_none():
+    title = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[0]
+    named = [game for game in TITLES if game in title]
+    assert named in ([], TITLES), f"README's title {title!r} names {named} alone"

@@ -5,7 +5,7 @@ The console holds no rules: each key builds a command dict and queues it; one wo
 submits the queue through the Session (so commands keep their order and the UI never waits on
 the disk) and posts the Outcome back. Rejections stay visible in the message bar until the next
 command. What the hardware sends and says is an alert in the hardware pane instead, so the bar
-keeps the answer to the operator's own keys. A game's console (tui/console.py for Plunder Bingo)
+keeps the answer to the operator's own keys. A game's console (tui/bingo/console.py for Plunder Bingo)
 composes these panes with its own, binds its keys and shows its view in refresh_view().
 """
 from __future__ import annotations

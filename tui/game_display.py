@@ -5,7 +5,7 @@ served display whose server has gone.
 A thread follows the journal (opened read-only) and posts the public view whenever what the
 audience sees changes; the UI thread only draws. It never writes, so any number of displays (a
 terminal, every browser tab of a served display) can follow one game. A game's display
-(tui/display.py for Plunder Bingo) composes its widgets, yields status_line() and draws the
+(tui/bingo/display.py for Plunder Bingo) composes its widgets, yields status_line() and draws the
 public view in show(). A display that finds another game in its journal (one it waited for)
 exits with that game's name, for `companion display` to start that game's display instead.
 

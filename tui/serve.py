@@ -24,7 +24,7 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from .display import SERVER_PID
+from .game_display import SERVER_PID
 from .failures import Once
 
 log = logging.getLogger("companion.serve")

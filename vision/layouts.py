@@ -25,6 +25,14 @@ KINDS = ("vote", "robbery", "inout", "change", "exclusion", "bingo", "number",  
          "bluff_dice", "bluff_declare")                                          # Auction Bluff's (AB7)
 KIND_CODES = {"vote": "V", "robbery": "R", "inout": "I", "change": "C", "exclusion": "E", "bingo": "B",
               "number": "N", "bluff_dice": "D", "bluff_declare": "A"}
+# Each kind's serial: its code, the owner and its number (a turn, a card's count, a game, a period),
+# and on a dice-vote card the gem it is for (signed with it).
+SERIALS = {"vote": "{code}{owner:02d}{number:02d}", "robbery": "{code}{owner:02d}{number:02d}",
+           "inout": "{code}{owner:02d}{number:03d}", "change": "{code}{owner:02d}{number:03d}",
+           "exclusion": "{code}{owner:02d}{number:03d}", "bingo": "{code}{owner:02d}",
+           "number": "{code}{owner:02d}{number:02d}", "bluff_dice": "{code}{owner:02d}{number:02d}{gem}",
+           "bluff_declare": "{code}{owner:02d}{number:02d}"}
+GEM_AT = len("D0102")          # a dice-vote serial's gem follows its code, owner and period
 FACES = ("1", "2", "3", "4", "5", "★")      # Auction Bluff's die (AB1)
 DICE_ROWS = 5                               # AB7: a gem has 5 dice, so a player holds at most 5 of one gem
 
@@ -128,7 +136,7 @@ class Card:
 
     def values(self) -> dict:
         values = {"turn": self.turn, "owner": self.owner, "serial": self.serial, "name": self.name,
-                  "event": self.event, "gem": dice_gem(self.serial) if self.kind == "bluff_dice" else ""}
+                  "event": self.event, "gem": dice_gem(self.serial) if "{gem}" in SERIALS[self.kind] else ""}
         values.update({f"n{i}": n for i, n in enumerate(self.numbers, 1)})
         return values
 
@@ -345,7 +353,7 @@ def verify(text: str, event: str, secret: str) -> Card:
     kinds = {code: kind for kind, code in KIND_CODES.items()}
     if len(parts) != 7 or parts[0] != CODE_PREFIX or parts[1] not in kinds \
             or not parts[4].isdigit() or not parts[5].isdigit():
-        raise CodeError("unreadable", f"the code {text[:40]!r} is not a Plunder Bingo card code")
+        raise CodeError("unreadable", f"the code {text[:40]!r} is not a table companion card code")
     _, code, card_event, serial, turn, owner, tag = parts
     card = Card(kinds[code], card_event, serial, int(owner), int(turn))
     if card_event != event:
@@ -359,15 +367,9 @@ def serial(kind: str, owner: int, number: int, gem: str = "") -> str:
     """V0103 = player 1's turn-3 vote card; R0105 = player 1's 5th robbery card; B01 = player 1's bingo card;
     N0103 = player 1's number card for game 3; D0102ruby = player 1's period-2 dice vote for ruby dice;
     A0102 = player 1's period-2 declaration card."""
-    code = KIND_CODES[kind]
-    if kind == "bluff_dice":
-        return f"{code}{owner:02d}{number:02d}{gem}"
-    if kind == "bingo":
-        return f"{code}{owner:02d}"
-    two_digits = ("vote", "robbery", "number", "bluff_declare")
-    return f"{code}{owner:02d}{number:02d}" if kind in two_digits else f"{code}{owner:02d}{number:03d}"
+    return SERIALS[kind].format(code=KIND_CODES[kind], owner=owner, number=number, gem=gem)
 
 
 def dice_gem(serial_text: str) -> str:
     """The gem a dice-vote card's serial names (signed with it: the card is for that gem's dice)."""
-    return serial_text[5:]
+    return serial_text[GEM_AT:]

@@ -14,5 +14,6 @@ GAME = GameRules(
     checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished),
     cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
     night=night.REPORT,
-    card_rules=cards.CARDS,
-    screens=Screens("tui.console:ConsoleApp", "tui.display:DisplayApp", balls=True))
+    card_rules=cards.CARDS, printer="vision.printers.bingo:PRINTER",
+    order=0,
+    screens=Screens("tui.bingo.console:ConsoleApp", "tui.bingo.display:DisplayApp", balls=True))

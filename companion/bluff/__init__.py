@@ -13,5 +13,6 @@ GAME = GameRules(
     checkpoints=(events.GameSetUp, events.PeriodOpened, events.PeriodJudged),
     cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
     night=night.REPORT,
-    card_rules=cards.CARDS,
+    card_rules=cards.CARDS, printer="vision.printers.bluff:PRINTER",
+    page=("bluff.css", "bluff.js"), phones="tui.bluff.phone", order=2,
     screens=Screens("tui.bluff.console:BluffConsoleApp", "tui.bluff.display:BluffDisplayApp"))

@@ -3,6 +3,7 @@
 OpenCV, ReportLab and the vision package are imported inside each command (law 1)."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -11,9 +12,6 @@ import time
 from pathlib import Path
 
 from . import CommandError
-
-SPECIALS = ("inout", "change", "exclusion")
-
 
 def register(sub, groups) -> None:
     p = groups["print"].add_parser("cards", help="every player's cards as an A4 PDF (Plunder Bingo: vote, robbery, "
@@ -95,35 +93,22 @@ def _event(path: str):
         raise CommandError(str(error), 2)
 
 
-def _specials(texts: list[str], players: set[int]) -> list[tuple[str, int, int]]:
-    out = []
-    for text in texts:
-        match = re.fullmatch(r"(\w+)=(\d+)(?:x(\d+))?", text)
-        if not match or match.group(1) not in SPECIALS:
-            raise CommandError(f"--special {text!r}: write KIND=PLAYER or KIND=PLAYERxCOUNT, KIND one of "
-                               f"{', '.join(SPECIALS)}", 2)
-        kind, player, count = match.group(1), int(match.group(2)), int(match.group(3) or 1)
-        if player not in players:
-            raise CommandError(f"--special {text!r}: there is no player {player}", 2)
-        out.append((kind, player, count))
-    return out
-
-
 def print_cards(args) -> int:
     from ..core import games
+    from vision.printers import PrintError
     from vision.printing import print_cards as write_pdf
     from vision.render import FontMissing
     event = _event(args.event)
     everyone = {p["no"]: p for p in event.players}
     chosen = _chosen(args.players, everyone)
-    title = games.rules(event.game).title
-    if event.game not in PRINTERS:
-        raise CommandError(f"{args.event}: a {title} event has no cards to print", 2)
-    if args.games is not None and event.game != "voters":
-        raise CommandError(f"--games is for a Voters event's number cards; this is a {title} event", 2)
-    if (args.periods is not None or args.gem is not None) and event.game != "bluff":
-        raise CommandError(f"--periods and --gem are for an Auction Bluff event's cards; this is a {title} event", 2)
-    cards, extra = PRINTERS[event.game](args, event, everyone, chosen)
+    game = games.rules(event.game)
+    if game.printer is None:
+        raise CommandError(f"{args.event}: a {game.title} event has no cards to print", 2)
+    _refuse_other_games_options(args, game)
+    try:
+        cards, extra = games.load(game.printer).cards(args, event, everyone, chosen)
+    except PrintError as error:
+        raise CommandError(str(error), 2)
     if not cards:
         raise CommandError("nothing to print: name --special cards or drop --only-special", 2)
     try:
@@ -135,6 +120,16 @@ def print_cards(args) -> int:
     print(f"wrote {args.out}: {len(cards)} cards on {pages} pages for player{'s' if len(chosen) > 1 else ''} "
           f"{', '.join(map(str, chosen))}{extra}")
     return 0
+
+
+def _refuse_other_games_options(args, game) -> None:
+    """An option only another game's cards take (Voters' --games, say) is an error, not ignored."""
+    from ..core import games
+    for other in games.GAMES.values():
+        if other.printer and other is not game:
+            for option, what in games.load(other.printer).options.items():
+                if getattr(args, option) is not None:
+                    raise CommandError(f"{what}; this is a {game.title} event", 2)
 
 
 def _chosen(players: str | None, everyone: dict) -> list[int]:
@@ -151,77 +146,16 @@ def _chosen(players: str | None, everyone: dict) -> list[int]:
     return chosen
 
 
-def _bingo_cards(args, event, everyone: dict, chosen: list[int]):
-    """Plunder Bingo's cards: (cards, what the summary adds)."""
-    from vision import layouts as L
-    if max(everyone, default=0) > L.MAX_PLAYERS:
-        raise CommandError(f"{args.event}: robbery cards carry player numbers 1-{L.MAX_PLAYERS}; "
-                           f"this event has player {max(everyone)}", 2)
-    cards = []
-    for no in [] if args.only_special else chosen:
-        p = everyone[no]
-        cards.append(L.Card("bingo", event.id, L.serial("bingo", no, 0), no, 0, p["name"], tuple(p["card"])))
-        cards += [L.Card("vote", event.id, L.serial("vote", no, t), no, t, p["name"]) for t in range(1, event.rules.turns + 1)]
-        cards += [L.Card("robbery", event.id, L.serial("robbery", no, k), no, 0, p["name"]) for k in range(1, 9)]
-    number = args.first
-    for kind, no, count in _specials(args.special, set(everyone)):
-        for _ in range(count):
-            cards.append(L.Card(kind, event.id, L.serial(kind, no, number), no, 0, everyone[no]["name"]))
-            number += 1
-    return cards, f"; next special card number: {number}" if args.special else ""
-
-
-MAX_GAMES = 99          # a number card's serial prints the game no. in two digits
-
-
-def _number_cards(args, event, everyone: dict, chosen: list[int]):
-    """Voters' number cards (V1): one per chosen player for each game 1..--games, the game no. as its turn."""
-    from vision import layouts as L
-    if args.special or args.only_special:
-        raise CommandError("--special cards are Plunder Bingo's; a Voters event prints number cards (--games N)", 2)
-    if args.games is None or not 1 <= args.games <= MAX_GAMES:
-        raise CommandError(f"a Voters event: give --games N, 1-{MAX_GAMES} (each player's number cards for games 1..N)"
-                           if args.games is None else f"--games {args.games}: give 1-{MAX_GAMES}", 2)
-    return [L.Card("number", event.id, L.serial("number", no, game), no, game, everyone[no]["name"])
-            for no in chosen for game in range(1, args.games + 1)], ""
-
-
-MAX_PERIODS = 99        # a bluff card's serial prints the period in two digits
-
-
-def _bluff_cards(args, event, everyone: dict, chosen: list[int]):
-    """Auction Bluff's cards (AB7): per chosen player and period 1..--periods, a dice-vote card for
-    their own gem's dice (or --gem's) and a declaration card; the period is the card's turn."""
-    from vision import layouts as L
-    if args.special or args.only_special:
-        raise CommandError("--special cards are Plunder Bingo's; an Auction Bluff event prints --periods N", 2)
-    if args.periods is None or not 1 <= args.periods <= MAX_PERIODS:
-        raise CommandError(f"an Auction Bluff event: give --periods N, 1-{MAX_PERIODS} (each player's cards for "
-                           f"periods 1..N)" if args.periods is None else f"--periods {args.periods}: give "
-                                                                         f"1-{MAX_PERIODS}", 2)
-    gems = {p["gem"] for p in everyone.values()}
-    if args.gem is not None and args.gem not in gems:
-        raise CommandError(f"--gem {args.gem!r}: this event's gems are {', '.join(sorted(gems))}", 2)
-    cards = []
-    for no in chosen:
-        gem, name = args.gem or everyone[no]["gem"], everyone[no]["name"]
-        for period in range(1, args.periods + 1):
-            cards.append(L.Card("bluff_dice", event.id, L.serial("bluff_dice", no, period, gem), no, period, name))
-            if args.gem is None:
-                cards.append(L.Card("bluff_declare", event.id, L.serial("bluff_declare", no, period), no, period, name))
-    return cards, ""
-
-
-PRINTERS = {"bingo": _bingo_cards, "voters": _number_cards, "bluff": _bluff_cards}   # game -> (cards, summary's extra)
-
-
-# --- an Auction Bluff event's phone sheets -------------------------------------------------------------
+# --- the sheets of a game whose players have phone pages (Auction Bluff) --------------------------------
 def print_sheets(args) -> int:
-    from tui.web import phone
+    from ..core import games
+    from vision.render import FontMissing
     event = _event(args.event)
-    if event.game != "bluff":
+    game = games.rules(event.game)
+    if not game.phones:
         raise CommandError(f"{args.event}: phone sheets are for an Auction Bluff event, not this one's game "
                            f"{event.game!r}", 2)
+    phone = importlib.import_module(game.phones)
     if not re.fullmatch(r"https?://[^/\s]+/?", args.url):
         raise CommandError(f"--url {args.url!r}: give the server's address, like http://192.168.1.20:8080", 2)
     everyone = {p["no"]: p for p in event.players}
@@ -233,58 +167,17 @@ def print_sheets(args) -> int:
         raise CommandError(str(error))
     except OSError as error:
         raise CommandError(f"{phone.passes_path(event.journal)}: cannot write ({error.strerror})")
-    _write_sheets(event, [everyone[no] for no in chosen], urls, args.out)
+    try:
+        games.load(game.printer).sheets(event, [everyone[no] for no in chosen], urls, args.out)
+    except FontMissing as error:
+        raise CommandError(str(error), 3)
+    except OSError as error:
+        raise CommandError(f"{args.out}: cannot write ({error.strerror})")
     done = f"; revoked the old pages of player{'s' if len(revoked) > 1 else ''} " \
            f"{', '.join(f'{no} (now pass {n})' for no, n in revoked.items())}" if revoked else ""
     print(f"wrote {args.out}: {len(chosen)} sheet{'s' if len(chosen) > 1 else ''} for player"
           f"{'s' if len(chosen) > 1 else ''} {', '.join(map(str, chosen))}{done}")
     return 0
-
-
-SHEET_QR_MM = 70.0
-SHEET_MARGIN = 15.0     # mm each side: a long name or address prints smaller, never into the printer's edge
-
-
-def _write_sheets(event, players: list[dict], urls: dict[int, str], out: str) -> None:
-    """One A4 page a player: who they are, their gem, the deadlines and their page's QR code and address."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.lib.units import mm
-    from reportlab.pdfgen import canvas
-    from vision import printing
-    from vision.layouts import Text
-    from vision.render import FontMissing, qr_modules
-    try:
-        printing.register_font()
-    except FontMissing as error:
-        raise CommandError(str(error), 3)
-    pdf = canvas.Canvas(str(out), pagesize=A4, pageCompression=1, initialFontName=printing.FONT)
-    pdf.setTitle(f"{event.name} ({event.id}): phone sheets")
-    pdf.setCreator("companion print sheets")
-    rules, width, height = event.rules, printing.PAGE_W, printing.PAGE_H
-    at = lambda x, y: (x * mm, (height - y) * mm)              # noqa: E731  (mm from the top-left -> points)
-
-    def line(y: float, size: float, text: str) -> None:          # y: mm from the top, centred
-        printing.draw_text(pdf, Text(width / 2, y, size, text, "middle", room=width - 2 * SHEET_MARGIN), at)
-    for p in players:
-        line(30, 7, "オークションブラフ · Auction Bluff")
-        line(40, 4.5, event.name)
-        line(58, 8, f"プレイヤー {p['no']} · {p['name']}")
-        line(70, 6, f"宝石 · Gem: {p['gem']}")
-        line(84, 4.5, f"ダイス投票 〜{rules.dice_until} · Dice vote until {rules.dice_until}")
-        line(92, 4.5, f"宣言 〜{rules.declare_until} · Declarations until {rules.declare_until}")
-        modules = qr_modules(urls[p["no"]])
-        cell = SHEET_QR_MM / len(modules)
-        top = 102.0
-        printing._cells(pdf, modules, (width - SHEET_QR_MM) / 2, top, cell, at)
-        line(top + SHEET_QR_MM + 10, 3.2, urls[p["no"]])
-        line(top + SHEET_QR_MM + 22, 4.2, "このコードはあなた専用のページです。だれにも見せないでください。")
-        line(top + SHEET_QR_MM + 29, 3.6, "This code opens your private page: show it to nobody.")
-        line(top + SHEET_QR_MM + 36, 3.6, "失くしたら主催者へ（古いコードは無効にできます） · Lost it? The dealer revokes it.")
-        pdf.showPage()
-    try:
-        pdf.save()
-    except OSError as error:
-        raise CommandError(f"{out}: cannot write ({error.strerror})")
 
 
 # --- scan --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""`companion demo`: a whole night on simulated hardware (tui/demo.py); headless with --headless or
+"""`companion demo`: a whole night on simulated hardware (tui/bingo/demo.py); headless with --headless or
 when stdout is not a terminal."""
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def register(sub, groups) -> None:
 def demo(args) -> int:
     from companion.core.event_file import EventFileError
     from companion.core.journal import JournalError
-    from tui.demo import DemoError, Night
+    from tui.bingo.demo import DemoError, Night
     folder = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix=f"companion-demo-{args.seed}-"))
     headless = args.headless or not sys.stdout.isatty()
     print(f"demo event in {folder} (seed {args.seed})", file=sys.stderr)
@@ -44,7 +44,7 @@ def demo(args) -> int:
             night.start()
             night.run()
         else:
-            from tui.demo import display_url, run_on_screen
+            from tui.bingo.demo import display_url, run_on_screen
             print(f"audience display: {display_url(args.port)}  (P in the console pauses the players)",
                   file=sys.stderr, flush=True)
             run_on_screen(night, args.port)

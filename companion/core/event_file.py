@@ -63,7 +63,7 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     "": {"version": (int, (VERSION,))},
     # backup: a copy of the journal made (atomically) after setup, each turn's start and the finish
     "event": {"name": (str, None), "id": (str, None), "secret": (str, None), "journal": (str, None),
-              "backup": (str, None), "game": (str, tuple(games.GAMES))},
+              "backup": (str, None), "game": (str, games.GAMES)},
     "players": {"no": (int, Between(1, 99)), "name": (str, None)},   # cards print the number in two digits
     # the card scanner's thresholds: their ranges and order are checked by vision/cards/tuning.py Settings
     "cards": {"marginal": (float, None), "definite": (float, None), "heavy": (float, None),

@@ -1,6 +1,7 @@
 """The game protocol: what the shared core (session, journal, CLI, screens) needs of a game.
 
-A game is a package under companion/ whose __init__ defines GAME, a GameRules. Its rules are pure:
+A game is a package under companion/ whose __init__ defines GAME, a GameRules: GAMES finds them
+all (no list of games is kept anywhere), so a new game is a new package. Its rules are pure:
 decide(state, command) -> events or Rejected(reason), fold(events, state) -> state. The journal's
 first batch is the game's setup command; its "game" key names the game (no key: Plunder Bingo, so
 every journal and script written before there were other games reads as it always did).
@@ -8,18 +9,19 @@ every journal and script written before there were other games reads as it alway
 from __future__ import annotations
 
 import importlib
-import sys
+import pkgutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, reduce
 from typing import Callable
+
+import companion
 
 from .cards import CardRules
 from .commands import Malformed, Schema, shown
 from .events import Events
 
 DEFAULT = "bingo"
-GAMES = {"bingo": "companion.bingo", "voters": "companion.voters", "bluff": "companion.bluff",
-         "jail": "companion.jail"}     # name -> package defining GAME
 
 
 @dataclass(frozen=True)
@@ -72,17 +74,23 @@ class EventRules:
     players: int = 6                            # how many players `companion init` writes by default
 
 
+def load(name: str):
+    """What a "module:name" names (a game's screens, its printer): the core names them and never
+    imports them itself; the composition root loads them."""
+    module, _, attribute = name.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
 @dataclass(frozen=True)
 class Screens:
-    """A game's screens, each named "module:Class": the core names them and never imports them."""
+    """A game's screens, each named "module:Class"."""
     console: str
     display: str
     balls: bool = False                         # the ball reader and the cage link feed its console
 
     def load(self, which: str) -> type:
         """The class of the "console" or the "display"."""
-        module, _, name = getattr(self, which).partition(":")
-        return getattr(importlib.import_module(module), name)
+        return load(getattr(self, which))
 
 
 @dataclass(frozen=True)
@@ -106,15 +114,46 @@ class GameRules:
     night: "NightReport | None" = None          # its part of `companion report` (companion/core/report.py)
     screens: Screens | None = None              # its staff console and audience display
     card_rules: CardRules | None = None         # what its printed cards say once read (companion/core/cards.py)
+    printer: str | None = None                  # "module:Printer" of `companion print cards` (vision/printers)
+    page: tuple[str, ...] = ()                  # its styles and scripts on the audience web page (in tui/web)
+    phones: str | None = None                   # the module of its players' private phone pages (Phone, revoke, ...)
+    order: int = 100                            # its place in every list of games (choices, messages)
 
     def replay_json(self, state, log: list) -> dict:
         return self.replay(state, log) if self.replay else {**self.staff(state), "log": log}
 
 
+@cache
+def discover() -> dict[str, GameRules]:
+    """name -> GameRules of every subpackage of companion that defines GAME, in their order."""
+    found = []
+    for package in pkgutil.iter_modules(companion.__path__, "companion."):
+        game = getattr(importlib.import_module(package.name), "GAME", None) if package.ispkg else None
+        if isinstance(game, GameRules):
+            found.append(game)
+    return {game.name: game for game in sorted(found, key=lambda game: (game.order, game.name))}
+
+
+class Registry(Mapping):
+    """The games found (discover()), looked up when first asked: name -> GameRules."""
+
+    def __getitem__(self, name: str) -> GameRules:
+        return discover()[name]
+
+    def __iter__(self):
+        return iter(discover())
+
+    def __len__(self) -> int:
+        return len(discover())
+
+
+GAMES = Registry()
+
+
 def rules(name: str = DEFAULT) -> GameRules:
     if name not in GAMES:
         raise Malformed(f"unknown game {shown(name)}; games: {', '.join(GAMES)}")
-    return importlib.import_module(GAMES[name]).GAME
+    return GAMES[name]
 
 
 def of_setup(command: dict) -> GameRules:
@@ -125,15 +164,14 @@ def of_setup(command: dict) -> GameRules:
 @cache
 def of_card(kind: str) -> GameRules:
     """The game that prints cards of this kind."""
-    found = [game for game in map(rules, GAMES) if kind in game.cards]
+    found = [game for game in GAMES.values() if kind in game.cards]
     if not found:
         raise Malformed(f"no game prints {shown(kind)} cards")
     return found[0]
 
 
 def of_state(state) -> GameRules:
-    for package in GAMES.values():         # a state was made by a game already imported
-        game = getattr(sys.modules.get(package), "GAME", None)
-        if game and isinstance(state, game.state):
+    for game in GAMES.values():
+        if isinstance(state, game.state):
             return game
     raise TypeError(f"{type(state).__name__} is no game's state")

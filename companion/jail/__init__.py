@@ -12,4 +12,5 @@ GAME = GameRules(
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.RoundEnded), replay=views.replay, event=EVENT,
     night=night.REPORT,
+    page=("jail.css", "jail.js"), order=3,
     screens=Screens("tui.jail.console:JailConsoleApp", "tui.jail.display:JailDisplayApp"))

@@ -13,5 +13,6 @@ GAME = GameRules(
     checkpoints=(events.GameSetUp, events.GameDealt, events.GameSettled, events.GameVoided),
     cards=("number",), replay=views.replay, event=EVENT,
     night=night.REPORT,
-    card_rules=cards.CARDS,
+    card_rules=cards.CARDS, printer="vision.printers.voters:PRINTER",
+    page=("voters.js",), order=1,
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

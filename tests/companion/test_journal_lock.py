@@ -47,7 +47,7 @@ def test_readers_never_need_the_lock(tmp_path):
 def test_do_is_refused_while_the_console_holds_the_journal(tmp_path):
     """The reported bug: console `b`, then `companion do ... draw`, then console `u y` left a journal
     no tool could open. Now the console's session holds the lock and the `do` is refused."""
-    from tui.console import ConsoleApp
+    from tui.bingo.console import ConsoleApp
     write_game(tmp_path / "j.db", DEMO[:1]).journal.close()
     console = ConsoleApp.for_journal(tmp_path / "j.db")
     console.session.submit({"do": "begin_turn"})                       # console `b`
@@ -99,7 +99,7 @@ def test_do_while_the_console_is_open_goes_through_the_console(tmp_path):
     session (a unix socket beside the journal), which applies them in its order and shows them."""
     import asyncio
 
-    from tui.console import ConsoleApp
+    from tui.bingo.console import ConsoleApp
     write_game(tmp_path / "j.db", DEMO[:2]).journal.close()
     app = ConsoleApp.for_journal(tmp_path / "j.db")
     results = {}

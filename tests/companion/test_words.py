@@ -53,8 +53,8 @@ def html_msgids(text: str) -> set[str]:
 
 def test_the_phone_pages_words_are_found():
     """The players' phone page (phone.html, phone.js) speaks the catalogue: its words are msgids."""
-    page = html_msgids((ROOT / "tui/web/phone.html").read_text("utf-8"))
-    script = js_msgids((ROOT / "tui/web/phone.js").read_text("utf-8"))
+    page = html_msgids((ROOT / "tui/bluff/phone.html").read_text("utf-8"))
+    script = js_msgids((ROOT / "tui/bluff/phone.js").read_text("utf-8"))
     assert {"Send faces", "Your vote", "Declare", "Dice held"} <= page
     assert {"Accepted", "No console is open: ask the dealer", "{gem} die {n}"} <= script
 
@@ -63,7 +63,7 @@ def table_msgids() -> set[str]:
     """The msgids the screens keep in tables and look up through _(): phases, outcomes, ball places
     and gems."""
     from companion.bluff.commands import GEMS
-    from tui import console, display, widgets
+    from tui.bingo import console, display, widgets
     from tui.bluff import words as bluff
     from tui.jail import words as jail
     from tui.voters import words as voters
@@ -77,10 +77,10 @@ def shown_msgids() -> set[str]:
     found = table_msgids()
     for path in (ROOT / "tui").rglob("*.py"):
         found |= python_msgids(path)
-    for path in (ROOT / "tui" / "web").glob("*.js"):
+    for path in (ROOT / "tui").rglob("*.js"):
         if not path.name.endswith(".min.js"):           # a library's, not ours
             found |= js_msgids(path.read_text("utf-8"))
-    for path in (ROOT / "tui" / "web").glob("*.html"):
+    for path in (ROOT / "tui").rglob("*.html"):
         found |= html_msgids(path.read_text("utf-8"))
     return found
 

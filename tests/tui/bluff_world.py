@@ -13,7 +13,7 @@ from companion.cli import main
 from companion.core.journal import Journal
 from companion.core.door import Door
 from companion.core.session import Session
-from tui.web import phone as P
+from tui.bluff import phone as P
 from tui.web.server import make_app
 
 from screens_chromium import free_port

@@ -18,7 +18,7 @@ import pytest
 
 from companion import views
 from companion.cli import main
-from tui.web import phone as P
+from tui.bluff import phone as P
 
 from bluff_world import Clock, Server, Table, bluff_night
 from screens_chromium import chromium

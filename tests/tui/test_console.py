@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from companion.cli import main
-from tui.console import ConsoleApp
+from tui.bingo.console import ConsoleApp
 from tui.sources import Health
 
 from screens_game import game, play

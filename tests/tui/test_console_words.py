@@ -8,7 +8,7 @@ from textual.binding import Binding
 from companion.core import words
 from companion.core.columns import display_width
 from tui.bluff.console import BluffConsoleApp
-from tui.console import ConsoleApp
+from tui.bingo.console import ConsoleApp
 from tui.game_console import KeyBar
 from tui.jail.console import JailConsoleApp
 from tui.voters.console import VotersConsoleApp

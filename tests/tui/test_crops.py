@@ -6,7 +6,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tui.console import ConsoleApp
+from tui.bingo.console import ConsoleApp
 
 from screens_game import game
 from screens_helpers import drive, settle, text_of

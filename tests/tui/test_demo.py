@@ -18,7 +18,7 @@ import pytest
 from companion.core.words import languages, say
 from companion.core.journal import Journal, JournalError
 from companion.core.session import Game
-from tui.demo import Night, console_class
+from tui.bingo.demo import Night, console_class
 
 from screens_helpers import drive, settle, text_of
 
@@ -188,13 +188,13 @@ def test_the_audience_displays_address_stays_on_the_demo_console(tmp_path):
 
 def test_on_a_terminal_the_demo_prints_the_displays_address_before_the_console_opens(tmp_path, capsys, monkeypatch):
     import types
-    import tui.demo
+    import tui.bingo.demo
     from companion.cli import main
     said_before = []
     night = types.SimpleNamespace(state=types.SimpleNamespace(turn=0, phase="ready"),
                                   event=types.SimpleNamespace(journal=tmp_path / "j.db"), stop=lambda: None)
-    monkeypatch.setattr(tui.demo, "Night", lambda *args, **kwargs: night)
-    monkeypatch.setattr(tui.demo, "run_on_screen", lambda night, port: said_before.append(capsys.readouterr().err))
+    monkeypatch.setattr(tui.bingo.demo, "Night", lambda *args, **kwargs: night)
+    monkeypatch.setattr(tui.bingo.demo, "run_on_screen", lambda night, port: said_before.append(capsys.readouterr().err))
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main(["demo", "--folder", str(tmp_path), "--port", "8123"]) == 0
     assert len(said_before) == 1 and "audience display: http://127.0.0.1:8123" in said_before[0]
@@ -248,7 +248,7 @@ def test_on_screen_each_turns_line_is_logged_and_ctrl_q_quits_once_the_players_a
 
 
 def test_a_folder_holding_another_seeds_demo_is_refused_in_one_line(tmp_path):
-    from tui.demo import DemoError, prepare
+    from tui.bingo.demo import DemoError, prepare
     (tmp_path / "demo-seed").write_text("1\n")
     with pytest.raises(DemoError, match="holds the demo of seed 1: give that --seed"):
         prepare(tmp_path, 2)

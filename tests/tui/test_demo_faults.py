@@ -1,4 +1,4 @@
-"""The demo's other fault drills, each on the demo's real paths (tui.demo.Night: the
+"""The demo's other fault drills, each on the demo's real paths (tui.bingo.demo.Night: the
 simulated cage on a pseudo-terminal behind the cage link, the card scanner on its watched folder,
 the session on the event's journal) with test_demo's seed, each ending as the clean run ends:
 the cage unplugged mid-draw, garbage dropped in the scan folder, the journal's disk filling up.
@@ -20,7 +20,7 @@ import zlib
 import pytest
 
 from companion.core.journal import JournalError
-from tui.demo import Night, console_class
+from tui.bingo.demo import Night, console_class
 
 from screens_helpers import drive, settle
 from test_demo import SEED, TURNS, comparable, finished, state_of

@@ -8,8 +8,8 @@ import pytest
 
 from companion import views
 from companion.cli import main
-from tui.display import DisplayApp
-from tui.widgets import Ball
+from tui.bingo.display import DisplayApp
+from tui.bingo.widgets import Ball
 
 from screens_game import LETTERS, NAMES, ROBBERY_SERIALS, STEPS, game, play
 from screens_helpers import (assert_display_speaks, assert_snapshot, drive, settle, speaking,  # noqa: F401
@@ -129,7 +129,7 @@ def test_screenshot_command_writes_an_svg(tmp_path, capsys):
 def test_a_served_display_whose_server_is_already_gone_ends_at_once(tmp_path, monkeypatch):
     """The server may die while its display is still starting: the display is told the
     server's pid, so it does not mistake whoever adopted it for its server."""
-    from tui.display import SERVER_PID
+    from tui.game_display import SERVER_PID
     monkeypatch.setenv("TEXTUAL_DRIVER", "textual_serve.web_driver:WebDriver")   # as textual-serve runs it
     monkeypatch.setenv(SERVER_PID, "999999999")                                   # no such process
     session, clock = game(tmp_path / "g.db", "turn1_voting")
@@ -143,7 +143,7 @@ def test_a_served_display_whose_server_is_already_gone_ends_at_once(tmp_path, mo
 
 def test_R2_the_ranking_marks_each_player_who_beat_the_secretariat_and_how_many_did():
     from textual.app import App
-    from tui.widgets import Ranking
+    from tui.bingo.widgets import Ranking
 
     class Shown(App):
         def compose(self):

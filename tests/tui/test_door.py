@@ -8,7 +8,7 @@ import json
 import socket
 
 from companion.core.door import DOOR_LINE_LIMIT, door_path
-from tui.console import ConsoleApp
+from tui.bingo.console import ConsoleApp
 
 from screens_game import game
 from screens_helpers import drive, settle

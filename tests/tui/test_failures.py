@@ -19,12 +19,13 @@ from aiohttp import web
 from companion import views
 from tui.bluff.display import BluffDisplayApp
 from tui.calibrate import CalibrateApp
-from tui.console import ConsoleApp
-from tui.display import DisplayApp
+from tui.bingo.console import ConsoleApp
+from tui.bingo.display import DisplayApp
 from tui.jail.display import JailDisplayApp
 from tui.serve import DisplayServer, DisplaySession
 from tui.voters.display import VotersDisplayApp
-from tui.web import phone as P, server as web_server
+from tui.bluff import phone as P
+from tui.web import server as web_server
 
 import screens_bluff
 from bluff_world import Clock, Server, bluff_night

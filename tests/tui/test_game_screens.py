@@ -18,6 +18,7 @@ def test_every_game_declares_a_console_and_a_display_that_load(name):
     assert screens is not None
     for which in ("console", "display"):
         assert issubclass(screens.load(which), App)
+        assert getattr(screens, which).startswith(f"tui.{name}.")     # each game's screens in its own folder
     assert screens.balls == (name == "bingo")          # only Plunder Bingo draws balls
 
 
@@ -25,4 +26,4 @@ def test_the_cli_names_no_game_s_screen_itself():
     cli = (ROOT / "companion" / "cli" / "screens.py").read_text(encoding="utf-8")
     for name in games.GAMES:
         assert f'"{name}"' not in cli and f"'{name}'" not in cli
-    assert "tui.console" not in cli and "ConsoleApp" not in cli
+    assert "tui.bingo" not in cli and "ConsoleApp" not in cli

@@ -21,8 +21,8 @@ from companion.core.session import Session
 from tui.bluff.console import BluffConsoleApp
 from tui.bluff.display import BluffDisplayApp
 from tui.calibrate import CalibrateApp
-from tui.console import ConsoleApp
-from tui.display import DisplayApp
+from tui.bingo.console import ConsoleApp
+from tui.bingo.display import DisplayApp
 from tui.forms import Confirm
 from tui.jail.console import JailConsoleApp
 from tui.jail.display import JailDisplayApp

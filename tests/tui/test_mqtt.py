@@ -310,8 +310,8 @@ def test_the_page_reads_the_topic_over_websockets(folder):
 
 
 def test_the_bundle_loads_only_with_mqtt_and_the_default_page_stays_light():
-    from tui.web.server import ASSETS, PAGE, asset
-    default = sum(len(asset(name)) for name, _ in PAGE.values())
+    from tui.web.server import ASSETS, asset, page_files
+    default = sum(len(asset(name)) for name, _ in page_files().values())
     print(f"default page {default} bytes; mqtt.min.js {len(asset(ASSETS['/mqtt.min.js'][0]))} bytes")
     assert default <= 300_000
     assert b"mqtt.min.js" not in asset("index.html")          # page.js adds it only for ?mqtt=

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tui.serve import DisplayServer, display_command
-from tui.widgets import PLACE_COLOURS
+from tui.bingo.widgets import PLACE_COLOURS
 
 from screens_chromium import DevTools, chromium, free_port
 from screens_game import game

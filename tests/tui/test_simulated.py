@@ -12,7 +12,7 @@ from companion.cli import main
 from companion.core.journal import Journal
 from companion.core.session import Session
 from tui.calibrate import CalibrateApp, Guided
-from tui.console import ConsoleApp
+from tui.bingo.console import ConsoleApp
 from tui.sources import PanelSource, ReaderSource, SimulatedCage, from_event
 
 from screens_helpers import drive, settle

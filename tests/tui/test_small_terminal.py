@@ -8,8 +8,8 @@ from companion.cli import main
 from companion.core import words
 from tui.bluff.console import BluffConsoleApp
 from tui.calibrate import CalibrateApp
-from tui.console import ConsoleApp
-from tui.demo import console_class
+from tui.bingo.console import ConsoleApp
+from tui.bingo.demo import console_class
 from tui.jail.console import JailConsoleApp
 from tui.voters.console import VotersConsoleApp
 

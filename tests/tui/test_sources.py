@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tui.console import ConsoleApp
+from tui.bingo.console import ConsoleApp
 from tui.sources import from_event
 
 from screens_game import game

@@ -7,7 +7,7 @@ import pytest
 
 from companion.core.journal import Journal
 from companion.core.session import Session
-from tui.console import ConsoleApp
+from tui.bingo.console import ConsoleApp
 from tui.forms import FormError, tally
 
 from screens_helpers import drive, settle, text_of

@@ -78,8 +78,8 @@ def test_snapshot(tmp_path, step, size):
 def test_the_screens_are_those_of_the_journals_game(tmp_path):
     from companion.cli.screens import game_of, screen_for
     from screens_game import game
-    from tui.console import ConsoleApp
-    from tui.display import DisplayApp
+    from tui.bingo.console import ConsoleApp
+    from tui.bingo.display import DisplayApp
     from tui.voters.console import VotersConsoleApp
     night(tmp_path / "v.db", "ready")
     game(tmp_path / "b.db", "ready")
@@ -93,7 +93,7 @@ def test_the_screens_are_those_of_the_journals_game(tmp_path):
 def test_a_display_that_finds_another_game_hands_over_to_it(tmp_path):
     """`companion display` may start before the journal exists (Plunder Bingo's display, the
     default): when a Voters night is set up in it, that display ends naming the game."""
-    from tui.display import DisplayApp
+    from tui.bingo.display import DisplayApp
     path = tmp_path / "later.db"
     app = DisplayApp(path, poll=0.02)
 

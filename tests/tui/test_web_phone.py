@@ -17,7 +17,7 @@ import urllib.parse
 import pytest
 
 from companion.cli import main
-from tui.web import phone as P
+from tui.bluff import phone as P
 
 from bluff_world import Clock, Server, bluff_night
 from screens_chromium import free_port

@@ -83,7 +83,7 @@ def test_the_page_files_and_words_are_cached_by_their_etag(tmp_path):
         runner, url = await serving(tmp_path / "g.db")
         try:
             async with aiohttp.ClientSession() as http:
-                for path in (*web_server.PAGE, web_server.WORDS):
+                for path in (*web_server.page_files(), web_server.WORDS):
                     async with http.get(url + path) as first:
                         assert first.status == 200 and first.headers["Cache-Control"] == "no-cache", path
                         tag, body = first.headers["ETag"], await first.read()

@@ -65,7 +65,7 @@ def test_the_referee_holds_the_card_as_read_and_the_console_will_not_rule_it_as_
     assert outcome.status == "ok", outcome.reason
     assert session.state.held[card.serial].card == {"do": "rob", "serial": card.serial, "robber": None,
                                                     "victim": 3, "ordinal": 4}
-    from tui.console import ConsoleApp
+    from tui.bingo.console import ConsoleApp
     app = ConsoleApp(session)
 
     async def body(pilot):

@@ -71,6 +71,18 @@ def test_code_round_trip_and_each_failure_has_its_own_reason():
     with pytest.raises(L.CodeError) as junk:
         L.verify("https://example.com", "night-1", "s3cret")
     assert junk.value.reason == "unreadable"
+    assert junk.value.detail == "the code 'https://example.com' is not a table companion card code"   # every game's
+
+
+def test_every_kind_s_serial_comes_from_its_declared_format(monkeypatch):
+    """No kind has a branch of its own in serial(): a new kind is a line in KIND_CODES and SERIALS."""
+    assert set(L.SERIALS) == set(L.KIND_CODES) == set(L.KINDS)
+    assert [L.serial(kind, 7, 3, "ruby") for kind in L.KINDS] == \
+        ["V0703", "R0703", "I07003", "C07003", "E07003", "B07", "N0703", "D0703ruby", "A0703"]
+    monkeypatch.setitem(L.KIND_CODES, "chess", "Q")
+    monkeypatch.setitem(L.SERIALS, "chess", "{code}{owner:02d}{number:04d}")
+    assert L.serial("chess", 3, 12) == "Q030012"
+    assert L.Card("bluff_dice", "e", L.serial("bluff_dice", 7, 3, "ruby"), 7, 3).values()["gem"] == "ruby"
 
 
 def test_serials_are_unique_per_player_and_kind():

@@ -90,8 +90,9 @@ def test_games_is_refused_on_a_bingo_event(tmp_path, capsys):
 
 
 def test_a_game_without_printed_cards_says_so(event, tmp_path, capsys, monkeypatch):
-    from companion.cli import cards
-    monkeypatch.delitem(cards.PRINTERS, "voters")
+    from dataclasses import replace
+    from companion.core import games
+    monkeypatch.setitem(games.discover(), "voters", replace(games.rules("voters"), printer=None))
     assert main(["print", "cards", "--event", str(event), "--games", "2", "--out", str(tmp_path / "x.pdf")]) == 2
     assert capsys.readouterr().err.strip().endswith("event.toml: a Voters event has no cards to print")
 

@@ -68,7 +68,7 @@ class BluffForm(CommandForm):
 
 
 class BluffConsoleApp(PanesConsole):
-    CSS_PATH = ["../theme.tcss", "../console.tcss", "console.tcss"]
+    CSS_PATH = ["../theme.tcss", "../game_console.tcss", "console.tcss"]
     TITLE = "Auction Bluff: dealer's console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ("scanner", "panel")

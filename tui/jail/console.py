@@ -79,7 +79,7 @@ class JailForm(CommandForm):
 
 
 class JailConsoleApp(PanesConsole):
-    CSS_PATH = ["../theme.tcss", "../console.tcss", "console.tcss"]
+    CSS_PATH = ["../theme.tcss", "../game_console.tcss", "console.tcss"]
     TITLE = "The jail card game: staff console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ()

@@ -22,7 +22,7 @@ from .words import current, names, phase_words, result_line, signed
 
 
 class VotersConsoleApp(PanesConsole):
-    CSS_PATH = ["../theme.tcss", "../console.tcss", "console.tcss"]
+    CSS_PATH = ["../theme.tcss", "../game_console.tcss", "console.tcss"]
     TITLE = "Voters: dealer's console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ("scanner", "panel")

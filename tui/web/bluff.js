@@ -122,3 +122,5 @@ function showBluffGems(view) {
     box.append(row);
   }
 }
+
+DRAWINGS.bluff = showBluff;

@@ -120,3 +120,5 @@ function showJailPlayers(view, who) {
     : "");
   $("j-verdict").classList.toggle("-winner", winners.length > 0);
 }
+
+DRAWINGS.jail = showJail;

@@ -4,7 +4,7 @@ A single task polls the journal's batch count every `poll` seconds (reading it i
 writer's commit that makes the read-only journal retry never stalls the server) and folds what is
 new. When what the audience sees changes, the SSE message is encoded once and every open
 /events stream is sent those same bytes. Only GET (and HEAD) is answered: the page cannot act on
-the game (an Auction Bluff event's private phone pages, /p/..., tui/web/phone.py, post a player's
+the game (an Auction Bluff event's private phone pages, /p/..., tui/bluff/phone.py, post a player's
 own commands to the open console's door: the console stays the one writer). The page's words come from /words.json. Everything shown comes from views.public (the same JSON as `companion status --public
 --json`); beside it travel only the voting deadline and the public boards announced so far.
 A view that raises on a state nobody foresaw, in the follower or in a request, is one line in
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import json
 import logging
 import signal
@@ -28,13 +29,12 @@ from pathlib import Path
 from aiohttp import web
 
 from companion import views
-from companion.core import words
+from companion.core import games, words
 from companion.core.journal import Journal, JournalError
 
 from ..failures import Once
 from ..feed import Feed
 from . import crowd
-from .phone import Phone
 
 log = logging.getLogger("companion.web")
 
@@ -42,10 +42,10 @@ KEEP_ALIVE_S = 15.0
 POLL_S = 0.2
 PAGE = {"/": ("index.html", "text/html"), "/page.css": ("page.css", "text/css"),
         "/words.js": ("words.js", "text/javascript"), "/page.js": ("page.js", "text/javascript")}   # the default page: its weight
-PAGE |= {"/jail.js": ("jail.js", "text/javascript"), "/jail.css": ("jail.css", "text/css")}   # the jail card game's part
-PAGE |= {"/bluff.js": ("bluff.js", "text/javascript"), "/bluff.css": ("bluff.css", "text/css")}   # Auction Bluff's part
+PARTS = {".css": ('<link rel="stylesheet" href="/{}">', "text/css"), ".js": ('<script src="/{}" defer></script>', "text/javascript")}
+GAMES_MARK = "<!-- games -->"     # where index.html takes each game's part of the page (GameRules.page)
 # npm mqtt 5.16.0's browser bundle (dist/mqtt.min.js, 342 KB; MIT: mqtt.min.js.LICENSE.txt): only /?mqtt= loads it
-ASSETS = {**PAGE, "/mqtt.min.js": ("mqtt.min.js", "text/javascript")}
+ASSETS = {"/mqtt.min.js": ("mqtt.min.js", "text/javascript")}
 WORDS = "/words.json"             # what page.js loads first: the words, made in make_app
 MQTT_POLL_S = 0.05        # polled faster when publishing: a change is on the broker within 100 ms
 HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
@@ -55,6 +55,18 @@ HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Re
 
 def asset(name: str) -> bytes:
     return resources.files(__package__).joinpath(name).read_bytes()
+
+
+def page_files() -> dict[str, tuple[str, str]]:
+    """The page's files: the default page's and each game's styles and scripts (GameRules.page)."""
+    return PAGE | {f"/{name}": (name, PARTS[Path(name).suffix][1]) for game in games.GAMES.values() for name in game.page}
+
+
+def index_page() -> bytes:
+    """index.html with each game's styles and scripts, a line a game."""
+    parts = ["".join(PARTS[Path(name).suffix][0].format(name) for name in game.page)
+             for game in games.GAMES.values() if game.page]
+    return asset("index.html").replace(GAMES_MARK.encode(), "\n  ".join(parts).encode())
 
 
 def entity_tag(body: bytes) -> str:
@@ -219,12 +231,14 @@ def answering(follower: Follower):
 
 
 def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE_S,
-             publisher=None, phone: Phone | None = None) -> web.Application:
+             publisher=None, phone=None) -> web.Application:
     """publisher: a tui.web.mqtt.Publisher (not yet started) that each new view also goes to;
-    phone: Auction Bluff's private pages (tui/web/phone.py), served beside the audience page."""
+    phone: a game's private phone pages (its GameRules.phones' Phone: Auction Bluff's,
+    tui/bluff/phone.py), served beside the audience page."""
     follower = Follower(journal, poll, publisher)
     app = web.Application(middlewares=[read_only, answering(follower)])
-    pages = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+    files = {**page_files(), **ASSETS}
+    pages = {path: (asset(name), kind) for path, (name, kind) in files.items()} | {"/": (index_page(), "text/html")}
     # The page's words in the event's [display] language (companion/core/words.py), fixed for the process.
     pages[WORDS] = (json.dumps({"language": words.chosen(), "words": words.every_word()}, ensure_ascii=False).encode(),
                     "application/json")
@@ -300,10 +314,10 @@ def serve(journal: Path, host: str, port: int, mqtt: str | None = None, event_id
         from .mqtt import Publisher, topic_for
         publisher = Publisher(mqtt, topic_for(event_id))
         listening += f"; publishing to {publisher.url} topic {publisher.topic}"
-    phone = Phone.for_event(event)
+    phones = games.rules(event.game).phones if event is not None else None
+    phone = importlib.import_module(phones).Phone.for_event(event) if phones else None
     if phone is not None:
-        listening += (f"; each player's private page at /p/<pass> (`companion print sheets`), dice votes until "
-                      f"{phone.dice_until} and declarations until {phone.declare_until} by this machine's clock")
+        listening += f"; {phone.announcement()}"
     app = make_app(journal, MQTT_POLL_S if publisher else POLL_S, publisher=publisher, phone=phone)
     quiet_logging()
     asyncio.run(run_guarded(app, host, port, cap, tls, listening))

@@ -1,4 +1,4 @@
-"""Auction Bluff's private phone pages on the display server: /p/<token>.
+"""Auction Bluff's private phone pages on the display server (its GameRules.phones): /p/<token>.
 
 A token names one player: "<no>.<generation>.<mac>", the mac an HMAC-SHA256 of the event id, the
 player no. and the generation, keyed with the event's secret. Revoking a player's page bumps their
@@ -30,6 +30,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+from importlib import resources
+
 from aiohttp import web
 
 from companion.core.words import _
@@ -44,6 +46,11 @@ NONCE = re.compile(r"[A-Za-z0-9-]{8,40}")
 FOLD_WAIT_S = 3.0                    # how long an answer waits for the server to fold its own command
 ACTIONS = {"dice": ("faces",), "declare": ("face", "count")}
 ASSETS = {"/phone.js": ("phone.js", "text/javascript"), "/phone.css": ("phone.css", "text/css")}
+
+
+def page_file(name: str) -> bytes:
+    """A file of the phone page (phone.html, .js, .css), beside this module."""
+    return resources.files(__package__).joinpath(name).read_bytes()
 
 
 class PassesError(ValueError):
@@ -122,6 +129,11 @@ class Phone:
         return cls(event.id, event.secret, Path(event.journal), event.rules.dice_until, event.rules.declare_until,
                    **kwargs)
 
+    def announcement(self) -> str:
+        """What the server's first line adds about these pages."""
+        return (f"each player's private page at /p/<pass> (`companion print sheets`), dice votes until "
+                f"{self.dice_until} and declarations until {self.declare_until} by this machine's clock")
+
     def player_of(self, text: str) -> int | None:
         """The player a token is for, if it is well formed, genuine and not revoked."""
         shape = TOKEN.fullmatch(text)
@@ -138,10 +150,9 @@ class Phone:
                 "declare": {"until": self.declare_until, "open": now < self.declare_until}}
 
     def routes(self, app: web.Application, follower, headers: dict) -> None:
-        from .server import asset          # server.py imports this module
         self.follower, self.headers = follower, headers
-        assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
-        page = asset("phone.html")
+        assets = {path: (page_file(name), kind) for path, (name, kind) in ASSETS.items()}
+        page = page_file("phone.html")
 
         async def asset(request):
             body, kind = assets[request.path]

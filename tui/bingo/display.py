@@ -12,9 +12,10 @@ from textual.widgets import Digits
 
 from companion.core.words import _
 
-from .game_display import SERVER_PID, GameDisplay  # noqa: F401  (tui.serve and tests import it from here)
-from .plain import Label
-from .widgets import Accounts, BallBoard, Countdown, DrawPanel, Ranking
+from ..game_display import GameDisplay
+from ..plain import Label
+from ..widgets import Countdown
+from .widgets import Accounts, BallBoard, DrawPanel, Ranking
 
 PHASES = {              # msgids: the words are in companion/locale
     "new": "Waiting for the game", "ready": "Get ready", "draw": "Drawing the balls",
@@ -24,7 +25,7 @@ PHASES = {              # msgids: the words are in companion/locale
 
 
 class DisplayApp(GameDisplay):
-    CSS_PATH = ["theme.tcss", "display.tcss"]
+    CSS_PATH = ["../theme.tcss", "display.tcss"]
     TITLE = "Plunder Bingo"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (25, "-tall")]

@@ -355,7 +355,7 @@ def console_class():
     from textual.message import Message
     from textual.widgets import RichLog
     from textual.worker import get_current_worker
-    from tui.console import ConsoleApp
+    from tui.bingo.console import ConsoleApp
 
     class DemoConsole(ConsoleApp):
         """The console, with the demo's simulated players at the table; P hands the table to the staff.

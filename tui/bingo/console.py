@@ -18,17 +18,18 @@ from companion.bingo.rules import ROBBERY_PERCENT
 
 from companion.core.words import N_, _
 
-from .game_console import HELD, QUIT, UNDO, GameConsole, summary
-from .plain import DataTable, Label, Static
-from .theme import THEME
-from .widgets import AlignedTable, BallBoard, Countdown, TallyLine, money
+from ..game_console import HELD, QUIT, UNDO, GameConsole, summary
+from ..plain import DataTable, Label, Static
+from ..theme import THEME
+from ..widgets import AlignedTable, Countdown, money
+from .widgets import BallBoard, TallyLine
 
 PHASES = {"new": "NOT SET UP",   # msgids "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
           "turn_over": "TURN OVER", "final": "FINAL ROBBERIES", "counting": "CASH COUNT", "finished": "FINISHED"}
 
 
 class ConsoleApp(GameConsole):
-    CSS_PATH = ["theme.tcss", "console.tcss"]
+    CSS_PATH = ["../theme.tcss", "../game_console.tcss"]
     TITLE = "Plunder Bingo: staff console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
 

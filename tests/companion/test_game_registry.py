@@ -1,0 +1,133 @@
+"""ARCHITECTURE.md law 10: a game registers itself once, in its own package. The games are found
+(companion.core.games.GAMES: every subpackage of companion defining GAME), so a fifth game is a new
+package and touches no shared file."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import companion
+from companion.cli import build_parser, main
+from companion.core import event_file, games
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+FIFTH = '''
+from copy import copy
+from dataclasses import replace
+
+from companion.jail import GAME as JAIL
+
+schema = copy(JAIL.schema)          # the jail card game's rules under another name
+schema.enums = {**schema.enums, ("Setup", "game"): ("chess",)}
+GAME = replace(JAIL, name="chess", title="Chess", schema=schema, order=4, page=("chess.css", "chess.js"))
+'''
+
+
+@pytest.fixture
+def fifth_game(tmp_path, monkeypatch):
+    """A game package "chess" in a folder of its own, added to companion's path: no shared file edited."""
+    (tmp_path / "chess").mkdir()
+    (tmp_path / "chess" / "__init__.py").write_text(FIFTH, encoding="utf-8")
+    monkeypatch.setattr(companion, "__path__", [*companion.__path__, str(tmp_path)])
+    games.discover.cache_clear()
+    yield games.rules("chess")
+    sys.modules.pop("companion.chess", None)
+    games.discover.cache_clear()
+
+
+def test_the_games_are_found_in_their_order():
+    assert list(games.GAMES) == ["bingo", "voters", "bluff", "jail"]
+    assert games.DEFAULT in games.GAMES
+    assert all(games.GAMES[name].name == name for name in games.GAMES)
+
+
+def test_a_fifth_game_package_is_listed_and_chosen_like_the_others(fifth_game, tmp_path, capsys):
+    assert list(games.GAMES) == ["bingo", "voters", "bluff", "jail", "chess"]
+    assert fifth_game.title == "Chess" and games.of_setup({"do": "setup", "game": "chess"}) is fifth_game
+    assert event_file.fault("event", "game", "chess") is None
+    init = build_parser()._subparsers._group_actions[0].choices["init"]
+    assert "{bingo,voters,bluff,jail,chess}" in init.format_help()
+    with pytest.raises(games.Malformed, match="games: bingo, voters, bluff, jail, chess$"):
+        games.rules("go")
+    setup, *rest = EXAMPLES.joinpath("jail-round.jsonl").read_text(encoding="utf-8").splitlines()
+    script = tmp_path / "chess.jsonl"
+    script.write_text("\n".join([json.dumps({**json.loads(setup), "game": "chess"}), *rest]), encoding="utf-8")
+    assert main(["replay", "--json", str(script)]) == 0
+    assert json.loads(capsys.readouterr().out)["players"]
+
+
+def test_without_the_package_the_fifth_game_is_unknown(capsys):
+    assert "chess" not in games.GAMES
+    assert event_file.fault("event", "game", "chess") == \
+        "[event] game must be one of 'bingo', 'voters', 'bluff', 'jail', not 'chess'"
+
+
+def test_a_fifth_game_s_part_of_the_audience_page_is_served_from_its_declaration(fifth_game):
+    from tui.web import server
+    assert {"/chess.css", "/chess.js", "/jail.js", "/bluff.css"} <= set(server.page_files())
+    page = server.index_page().decode()
+    assert '<link rel="stylesheet" href="/chess.css"><script src="/chess.js" defer></script>' in page
+    assert page.index("/bluff.js") < page.index("/jail.js") < page.index("/chess.js")     # in the games' order
+
+
+def test_a_game_s_cards_and_phone_pages_are_the_ones_it_names():
+    from vision.printers import Printer
+    printers = {name: games.load(game.printer) for name, game in games.GAMES.items() if game.printer}
+    assert set(printers) == {"bingo", "voters", "bluff"} and all(isinstance(p, Printer) for p in printers.values())
+    assert {name: game.phones for name, game in games.GAMES.items() if game.phones} == {"bluff": "tui.bluff.phone"}
+    assert printers["bluff"].sheets is not None
+
+
+# The shared code: the core, the composition root, the screens and pages every game uses, the
+# drivers and the vision code outside the card layouts (whose "bingo" is a card kind, not the game).
+SHARED = ["companion/*.py", "companion/core/*.py", "companion/cli/*.py", "tui/*.py", "tui/web/*.py",
+          "vision/*.py", "vision/printers/__init__.py", "drivers/*.py"]
+NOT_A_GAME = {"vision/layouts.py"}
+
+
+def game_dispatches(source: str, where: str) -> list[str]:
+    """Where a module compares with a game's name or keys a table by one: `game == "voters"`,
+    `{"bingo": ...}`, `table["jail"]`."""
+    def names_a_game(node) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(map(names_a_game, node.elts))
+        return isinstance(node, ast.Constant) and node.value in games.GAMES
+    found = []
+    for node in ast.walk(ast.parse(source, where)):
+        named = (isinstance(node, ast.Compare) and any(map(names_a_game, [node.left, *node.comparators]))
+                 or isinstance(node, ast.Dict) and any(key is not None and names_a_game(key) for key in node.keys)
+                 or isinstance(node, ast.Subscript) and names_a_game(node.slice))
+        if named:
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_game_dispatches_finds_each_form():
+    source = 'if game == "voters" or g in ("x", "jail"):\n    t = {"bingo": 1}["bluff"]\nu = "bluff"\n'
+    assert len(game_dispatches(source, "m.py")) == 4
+
+
+def test_no_shared_module_names_a_game_in_a_dispatch():
+    paths = {str(path.relative_to(ROOT)): path for pattern in SHARED for path in ROOT.glob(pattern)}
+    shared = {where: path.read_text(encoding="utf-8") for where, path in paths.items() if where not in NOT_A_GAME}
+    assert len(shared) > 60
+    assert [found for where, source in shared.items() for found in game_dispatches(source, where)] == []
+
+
+def test_the_shared_page_script_dispatches_on_no_game():
+    """page.js draws Plunder Bingo's view; another game's script adds its drawing to DRAWINGS."""
+    names = "|".join(map(re.escape, games.GAMES))
+    compared = re.compile(rf'(?:[=!]==?\s*["\'](?:{names})["\'])|(?:["\'](?:{names})["\']\s*[=!]==?)')
+    for script in ("page.js", "words.js"):
+        text = (ROOT / "tui" / "web" / script).read_text(encoding="utf-8")
+        assert not compared.findall(text), script
+    for game in games.GAMES.values():
+        for script in (name for name in game.page if name.endswith(".js")):
+            assert f"DRAWINGS.{game.name} = " in (ROOT / "tui" / "web" / script).read_text(encoding="utf-8")
+    assert compared.findall('if (view.game === "jail") x(); if ("voters" != g) y();') == ['=== "jail"', '"voters" !=']
