@@ -37,15 +37,19 @@ class Scanner:
 
     # --- entry points ---------------------------------------------------------------------
     def scan_file(self, path: str | Path) -> Result:
+        return self.load_and_scan(Path(path))[1]
+
+    def load_and_scan(self, path: Path) -> tuple[bool, Result]:
+        """The file loaded and scanned: (whether it loaded, the result; rejected when it did not load)."""
         start = time.perf_counter()
-        path = Path(path)
         try:
             image = load_image(path)
         except Rejection as refused:
-            return Result(str(path), "rejected", str(refused), ms=_ms(start))
-        result = self.scan_image(image, str(path))
+            result, loaded = Result(str(path), "rejected", str(refused)), False
+        else:
+            result, loaded = self.scan_image(image, str(path)), True
         result.ms = _ms(start)
-        return result
+        return loaded, result
 
     def scan_image(self, image: np.ndarray, name: str = "image") -> Result:
         start = time.perf_counter()
