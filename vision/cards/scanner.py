@@ -1,8 +1,4 @@
-"""The card scanner: one image in, one decision out (counted, invalid, review, rejected or ignored).
-
-locate finds and rectifies the card and reads its code; measure scores the ink per bubble zone;
-strokes takes long stray lines out; decide holds the one table from measurements to a decision.
-"""
+"""The card scanner: one image in, one decision out (counted, invalid, review, rejected or ignored)."""
 from __future__ import annotations
 
 import time
@@ -105,7 +101,7 @@ class Scanner:
         result.decision, fired = D.decide(found)
         result.explain(fired)
         if result.decision == "review":
-            self._review(result, image, card, read)
+            self._hold(result, image, card, read)
         else:
             result.command = read
 
@@ -217,21 +213,17 @@ class Scanner:
         frame, marker = sharpness(amount)
         return marker < LIGHT.marker_contrast or frame / marker < self.settings.sharp
 
-    def _review(self, result: Result, image: np.ndarray, card: Located, read: dict) -> None:
+    def _hold(self, result: Result, image: np.ndarray, card: Located, read: dict) -> None:
         """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
-        result.crop = self._save_crop(image, card, result)
+        if self.crops is not None:
+            self.crops.mkdir(parents=True, exist_ok=True)
+            crop = card_region(_in_colour(result.image, image), card.homography)
+            stem = Path(result.image).stem if result.image else "card"
+            path = self.crops / f"{result.serial or 'card'}-{stem}.png"
+            cv2.imwrite(str(path), crop)
+            result.crop = str(path.absolute())     # the journal keeps it: readable from any folder
         result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
                           "scores": result.scores}
-
-    def _save_crop(self, image: np.ndarray, card: Located, result: Result) -> str | None:
-        if self.crops is None:
-            return None
-        self.crops.mkdir(parents=True, exist_ok=True)
-        crop = card_region(_in_colour(result.image, image), card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
-        stem = Path(result.image).stem if result.image else "card"
-        path = self.crops / f"{result.serial or 'card'}-{stem}.png"
-        cv2.imwrite(str(path), crop)
-        return str(path.absolute())     # the journal keeps it: readable from any folder
 
 
 def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
