@@ -70,6 +70,7 @@ def test_a_held_card_carries_the_message_and_the_result_its_code(scanner):
     assert (result.decision, result.reason_code) == ("review", "fields_not_one"), result
     assert result.command["do"] == "hold" and result.command["reason"] == result.reason
     assert result.reason.startswith("ball") and "no mark" in result.reason
+    assert result.command["findings"] == [{"code": f["code"], "message": f["message"]} for f in result.findings]
 
 
 def test_the_bench_counts_review_reasons_by_code():

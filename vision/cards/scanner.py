@@ -223,7 +223,8 @@ class Scanner:
             cv2.imwrite(str(path), crop)
             result.crop = str(path.absolute())     # the journal keeps it: readable from any folder
         result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
-                          "scores": result.scores}
+                          "scores": result.scores,
+                          "findings": [{"code": f["code"], "message": f["message"]} for f in result.findings]}
 
 
 def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
