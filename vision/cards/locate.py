@@ -23,34 +23,26 @@ class Located:
 
 
 def locate(detector, grey: np.ndarray) -> Located:
-    """The card in the picture: its homography (card mm -> image pixels) and the rectified card."""
-    homography, method = _fiducials(detector, grey)
-    if homography is None:
-        if method == "bent":
-            raise Rejection("unreadable: the card's corner marks do not lie on one flat card (folded or "
-                            "badly curled?): flatten it and scan it again")
-        hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
-        raise Rejection(f"not a card: no card fiducials or outline found{hint}")
-    return Located(homography, card_region(grey, homography), method)
-
-
-def _fiducials(detector, grey: np.ndarray):
-    """(homography, method): "markers"; "curled" (the markers' corners off one flat card's by a little:
-    the print is fitted again piece by piece); "outline"; or (None, "bent") with the markers seen
-    too far off one flat card and no outline either."""
+    """The card in the picture: by its corner markers; by its outline, with one hidden; by markers a little
+    off one flat card ("curled": the print is fitted again piece by piece, refitted). Markers farther off
+    one flat card, and no outline: a bent card, refused."""
     found = _markers(detector, grey)
     ids = [i for i in found if i in L.MARKER_IDS]
     error = None
     if len(ids) >= LOCATE.markers_needed:
         homography, error = _fit(found, ids)
         if error < LOCATE.flat:
-            return homography, "markers"
+            return Located(homography, card_region(grey, homography), "markers")
     outline = _outline(grey, found)
     if outline is not None:
-        return outline, "outline"
+        return Located(outline, card_region(grey, outline), "outline")
     if error is not None and error < LOCATE.curled:
-        return homography, "curled"
-    return None, "bent" if error is not None else "outline"
+        return Located(homography, card_region(grey, homography), "curled")
+    if error is not None:
+        raise Rejection("unreadable: the card's corner marks do not lie on one flat card (folded or "
+                        "badly curled?): flatten it and scan it again")
+    hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
+    raise Rejection(f"not a card: no card fiducials or outline found{hint}")
 
 
 def read_code(grey: np.ndarray, card: Located, event: str, secret: str) -> L.Card:
@@ -368,7 +360,7 @@ def _print_shifts(amount: np.ndarray, kind: str) -> np.ndarray | None:
         match = cv2.matchTemplate(seen[y0:y0 + 2 * (half + reach), x0:x0 + 2 * (half + reach)], template,
                                   cv2.TM_CCOEFF_NORMED)
         _, best, _, (x, y) = cv2.minMaxLoc(match)
-        if best >= LOCATE.matched and 0 < x < 2 * reach and 0 < y < 2 * reach:
+        if best >= LOCATE.matched and 0 < x < match.shape[1] - 1 and 0 < y < match.shape[0] - 1:  # off its edge
             shifts[j, i] = (x - reach + _vertex(match[y, x - 1:x + 2])) / LOCATE.half, \
                 (y - reach + _vertex(match[y - 1:y + 2, x])) / LOCATE.half
     return _smoothed(shifts)
