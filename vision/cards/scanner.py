@@ -24,6 +24,7 @@ from .result import Rejection, Result
 from .strokes import StrokeCut, broken_lines, cut_by_strokes, find_strokes, runs_through, sits_on
 from .tuning import GLARE, LIGHT, LOCATE, MEASURE, STROKES, Settings
 
+
 class Scanner:
     def __init__(self, event: str, secret: str, settings: Settings | None = None, crops: str | Path | None = None):
         self.event, self.secret = event, secret
@@ -124,7 +125,7 @@ class Scanner:
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
-            numbers, line_findings, crossed = self._unstroked(m, layout, numbers, cuts, circles, strokes, stroke_cut)
+            numbers, line_findings, crossed = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
             stroke_cuts = [Cut(stroke_cut.covered, crossed)]
         scores, own = numbers.scores, numbers.own
         if inked and not line_findings:     # (a line found already leaves the card in doubt)
@@ -144,7 +145,7 @@ class Scanner:
         return replace(numbers, scores={k: v + circles.ink.get(k, 0.0) for k, v in numbers.scores.items()})
 
     def _unstroked(self, m: Measured, layout: L.Layout, numbers: BubbleInk, cuts: list[Cut], circles: Circles,
-                   strokes: list, stroke_cut: StrokeCut):
+                   stroke_cut: StrokeCut):
         """The numbers again without the ink of long straight strokes running right through a bubble
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
