@@ -49,6 +49,8 @@ HEALTH_STYLE = {"ok": "bold #00d455", "degraded": "bold #ffd400", "down": "bold 
                 "not connected": "#909090"}
 ALERT_STYLE = {"warning": "#ffd400", "error": "#ff4d4d"}
 ALERTS_SHOWN = 3            # the newest hardware alerts under the health lines
+SHOWN_FINDINGS = 8          # a held card's findings listed under why it was held; the rest counted
+SHOWN_MESSAGE = 160         # characters of each finding's message shown (on one line)
 UNDO = Binding("u", "undo", "undo")
 HELD = [Binding("a", "rule_as_read", "held: as read"), Binding("0", "rule_invalid", "held: invalid"),
         Binding("R", "rule_as", "held: rule as…")]
@@ -74,6 +76,12 @@ def shown(value) -> str:
             return "".join(value)
         return ("/" if all(isinstance(item, list) for item in value) else " ").join(map(shown, value))
     return str(value)
+
+
+def _cut(text: str, most: int) -> str:
+    """text on one line, cut to most characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 class KeyBar(Widget):
@@ -340,6 +348,11 @@ class GameConsole(Boundary, App):
         for name, by_value in held.get("scores", {}).items():          # the scanner's bubble scores
             detail.append(f"  {name}: " + "  ".join(f"{value} {score:.2f}" for value, score in by_value.items()))
         detail.append(f"\nwhy held: {held['reason']}")      # the keys to rule are in the footer
+        findings = held.get("findings", [])
+        for finding in findings[:SHOWN_FINDINGS]:
+            detail.append(f"\n  {finding['code']}: {_cut(finding['message'], SHOWN_MESSAGE)}")
+        if len(findings) > SHOWN_FINDINGS:
+            detail.append(f"\n  … and {len(findings) - SHOWN_FINDINGS} more")
         self.query_one("#review-detail", Static).update(detail)
         self.load_crop(held["serial"], held.get("crop", ""))
 

@@ -36,6 +36,7 @@ class Hold:
     reason: str
     crop: str = ""
     scores: dict = field(default_factory=dict)   # the scanner's bubble scores: {field: {value: score}}
+    findings: list[dict] = field(default_factory=list)   # all it saw in doubt: [{"code": ..., "message": ...}]
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,14 @@ class Rule:
 
 
 CORRECTIONS = {"undo": Undo, "void": Void, "hold": Hold, "rule": Rule}
-CORRECTION_OPTIONAL = {("Hold", "crop"): "", ("Hold", "scores"): {}, ("Rule", "card"): None, ("Rule", "invalid"): None}
+CORRECTION_OPTIONAL = {("Hold", "crop"): "", ("Hold", "scores"): {}, ("Hold", "findings"): [], ("Rule", "card"): None,
+                       ("Rule", "invalid"): None}
 
 # Bounds on any value in a command, so no input can exhaust memory, the stack or the journal's encoder.
 MAX_DEPTH = 6            # the deepest command, hold > card > marks, nests 3 levels
 MAX_TEXT = 1000          # characters in one string (names, serials, reasons, crop paths)
 MAX_NUMBER = 2 ** 53     # larger whole numbers do not survive a JSON reader that uses doubles
+MAX_FINDINGS = 200       # a held card's findings (a card of a few dozen bubbles gives a handful)
 
 
 class Schema:
@@ -116,6 +119,7 @@ class Schema:
         if cls is Hold:
             self.card_of(values["card"], "hold", unread_ok=True)
             _check_scores(values["scores"])
+            _check_findings(values["findings"])
         if cls is Rule and (values["card"] is None) == (values["invalid"] is None):
             raise Malformed("rule: give either card (the command as ruled) or invalid (a reason)")
         if cls is Rule and values["card"] is not None:
@@ -195,6 +199,14 @@ def _check_scores(scores: dict) -> None:
     for name, by_value in scores.items():
         if not (isinstance(by_value, dict) and all(is_a(v, int) or is_a(v, float) for v in by_value.values())):
             raise Malformed(f"hold: scores: {shown(name)} must map each bubble to a number, not {shown(by_value)}")
+
+
+def _check_findings(findings: list[dict]) -> None:
+    if len(findings) > MAX_FINDINGS:
+        raise Malformed(f"hold: findings: {len(findings):,} of them, at most {MAX_FINDINGS}")
+    for finding in findings:
+        if set(finding) != {"code", "message"} or not all(isinstance(v, str) for v in finding.values()):
+            raise Malformed(f"hold: findings: each is {{\"code\": a string, \"message\": a string}}, not {shown(finding)}")
 
 
 def _checked(command: str, key: str, value, kind, allowed):

@@ -31,6 +31,7 @@ class CardHeld:
     reason: str
     crop: str
     scores: dict = field(default_factory=dict)   # the scanner's bubble scores (older journals: none)
+    findings: list = field(default_factory=list)  # all the scanner saw in doubt: code and message (older: none)
 
 
 @dataclass

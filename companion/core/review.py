@@ -22,6 +22,7 @@ class Held:
     reason: str
     crop: str
     scores: dict = field(default_factory=dict)
+    findings: list = field(default_factory=list)    # [{"code": ..., "message": ...}], as the scanner saw them
 
 
 def crop_file(stored: str, journal: str | Path) -> Path:
@@ -38,7 +39,7 @@ def read_card(schema: Schema, cmd: Hold):
 
 
 def held(schema: Schema, card, cmd: Hold) -> list:
-    return [CardHeld(card.serial, schema.to_dict(card), cmd.reason, cmd.crop, cmd.scores)]
+    return [CardHeld(card.serial, schema.to_dict(card), cmd.reason, cmd.crop, cmd.scores, cmd.findings)]
 
 
 def rule(s, cmd: Rule, schema: Schema, decide: Callable, invalid: Callable[[object, str], list]) -> list:
@@ -64,7 +65,7 @@ def rule(s, cmd: Rule, schema: Schema, decide: Callable, invalid: Callable[[obje
 
 def card_held(s, ev: CardHeld) -> None:
     s.serials.add(ev.serial)
-    s.held[ev.serial] = Held(dict(ev.card), ev.reason, ev.crop, ev.scores)
+    s.held[ev.serial] = Held(dict(ev.card), ev.reason, ev.crop, ev.scores, list(ev.findings))
 
 
 def card_ruled(s, ev: CardRuled) -> None:

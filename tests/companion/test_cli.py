@@ -80,6 +80,8 @@ def test_strict_stops_at_the_first_rejection(tmp_path, capsys):
     ('{"do":"draw","balls":[1,2,3],"colour":"red"}', "unknown key 'colour'"),
     ('{"do":"hold","card":{"do":"vote","serial":"V1","turn":1,"marks":["X"]},"reason":"r","scores":{"mark":"high"}}',
      "hold: scores: 'mark' must map each bubble to a number"),
+    ('{"do":"hold","card":{"do":"vote","serial":"V1","turn":1,"marks":["X"]},"reason":"r","findings":[{"code":"x"}]}',
+     'hold: findings: each is {"code": a string, "message": a string}'),
     ('{"do":"cash","player":1}', "missing key 'amount'"),
 ])
 def test_malformed_line_exits_2_naming_file_and_line(tmp_path, capsys, line, message):

@@ -353,7 +353,7 @@ def test_staff_status_shows_held_cards_but_public_does_not():
     staff = views.staff(s.state)
     assert list(staff) == ["game", "event", "phase", "games", "players", "held"]
     assert staff["held"] == [{"serial": "N0101", "card": {"do": "bet", "player": 1, "number": 4, "serial": "N0101"},
-                              "reason": "faint", "crop": "", "scores": {}}]
+                              "reason": "faint", "crop": "", "scores": {}, "findings": []}]
     assert "held" not in views.public(s.state)
 
 

@@ -183,6 +183,25 @@ def test_review_queue_rules_held_cards(tmp_path):
     drive(app, body, (120, 36))
 
 
+def test_the_review_queue_shows_every_finding_of_a_held_card_literally_and_bounded(tmp_path):
+    session, app, _ = console_on(tmp_path, "turn1_voting")
+    findings = [{"code": "glare", "message": "glare over bubble [bold]X[/bold] (mark)"},
+                {"code": "faint_ink", "message": "faint ink at Y (mark, score 0.21): a light mark? " + "z" * 300},
+                *({"code": f"code_{n}", "message": f"finding {n}"} for n in range(3, 11))]
+    session.submit({"do": "hold", "card": {"do": "vote", "serial": "V0101", "turn": 1, "marks": ["X"]},
+                    "reason": "glare over bubble [bold]X[/bold] (mark)", "findings": findings})
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.ready and "Review queue (1)" in text_of(app))
+        text = text_of(pilot.app)
+        assert "glare: glare over bubble [bold]X[/bold] (mark)" in text        # as sent: no markup
+        assert "faint_ink: faint ink at Y (mark, score 0.21): a" in text and "z…" in text    # cut: 300 z's sent
+        assert text.count("z") < 160
+        assert "code_8: finding 8" in text and "code_9" not in text and "… and 2 more" in text
+
+    drive(app, body, (160, 48))
+
+
 class FakeReader:
     """A source as a driver would be: its own thread, send() and note() only."""
 

@@ -9,14 +9,9 @@ neighbour's. One table (decide) turns the measurements into blank / mark / revie
 reason. A confident wrong answer is the worst failure: whenever a check is unsure, review.
 The watched scanner folder and the way into the referee are in watch.
 """
-from .blank import PX
-from .decide import command_for
-from .measure import ink, sharpness
-from .result import Rejection, Result
-from .scanner import Scanner, load_image
+from .result import Result
+from .scanner import Scanner
 from .tuning import Settings, TuningError, settings_for
-from .watch import IMAGE_SUFFIXES, FolderWatcher, referee, workers_for
+from .watch import FolderWatcher, referee, workers_for
 
-__all__ = ["PX", "Settings", "TuningError", "settings_for", "command_for",
-           "ink", "sharpness", "Rejection", "Result", "Scanner", "load_image",
-           "IMAGE_SUFFIXES", "FolderWatcher", "referee", "workers_for"]
+__all__ = ["Settings", "TuningError", "settings_for", "Result", "Scanner", "FolderWatcher", "referee", "workers_for"]

@@ -23,41 +23,32 @@ class Located:
 
 
 def locate(detector, grey: np.ndarray) -> Located:
-    """The card in the picture: its homography (card mm -> image pixels) and the rectified card."""
-    homography, method = _fiducials(detector, grey)
-    if homography is None:
-        if method == "bent":
-            raise Rejection("unreadable: the card's corner marks do not lie on one flat card (folded or "
-                            "badly curled?): flatten it and scan it again")
-        hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
-        raise Rejection(f"not a card: no card fiducials or outline found{hint}")
-    return Located(homography, card_region(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)), method)
-
-
-def _fiducials(detector, grey: np.ndarray):
-    """(homography, method): "markers"; "curled" (the markers' corners off one flat card's by a little:
-    the print is fitted again piece by piece); "outline"; or (None, "bent") with the markers seen
-    too far off one flat card and no outline either."""
+    """The card in the picture: by its corner markers; by its outline, with one hidden; by markers a little
+    off one flat card ("curled": the print is fitted again piece by piece, refitted). Markers farther off
+    one flat card, and no outline: a bent card, refused."""
     found = _markers(detector, grey)
     ids = [i for i in found if i in L.MARKER_IDS]
     error = None
     if len(ids) >= LOCATE.markers_needed:
         homography, error = _fit(found, ids)
         if error < LOCATE.flat:
-            return homography, "markers"
+            return Located(homography, card_region(grey, homography), "markers")
     outline = _outline(grey, found)
     if outline is not None:
-        return outline, "outline"
+        return Located(outline, card_region(grey, outline), "outline")
     if error is not None and error < LOCATE.curled:
-        return homography, "curled"
-    return None, "bent" if error is not None else "outline"
+        return Located(homography, card_region(grey, homography), "curled")
+    if error is not None:
+        raise Rejection("unreadable: the card's corner marks do not lie on one flat card (folded or "
+                        "badly curled?): flatten it and scan it again")
+    hint = " (the picture is too blurred to tell)" if _soft(grey) else ""
+    raise Rejection(f"not a card: no card fiducials or outline found{hint}")
 
 
 def read_code(grey: np.ndarray, card: Located, event: str, secret: str) -> L.Card:
     """The card its QR code names, if the code reads and is genuine and of this event."""
-    x, y, side = (round(v * PX) for v in L.QR_BOX)
-    on_card = card.grey[y - round(PX):y + side + round(PX), x - round(PX):x + side + round(PX)]
-    text = _decode(on_card) or _decode_warped(grey, card)      # most read on the rectified card: no warp of their own
+    x, y, w, h = (round(v * PX) for v in _around_code(LOCATE.qr_margin_mm))
+    text = _decode(card.grey[y:y + h, x:x + w]) or _decode_warped(grey, card)   # most read there: no warp of their own
     if not text:
         raise Rejection("unreadable: the card's QR code cannot be read")
     try:
@@ -70,15 +61,19 @@ def _decode_warped(grey: np.ndarray, card: Located) -> str | None:
     """The code read on its own sharper warp (LOCATE.qr_px per mm), prepared in turn, by zxing then zbar (each
     reads codes the other cannot: a soft, noisy or low-contrast one); then again with a wider margin
     round it (a curled card's code lies off the fit by a millimetre or more: cut off at the edge)."""
-    x, y, side = L.QR_BOX
     for margin in (LOCATE.qr_margin_mm, LOCATE.qr_wide_margin_mm):
-        box = (x - margin, y - margin, side + 2 * margin, side + 2 * margin)
-        patch = card_region(grey, card.homography, LOCATE.qr_px, box)
+        patch = card_region(grey, card.homography, LOCATE.qr_px, _around_code(margin))
         for decode, prepared in READINGS:      # each made only if the ones before fail
             text = decode(prepared(patch))
             if text:
                 return text
     return None
+
+
+def _around_code(margin: float) -> tuple:
+    """The box (x, y, w, h in mm) of the QR code and margin mm of paper round it."""
+    x, y, side = L.QR_BOX
+    return x - margin, y - margin, side + 2 * margin, side + 2 * margin
 
 
 def marker_detector():
@@ -119,14 +114,21 @@ def _refine(grey: np.ndarray, found: dict) -> dict:
 def _fit(found: dict, ids: list[int]) -> tuple[np.ndarray | None, float]:
     """The homography of the markers' corners and how far off it they lie (the farthest, in marker
     sides: corners that disagree are not one flat card)."""
-    corners = L.marker_corners_mm()
-    src = np.array([p for i in ids for p in corners[i]], np.float64)
-    dst = np.concatenate([found[i] for i in ids])
+    src, dst = _marker_points(found, ids)
     homography, _ = cv2.findHomography(src, dst, 0)
     if homography is None:
         return None, np.inf
-    error = np.linalg.norm(cv2.perspectiveTransform(src[None], homography)[0] - dst, axis=1).max()
-    return homography, error / (np.linalg.norm(dst[0] - dst[2]) / np.sqrt(2))
+    return homography, _farthest_off(homography, src, dst) / (np.linalg.norm(dst[0] - dst[2]) / np.sqrt(2))
+
+
+def _marker_points(found: dict, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The corners of the markers ids on the card (mm) and where they were found (pixels)."""
+    corners = L.marker_corners_mm()
+    return np.array([p for i in ids for p in corners[i]], np.float64), np.concatenate([found[i] for i in ids])
+
+
+def _farthest_off(homography: np.ndarray, src: np.ndarray, dst: np.ndarray) -> float:
+    return np.linalg.norm(cv2.perspectiveTransform(src[None], homography)[0] - dst, axis=1).max()
 
 
 def _outline(grey: np.ndarray, found: dict) -> np.ndarray | None:
@@ -185,14 +187,9 @@ def _quad(contour: np.ndarray) -> np.ndarray | None:
 
 
 def _cross(a, b):
-    """Where the lines through two sides meet."""
-    (x1, y1), (x2, y2) = a
-    (x3, y3), (x4, y4) = b
-    d = (x1 - x2) * (y3 - y4) - (y1 - y2) * (x3 - x4)
-    if abs(d) < 1e-9:
-        return None
-    t = ((x1 - x3) * (y3 - y4) - (y1 - y3) * (x3 - x4)) / d
-    return x1 + t * (x2 - x1), y1 + t * (y2 - y1)
+    """Where the lines through two sides meet (in homogeneous coordinates; None if they are parallel)."""
+    x, y, w = np.cross(np.cross([*a[0], 1], [*a[1], 1]), np.cross([*b[0], 1], [*b[1], 1]))
+    return None if w == 0 else (x / w, y / w)
 
 
 def _clockwise(quad: np.ndarray) -> np.ndarray:
@@ -206,9 +203,7 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
 def _orient_by_markers(quad: np.ndarray, outline_mm: np.ndarray, found: dict, seen: list):
     """(error, homography) of the way round the outline fits the markers seen best, fitted to
     their corners and the outline's together; None if no way round agrees with them."""
-    corners = L.marker_corners_mm()
-    src = np.array([p for i in seen for p in corners[i]], np.float64)
-    dst = np.concatenate([found[i] for i in seen])
+    src, dst = _marker_points(found, seen)
     size = np.linalg.norm(dst[0] - dst[2])
     best = None
     for turn in range(4):
@@ -216,7 +211,7 @@ def _orient_by_markers(quad: np.ndarray, outline_mm: np.ndarray, found: dict, se
         joint, _ = cv2.findHomography(np.concatenate([src, outline_mm]), np.concatenate([dst, outline]), 0)
         if joint is None:
             continue
-        error = np.linalg.norm(cv2.perspectiveTransform(src[None], joint)[0] - dst, axis=1).max()
+        error = _farthest_off(joint, src, dst)
         if error < LOCATE.curled * size and (best is None or error < best[0]):
             best = error, joint
     return best
@@ -228,8 +223,7 @@ def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) ->
     for turn in range(4):
         outline = np.roll(quad, -turn, 0).astype(np.float32)
         homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), outline)
-        x, y, side = L.QR_BOX
-        if _decode(card_region(grey, homography, LOCATE.qr_px, (x - 1, y - 1, side + 2, side + 2))):
+        if _decode(card_region(grey, homography, LOCATE.qr_px, _around_code(LOCATE.qr_margin_mm))):
             candidates.append(homography)
     return candidates[0] if len(candidates) == 1 else None
 
@@ -238,7 +232,7 @@ def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np
     """An outline fit is only as good as the paper's edge: align the rectified card to the blank's
     print around the outline and the markers seen (a finger over a marker is no print)."""
     blank = blank_card("vote").astype(np.float32) / 255
-    warped = card_region(grey, homography, PX, (0, 0, L.CARD_W, L.CARD_H)).astype(np.float32) / 255
+    warped = card_region(grey, homography).astype(np.float32) / 255
     mask = fiducial_region().copy()
     for m in L.markers():
         if seen and m.id not in seen:
@@ -267,8 +261,9 @@ def _aligned(blank: np.ndarray, warped: np.ndarray, mask: np.ndarray) -> tuple[f
                                 (criteria, 10, 1e-4), mask, 5)
 
 
-def card_region(image: np.ndarray, homography: np.ndarray, px: float, box: tuple) -> np.ndarray:
-    """The card region box (x, y, w, h in mm) at px pixels per mm."""
+def card_region(image: np.ndarray, homography: np.ndarray, px: float = PX,
+                box: tuple = (0, 0, L.CARD_W, L.CARD_H)) -> np.ndarray:
+    """The card region box (x, y, w, h in mm; the whole card) at px pixels per mm."""
     x, y, w, h = box
     to_mm = np.array([[1 / px, 0, x], [0, 1 / px, y], [0, 0, 1]])
     return cv2.warpPerspective(image, homography @ to_mm, (round(w * px), round(h * px)),
@@ -365,7 +360,7 @@ def _print_shifts(amount: np.ndarray, kind: str) -> np.ndarray | None:
         match = cv2.matchTemplate(seen[y0:y0 + 2 * (half + reach), x0:x0 + 2 * (half + reach)], template,
                                   cv2.TM_CCOEFF_NORMED)
         _, best, _, (x, y) = cv2.minMaxLoc(match)
-        if best >= LOCATE.matched and 0 < x < 2 * reach and 0 < y < 2 * reach:
+        if best >= LOCATE.matched and 0 < x < match.shape[1] - 1 and 0 < y < match.shape[0] - 1:  # off its edge
             shifts[j, i] = (x - reach + _vertex(match[y, x - 1:x + 2])) / LOCATE.half, \
                 (y - reach + _vertex(match[y - 1:y + 2, x])) / LOCATE.half
     return _smoothed(shifts)

@@ -1,8 +1,4 @@
-"""The card scanner: one image in, one decision out (counted, invalid, review, rejected or ignored).
-
-locate finds and rectifies the card and reads its code; measure scores the ink per bubble zone;
-strokes takes long stray lines out; decide holds the one table from measurements to a decision.
-"""
+"""The card scanner: one image in, one decision out (counted, invalid, review, rejected or ignored)."""
 from __future__ import annotations
 
 import time
@@ -28,6 +24,7 @@ from .result import Rejection, Result
 from .strokes import StrokeCut, broken_lines, cut_by_strokes, find_strokes, runs_through, sits_on
 from .tuning import GLARE, LIGHT, LOCATE, MEASURE, STROKES, Settings
 
+
 class Scanner:
     def __init__(self, event: str, secret: str, settings: Settings | None = None, crops: str | Path | None = None):
         self.event, self.secret = event, secret
@@ -37,15 +34,19 @@ class Scanner:
 
     # --- entry points ---------------------------------------------------------------------
     def scan_file(self, path: str | Path) -> Result:
+        return self.load_and_scan(Path(path))[1]
+
+    def load_and_scan(self, path: Path) -> tuple[bool, Result]:
+        """The file loaded and scanned: (whether it loaded, the result; rejected when it did not load)."""
         start = time.perf_counter()
-        path = Path(path)
         try:
             image = load_image(path)
         except Rejection as refused:
-            return Result(str(path), "rejected", str(refused), ms=_ms(start))
-        result = self.scan_image(image, str(path))
+            result, loaded = Result(str(path), "rejected", str(refused)), False
+        else:
+            result, loaded = self.scan_image(image, str(path)), True
         result.ms = _ms(start)
-        return result
+        return loaded, result
 
     def scan_image(self, image: np.ndarray, name: str = "image") -> Result:
         start = time.perf_counter()
@@ -101,7 +102,7 @@ class Scanner:
         result.decision, fired = D.decide(found)
         result.explain(fired)
         if result.decision == "review":
-            self._review(result, image, card, read)
+            self._hold(result, image, card, read)
         else:
             result.command = read
 
@@ -124,7 +125,7 @@ class Scanner:
             if not _same_cut(again, circles):
                 numbers = self._numbers(m, kind, _circle_cut(again, layout), again)
             circles, cuts = again, _circle_cut(again, layout)
-            numbers, line_findings, crossed = self._unstroked(m, layout, numbers, cuts, circles, strokes, stroke_cut)
+            numbers, line_findings, crossed = self._unstroked(m, layout, numbers, cuts, circles, stroke_cut)
             stroke_cuts = [Cut(stroke_cut.covered, crossed)]
         scores, own = numbers.scores, numbers.own
         if inked and not line_findings:     # (a line found already leaves the card in doubt)
@@ -144,7 +145,7 @@ class Scanner:
         return replace(numbers, scores={k: v + circles.ink.get(k, 0.0) for k, v in numbers.scores.items()})
 
     def _unstroked(self, m: Measured, layout: L.Layout, numbers: BubbleInk, cuts: list[Cut], circles: Circles,
-                   strokes: list, stroke_cut: StrokeCut):
+                   stroke_cut: StrokeCut):
         """The numbers again without the ink of long straight strokes running right through a bubble
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
@@ -213,21 +214,18 @@ class Scanner:
         frame, marker = sharpness(amount)
         return marker < LIGHT.marker_contrast or frame / marker < self.settings.sharp
 
-    def _review(self, result: Result, image: np.ndarray, card: Located, read: dict) -> None:
+    def _hold(self, result: Result, image: np.ndarray, card: Located, read: dict) -> None:
         """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
-        result.crop = self._save_crop(image, card, result)
+        if self.crops is not None:
+            self.crops.mkdir(parents=True, exist_ok=True)
+            crop = card_region(_in_colour(result.image, image), card.homography)
+            stem = Path(result.image).stem if result.image else "card"
+            path = self.crops / f"{result.serial or 'card'}-{stem}.png"
+            cv2.imwrite(str(path), crop)
+            result.crop = str(path.absolute())     # the journal keeps it: readable from any folder
         result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
-                          "scores": result.scores}
-
-    def _save_crop(self, image: np.ndarray, card: Located, result: Result) -> str | None:
-        if self.crops is None:
-            return None
-        self.crops.mkdir(parents=True, exist_ok=True)
-        crop = card_region(_in_colour(result.image, image), card.homography, PX, (0, 0, L.CARD_W, L.CARD_H))
-        stem = Path(result.image).stem if result.image else "card"
-        path = self.crops / f"{result.serial or 'card'}-{stem}.png"
-        cv2.imwrite(str(path), crop)
-        return str(path.absolute())     # the journal keeps it: readable from any folder
+                          "scores": result.scores,
+                          "findings": [{"code": f["code"], "message": f["message"]} for f in result.findings]}
 
 
 def _in_colour(path: str, image: np.ndarray) -> np.ndarray:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..worker import ProcessWorker, WorkerDied, WorkerFailed
-from .result import Rejection, Result
-from .scanner import Scanner, load_image
+from .result import Result
+from .scanner import Scanner
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp")
 WATCHED_SUFFIXES = (*IMAGE_SUFFIXES, ".heic", ".heif")     # HEIC/HEIF: picked up to be refused, saying how to send JPEG
@@ -99,10 +99,6 @@ class FolderWatcher:
         due = [path for path, arrival in seen.items() if arrival.due(now, self)]
         return sorted(due, key=lambda path: (seen[path].stamp[1], path.name))
 
-    def process(self, path: Path) -> Result | None:
-        """The file scanned, refereed, logged and moved; None while it may still be arriving."""
-        return self._file(path, *scan_file(self.scanner, path))
-
     def _file(self, path: Path, loaded: bool, result: Result) -> Result | None:
         """A file scanned: refereed, logged and moved; None while it may still be arriving."""
         if self._arriving(path, failed=not loaded):
@@ -134,13 +130,13 @@ class FolderWatcher:
     def poll(self) -> list[Result]:
         due = self.pending()
         scans = self._threads.map(self._in_a_worker, due) if self._threads else \
-            (scan_file(self.scanner, path) for path in due)
+            (self.scanner.load_and_scan(path) for path in due)
         return [result for path, scan in zip(due, scans) if (result := self._file(path, *scan)) is not None]
 
     def _in_a_worker(self, path: Path) -> tuple[bool, Result]:
         worker = self._free.get()
         try:
-            return worker.call("scan", path)
+            return worker.call("load_and_scan", path)
         except (WorkerDied, WorkerFailed) as error:
             return True, Result(str(path), "rejected", f"the scanner failed on it: {error}")
         finally:
@@ -163,27 +159,8 @@ def workers_for(event) -> int:
     return event.sections.get("cards", {}).get("workers", os.cpu_count() or 1)
 
 
-def scan_file(scanner: Scanner, path: Path) -> tuple[bool, Result]:
-    """The file loaded and scanned: (whether it loaded, the result; rejected when it did not load)."""
-    start = time.perf_counter()
-    try:
-        image = load_image(path)
-    except Rejection as why:
-        result, loaded = Result(str(path), "rejected", str(why)), False
-    else:
-        result, loaded = scanner.scan_image(image, str(path)), True
-    result.ms = round((time.perf_counter() - start) * 1000, 2)
-    return loaded, result
-
-
-class _FileScanner:
+class _FileScanner(Scanner):
     """The scanner inside a scanning process of a FolderWatcher."""
-
-    def __init__(self, event: str, secret: str, settings, crops):
-        self.scanner = Scanner(event, secret, settings, crops)
-
-    def scan(self, path: Path) -> tuple[bool, Result]:
-        return scan_file(self.scanner, path)
 
     def ready(self) -> bool:
         return True
