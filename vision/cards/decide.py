@@ -40,7 +40,7 @@ from companion.core.cards import CardRead
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import Levels, bubble_geometry, measured, restored, typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
+from .measure import Levels, bubble_geometry, measured, restored, typical_ring, beside_drawn, closer_scores, paper_noise, \
     ring_peaks, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Finding, at, why
 from .blank import PX
@@ -81,24 +81,16 @@ class Reading:
 
 
 def run_on(r: Reading, s: Settings) -> frozenset:
-    """The bubbles whose ink is a much heavier neighbour's mark running on into them (a scribble's loose loop
-    or end, from its field or another): one stroke with that mark's ink (at CIRCLES.crossed: pen lines, print
-    joining them where they cross it, as in _joined_marks), nearly
-    all its ink on or beside that stroke (MEASURE.beside, within edge_mm), none of its pen ink within
-    CIRCLES.middle radii of the bubble's centre (its own mark would reach there), and nothing circling it (cover under
-    partial). Read blank; a stroke joining two marks that both reach their middles stays a doubt."""
-    if "run_on" not in r.kept:
-        r.kept["run_on"] = frozenset(_run_on(r, s))
-    return r.kept["run_on"]
-
-
-def _run_on(r: Reading, s: Settings) -> Iterator[tuple]:
-    scores, bubbles, pieces = r.scores, r.layout.bubbles(), None
-    geometry = bubble_geometry(r.layout.kind)
-    for name, b in bubbles:
+    """The bubbles read blank whose ink is a much heavier neighbour's mark running on (a scribble's loose loop):
+    one stroke with it (at CIRCLES.crossed, the print joining it up, as in _joined_marks), nearly all of it on
+    or beside that stroke (MEASURE.beside, within edge_mm), no pen ink within CIRCLES.middle radii of its
+    centre (its own mark's would be there), nothing circling it (cover under partial)."""
+    if "run_on" in r.kept:
+        return r.kept["run_on"]
+    scores, geometry, found, pieces = r.scores, bubble_geometry(r.layout.kind), set(), None
+    for name, b in r.layout.bubbles():
         key = name, b.value
-        heavy = [(n, o) for n, o in bubbles if neighbours(o, b)
-                 and scores[n, o.value] >= max(s.definite, MEASURE.spill_times * scores[key])]
+        heavy = _heavier(r.layout, key, b, scores, s)
         if scores[key] < s.trace or not heavy or key in r.circles.circled or r.circles.cover[key] >= s.partial:
             continue
         if pieces is None:      # measured once a card, when first asked
@@ -111,10 +103,11 @@ def _run_on(r: Reading, s: Settings) -> Iterator[tuple]:
         yy, xx = np.ogrid[g.where]
         middle = np.hypot(xx - b.x * PX, yy - b.y * PX) < CIRCLES.middle * b.r * PX
         if own and own <= theirs and not (ink[middle] >= CIRCLES.crossed).any():
-            stroke = np.isin(inside, list(own))
-            far = cv2.distanceTransform((~stroke).view(np.uint8), cv2.DIST_L2, 3) >= MEASURE.edge_mm * PX
+            far = cv2.distanceTransform((~np.isin(inside, list(own))).view(np.uint8), cv2.DIST_L2, 3) >= MEASURE.edge_mm * PX
             if ink[far].sum() <= (1 - MEASURE.beside) * ink.sum():
-                yield key
+                found.add(key)
+    r.kept["run_on"] = frozenset(found)
+    return r.kept["run_on"]
 
 
 def findings(r: Reading, s: Settings) -> tuple[Finding, ...]:
@@ -168,22 +161,14 @@ def _lone_ink(f: L.Field, scores: dict, s: Settings) -> tuple | None:
 
 
 def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: Settings, ink: dict) -> bool:
-    """Whether a bubble's printed ring holds ring_dark times the ink the other bubbles read blank hold
-    along most of theirs (measure.ring_sectors: summed across it, against the paper beside it) all round
-    it: in all but GLARE.all_round of its sectors (a circle drawn on or right by the ring, however light:
-    the ring's own median hardly darkens under a thin one). Not the print's misfit (a curled card's),
-    which shifts the ring's ink, adding none, or at most a crescent of it to one side; nor a shadow, which
-    darkens the paper beside it too, nor a line across it (a sector or two)."""
+    """Whether a bubble's ring holds ring_dark times the ink the other blank rings hold along most of theirs
+    (measure.ring_sectors) in all but GLARE.all_round of its sectors: a circle drawn on it, however light.
+    Not the print's misfit (a curled card's: none added, or a crescent to one side), a shadow (against the
+    paper beside it), nor a line across it (a sector or two)."""
     if not ink:        # measured once a card, when first asked
         ink.update(ring_sectors(amount, kind))
-    others = _others_median(along_most(ink), key, scores, s)
-    return others is not None and np.quantile(ink[key], GLARE.all_round) > s.ring_dark * others
-
-
-def _others_median(values: dict, key: tuple, scores: dict, s: Settings) -> float | None:
-    """The median of values over the card's other bubbles read blank (None: there are none)."""
-    others = [v for k, v in values.items() if k != key and scores[k] < s.marginal]
-    return median(others) if others else None
+    others = [float(np.median(v)) for k, v in ink.items() if k != key and scores[k] < s.marginal]
+    return bool(others) and np.quantile(ink[key], GLARE.all_round) > s.ring_dark * median(others)
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
@@ -466,14 +451,13 @@ def spilt(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, own: dict, s:
     """The ink in this bubble lies where a neighbour's mark reaches (a big circle drawn round it),
     none in its own part of the disc, and that neighbour is marked with at least twice the ink:
     it is that mark's ink, not a mark of its own."""
-    return own[key] < s.trace and \
-        _spill_from_neighbour(layout, b, scores, max(s.definite, MEASURE.spill_times * scores[key]))
+    return own[key] < s.trace and bool(_heavier(layout, key, b, scores, s))
 
 
-def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least: float) -> bool:
-    """A bubble close by scoring at least this (a big circle drawn round it reaches into this one)."""
-    return any(scores[name, o.value] >= at_least and neighbours(o, b)
-               for name, o in layout.bubbles())
+def _heavier(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, s: Settings) -> list:
+    """The bubbles close by (a big circle drawn round one reaches the other) marked with spill_times its ink."""
+    at_least = max(s.definite, MEASURE.spill_times * scores[key])
+    return [(name, o) for name, o in layout.bubbles() if neighbours(o, b) and scores[name, o.value] >= at_least]
 
 
 # --- what a card says to the referee ----------------------------------------------------------

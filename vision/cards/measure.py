@@ -71,11 +71,9 @@ def _steep(grey: np.ndarray, shape: tuple) -> np.ndarray:
 def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.ndarray, closed: np.ndarray) -> np.ndarray:
     """The paper level: the closing's, lowered to the soft light's (_soft_light) where that is darker by
     more than the noise floor (less is no ink anyway), except in a patch so lowered whose outline nearly all
-    rises steeply out of it (_steep within a quarter pixel, and brighter than the patch: SHADE.enclosed of the
-    outline, leaving out the lines on it, a printed ring's or a label's): the inside of a fill (a pencil
-    fill's is as light and as flat as a shadow, its edge steep all round), not a shadow (soft all round,
-    however the print crosses it; a sliver along a sharp shadow's edge goes on into the shade as dark as
-    itself on its other side)."""
+    rises steeply out of it (_steep within a quarter pixel and brighter by the noise floor, SHADE.enclosed of
+    it, leaving out the lines on it, a ring's or a label's): a fill's inside (a pencil fill's is as flat as a
+    shadow), not a shadow (soft round, however the print crosses it; a sliver along a sharp shade's edge)."""
     soft = _soft_light(lines_closed)
     lowered = cv2.compare(soft, cv2.convertScaleAbs(closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) // 255
     count, patches = cv2.connectedComponents(lowered, connectivity=8)
@@ -569,16 +567,9 @@ def stroke_share(amount: np.ndarray, kind: str, levels: Levels, key: tuple, path
     return float(new[new >= MEASURE.stroke].sum() / max(float(new.sum()), 1e-9))
 
 
-def along_most(sectors: dict) -> dict:
-    """Per bubble, the median of its ring's sectors (ring_sectors): what lies along most of the ring."""
-    return {key: float(np.median(values)) for key, values in sectors.items()}
-
-
 def ring_sectors(amount: np.ndarray, kind: str) -> dict:
-    """Per bubble, the ink across its printed ring against the paper right beside it, in each of its
-    MEASURE.sectors. Summed across the ring (MEASURE.ring_band_mm either side), it keeps when blur spreads
-    the thin line or the print sits a little off; against the paper beside it, a shadow or uneven light,
-    which darkens the paper with the ring, adds nothing."""
+    """Per bubble, the ink across its printed ring (MEASURE.ring_band_mm either side: blur or a slight misfit
+    keep it) against the paper right beside it (a shadow adds none), in each of its MEASURE.sectors."""
     ring, paper = _ring_bands(kind)
     flat = amount.ravel()
     beside = np.array(_quantiles(flat, paper, MEASURE.paper_quantile))[:, None]
