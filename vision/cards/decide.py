@@ -162,13 +162,13 @@ def _lone_ink(f: L.Field, scores: dict, s: Settings) -> tuple | None:
 
 def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: Settings, ink: dict) -> bool:
     """Whether a bubble's ring holds ring_dark times the ink the other blank rings hold along most of theirs
-    (measure.ring_sectors) in all but GLARE.all_round of its sectors: a circle drawn on it, however light.
-    Not the print's misfit (a curled card's: none added, or a crescent to one side), a shadow (against the
-    paper beside it), nor a line across it (a sector or two)."""
-    if not ink:        # measured once a card, when first asked
-        ink.update(ring_sectors(amount, kind))
-    others = [float(np.median(v)) for k, v in ink.items() if k != key and scores[k] < s.marginal]
-    return bool(others) and np.quantile(ink[key], GLARE.all_round) > s.ring_dark * median(others)
+    (measure.ring_sectors) in all but GLARE.all_round of its sectors: a circle drawn on it, however light; not
+    the print's misfit (none added, or a crescent), a shadow (against the paper beside it), nor a line across."""
+    if not ink:        # measured once a card, when first asked: per bubble (all round, along most)
+        rows = np.array(list((sectors := ring_sectors(amount, kind)).values()))
+        ink.update(zip(sectors, zip(np.quantile(rows, GLARE.all_round, axis=1).tolist(), np.median(rows, 1).tolist())))
+    others = [most for k, (_, most) in ink.items() if k != key and scores[k] < s.marginal]
+    return bool(others) and ink[key][0] > s.ring_dark * median(others)
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
@@ -276,7 +276,7 @@ def _trace(r: Reading, s: Settings) -> Iterator[Finding]:
                 and key not in run_on(r, s):
             yield why(Code.FAINT_INK, **at(key), score=r.scores[key])
         if _drawn_on_ring(r.amount, r.layout.kind, r.scores, key, s, ink):
-            yield why(Code.RING_INKED, **at(key), ring=float(np.quantile(ink[key], GLARE.all_round)))
+            yield why(Code.RING_INKED, **at(key), ring=ink[key][0])
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
             yield why(Code.LABEL_INKED, **at(key), label=darkest[key])
