@@ -70,7 +70,7 @@ SECTIONS: dict[str, dict[str, tuple]] = {
               "stray": (float, None), "sharp": (float, None), "glare": (float, None),
               "trace": (float, None), "blank_trace": (float, None), "ring_dark": (float, None),
               "label_dark": (float, None), "faint_mark": (float, None), "open_paper": (float, None),
-              "open_room": (float, None), "blank_ring": (float, None), "coherent": (float, None), "span": (float, None),
+              "open_room": (float, None), "coherent": (float, None), "span": (float, None),
               "flat": (float, None), "quiet": (float, None), "circled": (float, None), "partial": (float, None),
               "faint": (float, None), "noisy": (float, None), "closer_floor": (float, None),
               "closer_trace": (float, None), "time_limit_ms": (float, None),

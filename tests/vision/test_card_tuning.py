@@ -38,7 +38,7 @@ def _event_file(tmp_path, cards: str):
     ("circled = 1.5\n", "[cards] circled must be 0.2 to 1 (share of rays), not 1.5"),
     ("definite = 0.25\n", "[cards] marginal (0.3) must be under definite (0.25)"),
     ("marginal = 0.4\ntrace = 0.5\n", "[cards] trace (0.5) must be under marginal (0.4)"),
-    ("blank_ring = 1.3\n", "[cards] blank_ring (1.3) must be under ring_dark (1.2)"),
+    ("partial = 0.6\n", "[cards] partial (0.6) must be under circled (0.55)"),
 ])
 def test_an_override_out_of_range_or_order_is_one_line_naming_the_file_line_and_key(tmp_path, capsys, cards, message):
     path, line = _event_file(tmp_path, cards)

@@ -68,24 +68,86 @@ def test_soft_darkening_is_light_and_a_pen_line_in_it_still_ink():
     assert lined[1] > 0.9 * lined[0] > 0.6, lined
 
 
-def test_a_scribbles_loose_loop_into_a_neighbour_is_not_its_mark(scanner, depth=0.7, half=0.6, width=0.4):
-    """A filled Z whose scribble runs on in one loop 0.7 of a radius into Y's disc: Z's vote, or review
-    (the two bubbles' ink is one stroke: marks_joined; before it, `invalid: two marks`, a vote lost)."""
+def _looped(depth: float, half: float = 0.6, width: float = 0.4) -> np.ndarray:
+    """A vote card with Z filled, its scribble running on in one loop `depth` of a radius into Y's disc."""
     picture = P.printed(P.card("vote", 3, 4))
     P.dot(picture, Z, 0.8)
     reach = Z.x - Y.x - (1 - depth) * Y.r
     t = np.linspace(0, 2 * np.pi * 0.9, 40)
     P.pen(picture, list(zip(Z.x - reach / 2 * (1 - np.cos(t)), Z.y + half * Z.r * np.sin(t))), width)
-    result = scanner.scan_image(P.photo(picture))
+    return picture
+
+
+def test_a_scribbles_loose_loop_deep_into_a_neighbour_is_not_its_mark(scanner):
+    """The loop 0.7 of a radius into Y's disc, near its middle: Z's vote, or review (the two bubbles' ink
+    is one stroke: marks_joined; before it, `invalid: two marks`, a vote lost)."""
+    result = scanner.scan_image(P.photo(_looped(0.7)))
     assert result.decision == "review" or (result.decision, result.fields) == ("counted", {"mark": ["Z"]}), result
     assert result.decision != "review" or result.reason_code == "marks_joined", result
 
 
-def test_a_light_thin_circle_beside_a_fill_is_a_second_mark(scanner):
+@pytest.mark.parametrize("depth,width", [(0.3, 0.4), (0.4, 0.8)])
+def test_a_scribbles_loose_loop_at_a_neighbours_side_is_the_fills_ink(scanner, depth, width):
+    """The loop only at Y's side, far from its middle: one stroke with Z's fill, Y's ink is Z's mark running
+    on (decide.run_on): Z's vote (sent to review as marks_joined before, every loop of the shadow corpus)."""
+    result = scanner.scan_image(P.photo(_looped(depth, width=width)))
+    assert (result.decision, result.fields) == ("counted", {"mark": ["Z"]}), result
+
+
+def test_a_mark_joined_to_a_fill_by_a_stroke_stays_a_mark(scanner):
+    """A tick in Y (through its middle) whose stroke runs on into Z's fill: two marks joined, never Z's vote."""
+    picture = P.printed(P.card("vote", 3, 4))
+    P.dot(picture, Z, 0.8)
+    P.pen(picture, [(Y.x - 0.6 * Y.r, Y.y), (Y.x - 0.15 * Y.r, Y.y + 0.5 * Y.r), (Z.x, Z.y)], 0.5)
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" or (result.decision, result.fields) == ("invalid", {"mark": ["Y", "Z"]}), result
+
+
+@pytest.mark.parametrize("k,grey", [(1.5, 150), (1.0, 150), (0.97, 140)])
+def test_a_light_thin_circle_beside_a_fill_is_a_second_mark(scanner, k, grey):
     """A filled X and a light, thin circle round Z: two marks (R6: invalid), or review; never X's vote
-    (counted as X's before the faint circle was measured against the other bubbles read blank only)."""
+    (counted as X's before the faint circle was measured against the other bubbles read blank only; one
+    drawn on the printed ring, before its ring was measured by its ink across it alone: the ring's median
+    hardly darkens, against a typical ring that counted Z's own)."""
     picture = P.printed(P.card("vote", 3, 4))
     P.dot(picture, X, 0.8)
-    P.pencilled(picture, lambda canvas: P.ring(canvas, Z, 1.5, width_mm=0.25, colour=(150, 150, 150)))
+    P.pencilled(picture, lambda canvas: P.ring(canvas, Z, k, width_mm=0.25, colour=(grey,) * 3))
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review" or (result.decision, result.fields) == ("invalid", {"mark": ["X", "Z"]}), result
+
+
+def _grainy(picture: np.ndarray, light: float = 0.35, noise: float = 6.0, quality: int = 40) -> np.ndarray:
+    """The photo as a phone over a table takes it: underexposed, with coarser grain and a rougher JPEG (the
+    bench's hard tier)."""
+    grains = np.random.default_rng(1).normal(0, noise, (1200, 1600, 1))
+    taken = np.clip(P.photo(picture).astype(np.float32) * light + grains, 0, 255).astype(np.uint8)
+    return cv2.imdecode(cv2.imencode(".jpg", taken, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+
+
+@pytest.mark.parametrize("over,angle", [(X, 110), (Z, 80)])
+def test_a_hand_shadow_on_a_grainy_photo_is_no_mark(scanner, over, angle):
+    """A finger's soft shadow over a blank bubble of a grainy photo: grain made its soft outline look steep
+    (the darkest and brightest of a few pixels differ by the noise), so the shadow was taken for a fill's
+    inside and read as a mark (here sent to review as a line through it; on the bench's hard tier also
+    `invalid: two marks`, a vote lost). The slope is measured now, not the spread of a few pixels."""
+    picture = P.printed(P.card("vote", 3, 4))
+    P.tick(picture, Y)
+    P.shadow(picture, P.finger((over.x, over.y), angle, 11), depth=0.45, soft_mm=1.4)
+    result = scanner.scan_image(_grainy(picture))
+    assert (result.decision, result.fields) == ("counted", {"mark": ["Y"]}), result
+
+
+@pytest.mark.parametrize("corner,angle,soft,depth", [((32.7, 48.1), 100, 0.9, 0.5), ((32.7, 48.1), 116, 0.6, 0.35),
+                                                     ((31.0, 48.0), 100, 0.9, 0.35)])
+def test_a_phones_sharp_corner_beside_a_blank_bubble_is_no_second_mark(scanner, corner, angle, soft, depth):
+    """A phone's corner in sharp-edged shade just beside X, a crossed Z, a grainy photo: the paper window's
+    closing rounds the shade's corner off, and the soft light cannot follow its steep edge, so a sliver along
+    the edge was left darker than its paper, ringed by steep edges only because the edge runs beside it, and
+    taken for a fill's inside: `invalid: two marks`, a vote lost. Its outline on the shaded side is no brighter
+    than itself: a fill's rises out of it all round. Z's vote, or review."""
+    picture = P.printed(P.card("vote", 3, 4))
+    for sign in (1, -1):
+        P.pen(picture, [(Z.x - 0.6 * Z.r, Z.y - sign * 0.6 * Z.r), (Z.x + 0.6 * Z.r, Z.y + sign * 0.6 * Z.r)], 0.5)
+    P.shadow(picture, P.phone(corner, angle), depth=depth, soft_mm=soft)
+    result = scanner.scan_image(_grainy(picture))
+    assert result.decision == "review" or (result.decision, result.fields) == ("counted", {"mark": ["Z"]}), result

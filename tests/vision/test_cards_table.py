@@ -64,8 +64,8 @@ def test_the_first_row_holding_a_finding_decides_whatever_order_they_were_found_
     ("hard/bluff_dice/two marks/0", "review", "faces_twice", ["faces_twice"]),
     # ink beside a line, not apart from it, is held however much of it there is (no second rule above 2x definite)
     ("hard/robbery/stray line/0", "review", "line_ink_beside", ["line_ink_beside"]),
-    ("hard/inout/circle/0", "review", "glare_ring_inked",
-     ["glare_ring_inked", "unclear_mark", "faint_ink"]),     # the paper's own light taken out first: fewer faint
+    # the paper's own light taken out first: fewer faint; a shade's outline that does not rise out of it: none
+    ("hard/inout/circle/0", "review", "glare_ring_inked", ["glare_ring_inked"]),
 ])
 def test_a_golden_card_records_the_row_that_fired_and_every_finding(card, decision, rule, found):
     name, game, kind, tier, style = next(entry for entry in G.names() if entry[0] == card)
@@ -85,7 +85,8 @@ def test_the_scanner_holds_fewer_thresholds_and_lines_than_before_the_table():
     more for the watched folder's pool of scanning processes in watch.py, and one check, 29 lines, for
     two marks that are one stroke: a scribble's loop into a neighbour, and 6 for measuring a faint circle
     against the other bubbles read blank only); then 150 and 3,462 with locate, scanner, watch and reasons
-    leaner. A ratchet: never more again."""
+    leaner; then blank_ring gone, a ring inked over judged all round by its ink alone, and a neighbour's
+    scribble running on read by where its stroke goes: 149 and 3,461. A ratchet: never more again."""
     import thresholds
     counted = thresholds.count(CARDS)
-    assert counted["thresholds"] <= 150 and counted["lines"] <= 3462, counted
+    assert counted["thresholds"] <= 149 and counted["lines"] <= 3461, counted

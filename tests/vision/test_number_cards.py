@@ -142,7 +142,7 @@ def test_a_blank_or_twice_marked_card_is_an_invalid_bet_V7(scanner, deck, marks)
 def test_a_faint_pencil_mark_is_held_for_review(scanner, deck, seed):
     """Seed 3's faint circle hugs the printed ring of 6 (scoring 0.002, the ring 1.19 times as dark as
     the others, its ink across it 1.5 times): read blank, an invalid bet (V7) and the bet lost; in a
-    field read blank a ring 1.1 times as dark (blank_ring) holding that ink is a doubt."""
+    ring inked all round, ring_dark times the ink across it the other blank rings hold, is a doubt."""
     result = _scan(scanner, deck, "N0401", [("6", "circle")], seed=seed, pen=N.FAINT)
     assert result.decision == "review", result
     assert result.command["do"] == "hold" and result.command["reason"] == result.reason

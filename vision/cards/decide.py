@@ -29,7 +29,7 @@ neighbour or a long stray line taken out of the bubble is their soft edge (_edge
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import median
 
 import cv2
@@ -40,8 +40,8 @@ from companion.core.cards import CardRead
 
 from .. import layouts as L
 from .circles import Circles, faint_over_paper
-from .measure import Levels, restored, typical_ring, along_most, beside_drawn, closer_scores, paper_noise, \
-    ring_ink, ring_peaks, ring_sectors, stroke_share, washed_arc
+from .measure import Levels, bubble_geometry, measured, restored, typical_ring, beside_drawn, closer_scores, paper_noise, \
+    ring_peaks, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Finding, at, why
 from .blank import PX
 from .tuning import CIRCLES, GLARE, LIGHT, MEASURE, Settings, neighbours
@@ -65,17 +65,49 @@ class Reading:
     circles: Circles            # circles drawn round bubbles, every bubble's cover
     circle_findings: tuple      # what the circles left in doubt: a path over ink of another bubble's own
     lines: np.ndarray | None    # flat bool: the long stray strokes found (their ink no bubble's), or None
+    kept: dict = field(default_factory=dict, compare=False, repr=False)     # derived once, when first asked
 
     def marked(self, s: Settings) -> dict:
-        """Field -> the values read as marked."""
-        return {f.name: [b.value for b in f.bubbles if self.scores[f.name, b.value] >= s.definite
-                         or (f.name, b.value) in self.light] for f in self.layout.fields}
+        """Field -> the values read as marked (a neighbour's mark running on into a bubble is not its mark)."""
+        run = run_on(self, s)
+        return {f.name: [b.value for b in f.bubbles if (f.name, b.value) not in run and (
+            self.scores[f.name, b.value] >= s.definite or (f.name, b.value) in self.light)] for f in self.layout.fields}
 
     def firmly_marked(self, s: Settings) -> dict:
         """As marked, but without a faint mark (a light mark under marginal): a field holding only one is
         looked at as if read blank where a mark could hide (under glare, along a label, under noise)."""
         return {name: [v for v in values if self.scores[name, v] >= s.marginal]
                 for name, values in self.marked(s).items()}
+
+
+def run_on(r: Reading, s: Settings) -> frozenset:
+    """The bubbles read blank whose ink is a much heavier neighbour's mark running on (a scribble's loose loop):
+    one stroke with it (at CIRCLES.crossed, the print joining it up, as in _joined_marks), nearly all of it on
+    or beside that stroke (MEASURE.beside, within edge_mm), no pen ink within CIRCLES.middle radii of its
+    centre (its own mark's would be there), nothing circling it (cover under partial)."""
+    if "run_on" in r.kept:
+        return r.kept["run_on"]
+    scores, geometry, found, pieces = r.scores, bubble_geometry(r.layout.kind), set(), None
+    for name, b in r.layout.bubbles():
+        key = name, b.value
+        heavy = _heavier(r.layout, key, b, scores, s)
+        if scores[key] < s.trace or not heavy or key in r.circles.circled or r.circles.cover[key] >= s.partial:
+            continue
+        if pieces is None:      # measured once a card, when first asked
+            new = measured(r.amount, r.layout.kind).new
+            pieces = cv2.connectedComponents((r.amount >= CIRCLES.crossed).view(np.uint8), connectivity=8)[1]
+        g = geometry[key]
+        inside, ink = pieces[g.where] * g.disc, new[g.where] * g.disc
+        theirs = set().union(*(np.unique(pieces[geometry[n, o.value].where][geometry[n, o.value].disc]) for n, o in heavy))
+        own = set(np.unique(inside[ink >= CIRCLES.crossed])) - {0}      # (not the print's own pieces)
+        yy, xx = np.ogrid[g.where]
+        middle = np.hypot(xx - b.x * PX, yy - b.y * PX) < CIRCLES.middle * b.r * PX
+        if own and own <= theirs and not (ink[middle] >= CIRCLES.crossed).any():
+            far = cv2.distanceTransform((~np.isin(inside, list(own))).view(np.uint8), cv2.DIST_L2, 3) >= MEASURE.edge_mm * PX
+            if ink[far].sum() <= (1 - MEASURE.beside) * ink.sum():
+                found.add(key)
+    r.kept["run_on"] = frozenset(found)
+    return r.kept["run_on"]
 
 
 def findings(r: Reading, s: Settings) -> tuple[Finding, ...]:
@@ -129,21 +161,14 @@ def _lone_ink(f: L.Field, scores: dict, s: Settings) -> tuple | None:
 
 
 def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: Settings, ink: dict) -> bool:
-    """Whether a bubble's printed ring holds ring_dark times the others' ink (measure.ring_ink:
-    summed across it, against the paper beside it) all round it: in all but GLARE.all_round of its sectors
-    (a circle drawn on or right by the ring). Not the print's misfit (a curled card's), which shifts
-    the ring's ink, adding none, or at most a crescent of it to one side; nor a shadow, which darkens
-    the paper beside it too, nor a line across it (a sector or two)."""
-    if not ink:        # measured once a card, when first asked
-        ink.update(ring_sectors(amount, kind))
-    others = _others_median(along_most(ink), key, scores, s)
-    return others is not None and np.quantile(ink[key], GLARE.all_round) > s.ring_dark * others
-
-
-def _others_median(values: dict, key: tuple, scores: dict, s: Settings) -> float | None:
-    """The median of values over the card's other bubbles read blank (None: there are none)."""
-    others = [v for k, v in values.items() if k != key and scores[k] < s.marginal]
-    return median(others) if others else None
+    """Whether a bubble's ring holds ring_dark times the ink the other blank rings hold along most of theirs
+    (measure.ring_sectors) in all but GLARE.all_round of its sectors: a circle drawn on it, however light; not
+    the print's misfit (none added, or a crescent), a shadow (against the paper beside it), nor a line across."""
+    if not ink:        # measured once a card, when first asked: per bubble (all round, along most)
+        rows = np.array(list((sectors := ring_sectors(amount, kind)).values()))
+        ink.update(zip(sectors, zip(np.quantile(rows, GLARE.all_round, axis=1).tolist(), np.median(rows, 1).tolist())))
+    others = [most for k, (_, most) in ink.items() if k != key and scores[k] < s.marginal]
+    return bool(others) and ink[key][0] > s.ring_dark * median(others)
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
@@ -220,10 +245,12 @@ def _stray_line(r: Reading, s: Settings) -> tuple:
 
 
 def _unclear(r: Reading, s: Settings) -> Iterator[Finding]:
-    scores, around, filled, light = r.scores, r.around, r.filled, r.light
+    scores, around, filled, light, run = r.scores, r.around, r.filled, r.light, run_on(r, s)
     for f in r.layout.fields:
         for b in f.bubbles:
             key = f.name, b.value
+            if key in run:
+                continue
             if s.marginal <= scores[key] < s.definite and key not in light and not _edge(r, s, key):
                 yield why(Code.UNCLEAR_MARK, **at(key), score=scores[key])
             # a circled bubble's mark is its circle, which no line through it makes (ink on most rays round it)
@@ -240,18 +267,16 @@ def _trace(r: Reading, s: Settings) -> Iterator[Finding]:
     """Ink above the noise in a bubble read as blank could be a faint mark (light pencil, or a
     pen circle drawn right over the printed ring, which the print model hides): reading that
     card as blank or as one mark fewer would be a silent error, so a person looks."""
-    rings, darkest = r.levels.rings, r.levels.darkest
-    typical = typical_ring(rings, r.scores, s.marginal)
-    fields = r.firmly_marked(s)
-    ink = {}
+    darkest, fields, ink = r.levels.darkest, r.firmly_marked(s), {}
     for name, b in r.layout.bubbles():
         key = name, b.value
         if r.scores[key] >= s.definite or key in r.light:
             continue
-        if r.scores[key] >= (s.trace if fields[name] else s.blank_trace) and not _edge(r, s, key):
+        if r.scores[key] >= (s.trace if fields[name] else s.blank_trace) and not _edge(r, s, key) \
+                and key not in run_on(r, s):
             yield why(Code.FAINT_INK, **at(key), score=r.scores[key])
-        if rings[key] > (s.ring_dark if fields[name] else s.blank_ring) * typical and _ring_inked(r, s, key, ink):
-            yield why(Code.RING_INKED, **at(key), ring=rings[key], typical=typical)
+        if _drawn_on_ring(r.amount, r.layout.kind, r.scores, key, s, ink):
+            yield why(Code.RING_INKED, **at(key), ring=ink[key][0])
         if r.layout.kind in ALIKE_LABELS and not fields[name] and \
                 darkest[key] > s.label_dark * median([v for k, v in darkest.items() if k != key]):
             yield why(Code.LABEL_INKED, **at(key), label=darkest[key])
@@ -268,17 +293,6 @@ def _edge(r: Reading, s: Settings, key: tuple) -> bool:
         drawn = drawn & ~cv2.dilate(r.circles.reach.reshape(r.amount.shape).view(np.uint8), np.ones((5, 5), np.uint8)
                                     ).ravel().view(bool)
     return beside_drawn(r.amount, r.layout.kind, r.levels, key, drawn)
-
-
-def _ring_inked(r: Reading, s: Settings, key: tuple, ink: dict) -> bool:
-    """A ring darker than the others by its median is inked over only if it also holds ring_dark
-    times their ink along most of it (measure.ring_ink: summed across it, against the paper
-    beside it). Else it is only sharper or better fitted (the others blurred or a little off the
-    print), or a shadow darkens the paper with it."""
-    if not ink:        # measured once a card, when a ring first looks dark
-        ink.update(ring_ink(r.amount, r.layout.kind))
-    others = _others_median(ink, key, r.scores, s)
-    return others is None or ink[key] > s.ring_dark * others
 
 
 def _under_circle(r: Reading, s: Settings) -> tuple:
@@ -437,14 +451,13 @@ def spilt(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, own: dict, s:
     """The ink in this bubble lies where a neighbour's mark reaches (a big circle drawn round it),
     none in its own part of the disc, and that neighbour is marked with at least twice the ink:
     it is that mark's ink, not a mark of its own."""
-    return own[key] < s.trace and \
-        _spill_from_neighbour(layout, b, scores, max(s.definite, MEASURE.spill_times * scores[key]))
+    return own[key] < s.trace and bool(_heavier(layout, key, b, scores, s))
 
 
-def _spill_from_neighbour(layout: L.Layout, b: L.Bubble, scores: dict, at_least: float) -> bool:
-    """A bubble close by scoring at least this (a big circle drawn round it reaches into this one)."""
-    return any(scores[name, o.value] >= at_least and neighbours(o, b)
-               for name, o in layout.bubbles())
+def _heavier(layout: L.Layout, key: tuple, b: L.Bubble, scores: dict, s: Settings) -> list:
+    """The bubbles close by (a big circle drawn round one reaches the other) marked with spill_times its ink."""
+    at_least = max(s.definite, MEASURE.spill_times * scores[key])
+    return [(name, o) for name, o in layout.bubbles() if neighbours(o, b) and scores[name, o.value] >= at_least]
 
 
 # --- what a card says to the referee ----------------------------------------------------------

@@ -59,21 +59,21 @@ def _soft_light(lines_closed: np.ndarray) -> np.ndarray:
 
 
 def _steep(grey: np.ndarray, shape: tuple) -> np.ndarray:
-    """Where the picture darkens steeper than SHADE.edge per mm (across two pixels at full resolution,
-    against the brighter side), marked at a quarter of the resolution (a quarter pixel with any)."""
-    brighter = cv2.dilate(grey, _step())
-    rise = cv2.subtract(brighter, cv2.erode(grey, _step()))
-    edge = cv2.compare(rise, cv2.convertScaleAbs(brighter, alpha=SHADE.edge * 2 / PX), cv2.CMP_GE)
+    """Where the picture darkens steeper than SHADE.edge per mm (its slope, Sobel's: a grainy photo's
+    noise makes no edge, as the darkest and brightest of a few pixels would), against the brighter side,
+    marked at a quarter of the resolution (a quarter pixel with any)."""
+    slope = cv2.magnitude(*(cv2.Sobel(grey, cv2.CV_32F, dx, 1 - dx, ksize=5, scale=1 / 128) for dx in (0, 1)))
+    edge = cv2.compare(slope, cv2.dilate(grey, _step()).astype(np.float32) * (SHADE.edge / PX), cv2.CMP_GE)
     return cv2.resize(cv2.dilate(edge, np.ones((5, 5), np.uint8)), (shape[1], shape[0]),
                       interpolation=cv2.INTER_NEAREST) // 255
 
 
 def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.ndarray, closed: np.ndarray) -> np.ndarray:
     """The paper level: the closing's, lowered to the soft light's (_soft_light) where that is darker by
-    more than the noise floor (less is no ink anyway), except in a patch so lowered whose outline is nearly all steep (_steep: SHADE.enclosed of it within
-    a quarter pixel, leaving out the lines on it, a printed ring's or a label's): the inside of a fill (a
-    pencil fill's is as light and as flat as a shadow, its edge steep all round), not a shadow (soft all
-    round, however the print crosses it)."""
+    more than the noise floor (less is no ink anyway), except in a patch so lowered whose outline nearly all
+    rises steeply out of it (_steep within a quarter pixel and brighter by the noise floor, SHADE.enclosed of
+    it, leaving out the lines on it, a ring's or a label's): a fill's inside (a pencil fill's is as flat as a
+    shadow), not a shadow (soft round, however the print crosses it; a sliver along a sharp shade's edge)."""
     soft = _soft_light(lines_closed)
     lowered = cv2.compare(soft, cv2.convertScaleAbs(closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) // 255
     count, patches = cv2.connectedComponents(lowered, connectivity=8)
@@ -82,8 +82,9 @@ def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.nda
     on_line = cv2.compare(small, cv2.convertScaleAbs(lines_closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) > 0
     outline = (cv2.dilate(lowered, _step()) > 0) & ~(lowered > 0) & ~on_line
     beside = cv2.dilate(patches.astype(np.float32), _step())[outline].astype(np.int64)    # the patch it rings
-    steep_near = cv2.dilate(steep, _step())[outline]
-    share = np.bincount(beside, steep_near, count) / np.maximum(np.bincount(beside, minlength=count), 1)
+    level = np.bincount(patches.ravel(), small.ravel(), count) / np.bincount(patches.ravel(), minlength=count)
+    rising = cv2.dilate(steep, _step())[outline] & (small[outline] * (1 - LIGHT.noise_floor) > level[beside])
+    share = np.bincount(beside, rising, count) / np.maximum(np.bincount(beside, minlength=count), 1)
     shadow = (share < SHADE.enclosed)[patches] & (lowered > 0)
     return np.where(shadow, soft, closed)
 
@@ -566,22 +567,9 @@ def stroke_share(amount: np.ndarray, kind: str, levels: Levels, key: tuple, path
     return float(new[new >= MEASURE.stroke].sum() / max(float(new.sum()), 1e-9))
 
 
-def ring_ink(amount: np.ndarray, kind: str) -> dict:
-    """Per bubble, the ink across its printed ring against the paper right beside it, along most of
-    the ring (the median of its sectors: a stray line or a shadow's edge crosses one or two, a pen
-    line drawn along the ring lies on most). Summed across the ring (MEASURE.ring_band_mm either side), it
-    keeps when blur spreads the thin line or the print sits a little off; against the paper beside
-    it, a shadow or uneven light, which darkens the paper with the ring, adds nothing."""
-    return along_most(ring_sectors(amount, kind))
-
-
-def along_most(sectors: dict) -> dict:
-    """Per bubble, the median of its ring's sectors (ring_sectors): what lies along most of the ring."""
-    return {key: float(np.median(values)) for key, values in sectors.items()}
-
-
 def ring_sectors(amount: np.ndarray, kind: str) -> dict:
-    """Per bubble, ring_ink's ink across its printed ring in each of its MEASURE.sectors."""
+    """Per bubble, the ink across its printed ring (MEASURE.ring_band_mm either side: blur or a slight misfit
+    keep it) against the paper right beside it (a shadow adds none), in each of its MEASURE.sectors."""
     ring, paper = _ring_bands(kind)
     flat = amount.ravel()
     beside = np.array(_quantiles(flat, paper, MEASURE.paper_quantile))[:, None]

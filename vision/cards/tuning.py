@@ -64,10 +64,8 @@ class Settings(_Checked):
     trace: float = entry(0.15, "score", 0.01, 1.0, "ink above the noise under marginal: a faint mark may hide there")
     blank_trace: float = entry(0.06, "score", 0.01, 1.0, "trace in a field read blank (a vote lost if it is light "
                                "pencil; blank bubbles on hard bench photos score under 0.04)")
-    ring_dark: float = entry(1.2, "ratio", 1.01, 3.0, "a ring this much darker than the others, holding this much "
-                             "more ink across it (measure.ring_ink): inked over")
-    blank_ring: float = entry(1.1, "ratio", 1.0, 3.0, "ring_dark for the ring's look in a field read blank: a light "
-                              "circle hugging the ring loses the bet if missed")
+    ring_dark: float = entry(1.2, "ratio", 1.01, 3.0, "a ring holding this many times the ink across it the other "
+                             "blank bubbles' do, all round it (measure.ring_sectors): inked over")
     label_dark: float = entry(1.06, "ratio", 1.0, 2.0, "in a vote card's field read blank, a label this much darker "
                               "than the others: light pencil drawn along it")
     faint_mark: float = entry(0.1, "score", 0.01, 1.0, "a light mark under marginal, down to this, alone in its field "
@@ -98,7 +96,7 @@ class Settings(_Checked):
                                  "card is not kept waiting; a hostile image is cut short)")
 
     ORDER = (("blank_trace", "trace"), ("trace", "marginal"), ("marginal", "definite"), ("blank_trace", "faint_mark"),
-             ("faint_mark", "marginal"), ("blank_ring", "ring_dark"), ("partial", "circled"))
+             ("faint_mark", "marginal"), ("partial", "circled"))
 
 
 def settings_for(event) -> Settings:
