@@ -17,6 +17,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
+import cv2
+
 from vision import acceptance
 from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
 from vision.balls import DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder, FrameRead
@@ -112,6 +114,7 @@ class _DecoderInProcess:
     """The decoder inside a ProcessDecoder's process."""
 
     def __init__(self, settings: dict):
+        cv2.setNumThreads(1)           # one core's work, as its process (vision.worker)
         self.decoder = BallDecoder(**settings, warn=lambda _: None)
 
     def read(self, image, fall_deg: float | None) -> FrameRead:

@@ -105,6 +105,22 @@ def test_a_killed_decoding_process_is_an_alert_and_the_pass_is_still_read():
     assert [m.ball for m in messages if isinstance(m, BallRead)] == [12]
 
 
+@pytest.mark.skipif(os.cpu_count() == 1 or not os.path.isdir("/proc/self/task"), reason="one core, or no /proc")
+def test_a_decoding_process_reads_a_frame_in_one_thread():
+    """One core's work: no thread pool of OpenCV's or OpenBLAS's beside it, to compete with the
+    other decoding processes or, under a CPU quota, spin the process's budget away. The frame is
+    one read by matching (numpy's matrix products and OpenCV's parallel loops both run)."""
+    chute = br.render_pass(br.Renderer(), "chute", 30, 3, seed=2_451_801_072)
+    decoder = ProcessDecoder(balls.BallDecoder(distance=br.RIG_DISTANCE, fall_deg=chute.fall_deg), 1)
+    try:
+        read = decoder.read(chute.shot(2).image)
+        threads = os.listdir(f"/proc/{decoder.worker.pid}/task")
+    finally:
+        decoder.close()
+    assert (read.ball, read.matched) == (3, True)
+    assert len(threads) == 1, threads
+
+
 def test_a_quota_of_several_cores_holds_each_process_to_one(tmp_path):
     (tmp_path / "cgroup.controllers").write_text("cpu\n")
     quota = ball_bench.CpuQuota(0.3, cores=3, pids=lambda: [101, 102, 103, 104], root=tmp_path)

@@ -11,6 +11,7 @@ from vision.sim import balls as br
 from vision import balls
 from vision.balls import match
 from vision.balls.match import match_label
+from vision.balls.unroll import unroll
 from vision.sim import ball_sheet
 
 PPM = balls.Zxing.px_per_mm
@@ -99,6 +100,19 @@ def test_a_falling_ball_no_decoder_reads_is_read_by_matching(monkeypatch):
     assert read.to_json()["matched"] is True
     monkeypatch.setattr(match, "match_label", lambda patch, module_px: None)
     assert decoder.read(frame).ball is None
+
+
+def test_a_label_blurred_past_decoding_is_matched_before_the_other_labels_are_unrolled(monkeypatch):
+    """The chute frame above: its nearest label is matched as soon as it fails to decode; the
+    ball's other labels are not unrolled and decoded first (most chute frames are read by
+    matching, and that was most of their time)."""
+    from vision.balls import read
+    chute = br.render_pass(br.Renderer(), "chute", 30, 3, seed=2_451_801_072)
+    unrolled = []
+    monkeypatch.setattr(read, "unroll", lambda *args, **kw: unrolled.append(args[5]) or unroll(*args, **kw))
+    result = balls.BallDecoder("zxing", fall_deg=chute.fall_deg).read(chute.shot(2).image)
+    assert (result.ball, result.matched) == (3, True)
+    assert len(unrolled) <= 3, unrolled        # the overview, the label, the label centred again
 
 
 @pytest.mark.parametrize("ball", [17, 27, 6, 15])

@@ -3,9 +3,9 @@
 We unroll the visible cap around the point facing the camera, find the QR-sized patches busiest
 with edges in it, and unroll the ball again around each of them, so that label comes out flat
 and square for the decoder; nearest the camera's line of sight first, up to MAX_CANDIDATES a
-frame. When none reads, the first REPAIR_CANDIDATES get second chances: they are matched
-against the 27 printed labels (`match`: it names a label blurred past decoding), then a finder
-square that glare washed out is drawn back and they are decoded again. A text counts only if it
+frame. The first REPAIR_CANDIDATES get second chances: each that does not decode is matched at
+once against the 27 printed labels (`match`: it names a label blurred past decoding); when none
+reads, a finder square that glare washed out is drawn back on them and they are decoded again. A text counts only if it
 is a ball label with the right check digits (vision.ball_labels).
 
 Motion blur: where the rig says which way balls fall through the view (`fall_deg`, the chute's
@@ -165,8 +165,10 @@ class BallDecoder:
 
     def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
-        the one facing the camera most squarely first; then second chances for the first
-        REPAIR_CANDIDATES. Returns the texts read and whether the ball was matched, not decoded.
+        the one facing the camera most squarely first. Each of the first REPAIR_CANDIDATES that
+        does not decode is matched at once (a label blurred past decoding is what a chute shows
+        most: matching it before unrolling the others saves their time); then a finder square
+        drawn back on them. Returns the texts read and whether the ball was matched, not decoded.
         A label that decodes to a text that is not a ball label ends it: that is not one of our
         balls, and no blurred neighbour of that label is matched to one."""
         r = self.design.radius
@@ -175,37 +177,19 @@ class BallDecoder:
         half = r * math.radians(OVERVIEW_DEG)
         overview, frame = unroll(gray, view, centre, r, facing, half, native * OVERVIEW_SCALE, origin, fill)
         size = overview.shape[0]
-        # any turn of the QR fits, and the overview's error in finding it (p90: 2 mm)
-        label_half = self.design.qr * 0.5 * math.sqrt(2) + 2 * self.design.module + self.backend.margin_mm
         texts: list[str] = []
-        ppm = self.backend.px_per_mm
+        module_px = self.design.module * self.backend.px_per_mm
         unread: list[np.ndarray] = []           # the labels as last unrolled, for second chances
         for x, y in label_spots(overview, size / (2 * half), self.design):
-            normal = point_on_ball(frame, x, y, size, half, r)
-            for attempt in range(2):
-                patch, patch_frame = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
-                found = self.backend.decode(patch)
-                texts += found
-                if found:
-                    return texts, False
-                if attempt:
-                    break
-                # the overview is coarse: centre on the label as the patch shows it (found at a
-                # third of the detail, which is plenty), and try again
-                small = cv2.resize(patch, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA)
-                spot = label_spots(small, small.shape[0] / (2 * label_half), self.design, most=1)
-                if not spot:
-                    break
-                x, y = ((v + 0.5) * patch.shape[0] / small.shape[0] - 0.5 for v in spot[0])
-                if math.hypot(x - patch.shape[0] / 2, y - patch.shape[0] / 2) / ppm < 1.5 * self.design.module:
-                    break
-                normal = point_on_ball(patch_frame, x, y, patch.shape[0], label_half, r)
+            patch, found = self._label_at(gray, view, centre, point_on_ball(frame, x, y, size, half, r), origin, fill)
+            texts += found
+            if found:
+                return texts, False
+            if len(unread) < REPAIR_CANDIDATES:
+                ball = match.match_label(patch, module_px)
+                if ball is not None:
+                    return texts + [labels.payload(ball)], True
             unread.append(patch)
-        module_px = self.design.module * ppm
-        for patch in unread[:REPAIR_CANDIDATES]:
-            ball = match.match_label(patch, module_px)
-            if ball is not None:
-                return texts + [labels.payload(ball)], True
         for patch in unread[:REPAIR_CANDIDATES]:
             for fixed in finder_restored(patch, module_px):
                 found = self.backend.decode(fixed)
@@ -213,6 +197,30 @@ class BallDecoder:
                 if found:
                     return texts, False
         return texts, False
+
+    def _label_at(self, gray, view: View, centre: np.ndarray, normal: np.ndarray, origin, fill: int
+                  ) -> tuple[np.ndarray, list[str]]:
+        """The label around `normal` unrolled flat and decoded: the patch as last unrolled, and
+        the texts. The overview is coarse: when the first patch does not decode, it is centred
+        on the label as it shows it (found at a third of the detail, which is plenty) and tried
+        again."""
+        r, ppm = self.design.radius, self.backend.px_per_mm
+        # any turn of the QR fits, and the overview's error in finding it (p90: 2 mm)
+        label_half = self.design.qr * 0.5 * math.sqrt(2) + 2 * self.design.module + self.backend.margin_mm
+        patch, patch_frame = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
+        found = self.backend.decode(patch)
+        if found:
+            return patch, found
+        small = cv2.resize(patch, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA)
+        spot = label_spots(small, small.shape[0] / (2 * label_half), self.design, most=1)
+        if not spot:
+            return patch, []
+        x, y = ((v + 0.5) * patch.shape[0] / small.shape[0] - 0.5 for v in spot[0])
+        if math.hypot(x - patch.shape[0] / 2, y - patch.shape[0] / 2) / ppm < 1.5 * self.design.module:
+            return patch, []
+        normal = point_on_ball(patch_frame, x, y, patch.shape[0], label_half, r)
+        patch, _ = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
+        return patch, self.backend.decode(patch)
 
     def _verdict(self, reads: list[_BallRead], doubtful: list[Circle] = ()) -> FrameRead:
         """One ball named, or why not. Several round, ball-sized blobs are several balls in view
