@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from .. import ball_labels as labels
-from . import match
+from . import match, numeral
 from .decode import DEFAULT_DECODER, backend, finder_restored
 from .find import DEFAULT_DISTANCE, Circle, apart_from, ball_radius_px, find_balls, label_spots
 from .motion_blur import SHARPER_NOISE, blur_length, deblurred
@@ -47,6 +47,7 @@ class FrameRead:
     others: list[str] = field(default_factory=list)    # texts that were not ball labels
     conflict: tuple[int, ...] = ()                       # the balls read when several are in view
     matched: bool = False          # named by match.match_label, not decoded
+    witnessed: bool = False        # the numerals beside the label that read show the same ball (numeral)
     alert: str = ""                # several balls in one frame: the operator must look, nothing is drawn
 
     def to_json(self) -> dict:
@@ -54,7 +55,7 @@ class FrameRead:
                 "ms": round(self.ms, 2), "circle": None if self.circle is None else
                 [round(self.circle.x, 1), round(self.circle.y, 1), round(self.circle.r, 1)],
                 "others": self.others, "conflict": list(self.conflict),
-                "matched": self.matched, "alert": self.alert}
+                "matched": self.matched, "witnessed": self.witnessed, "alert": self.alert}
 
 
 @dataclass
@@ -63,6 +64,7 @@ class _BallRead:
     circle: Circle | None          # in the full frame
     texts: list[str]
     matched: bool
+    witnessed: bool = False
 
     @property
     def ball(self) -> int | None:
@@ -139,10 +141,13 @@ class BallDecoder:
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
         fill = int(cv2.mean(box)[0])
         for image in self._sharpened(gray, circle):
-            texts, matched = self._decode_surface(image, view, centre, origin, fill)
+            texts, matched, normal = self._decode_surface(image, view, centre, origin, fill)
             if texts:
                 break
-        return _BallRead(in_frame, texts, matched)
+        read = _BallRead(in_frame, texts, matched)
+        if read.ball is not None:
+            read.witnessed = numeral.witnesses(image, view, centre, normal, self.design, read.ball, origin, fill)
+        return read
 
     def _sharpened(self, gray: np.ndarray, circle: Circle):
         """The frame to read the ball in, then its second chance. Where the rig says which way
@@ -163,10 +168,11 @@ class BallDecoder:
             yield deblurred(gray, circle, length, angle)
             yield deblurred(gray, circle, length, angle, SHARPER_NOISE)
 
-    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool, np.ndarray]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
         the one facing the camera most squarely first; then second chances for the first
-        REPAIR_CANDIDATES. Returns the texts read and whether the ball was matched, not decoded.
+        REPAIR_CANDIDATES. Returns the texts read, whether the ball was matched, not decoded, and
+        where on the ball (its outward normal) the last label tried lies.
         A label that decodes to a text that is not a ball label ends it: that is not one of our
         balls, and no blurred neighbour of that label is matched to one."""
         r = self.design.radius
@@ -179,7 +185,8 @@ class BallDecoder:
         label_half = self.design.qr * 0.5 * math.sqrt(2) + 2 * self.design.module + self.backend.margin_mm
         texts: list[str] = []
         ppm = self.backend.px_per_mm
-        unread: list[np.ndarray] = []           # the labels as last unrolled, for second chances
+        unread: list[tuple[np.ndarray, np.ndarray]] = []     # the labels as last unrolled, for second chances
+        normal = facing
         for x, y in label_spots(overview, size / (2 * half), self.design):
             normal = point_on_ball(frame, x, y, size, half, r)
             for attempt in range(2):
@@ -187,7 +194,7 @@ class BallDecoder:
                 found = self.backend.decode(patch)
                 texts += found
                 if found:
-                    return texts, False
+                    return texts, False, normal
                 if attempt:
                     break
                 # the overview is coarse: centre on the label as the patch shows it (found at a
@@ -200,19 +207,19 @@ class BallDecoder:
                 if math.hypot(x - patch.shape[0] / 2, y - patch.shape[0] / 2) / ppm < 1.5 * self.design.module:
                     break
                 normal = point_on_ball(patch_frame, x, y, patch.shape[0], label_half, r)
-            unread.append(patch)
+            unread.append((patch, normal))
         module_px = self.design.module * ppm
-        for patch in unread[:REPAIR_CANDIDATES]:
+        for patch, normal in unread[:REPAIR_CANDIDATES]:
             ball = match.match_label(patch, module_px)
             if ball is not None:
-                return texts + [labels.payload(ball)], True
-        for patch in unread[:REPAIR_CANDIDATES]:
+                return texts + [labels.payload(ball)], True, normal
+        for patch, normal in unread[:REPAIR_CANDIDATES]:
             for fixed in finder_restored(patch, module_px):
                 found = self.backend.decode(fixed)
                 texts += found
                 if found:
-                    return texts, False
-        return texts, False
+                    return texts, False, normal
+        return texts, False, normal
 
     def _verdict(self, reads: list[_BallRead], doubtful: list[Circle] = ()) -> FrameRead:
         """One ball named, or why not. Several round, ball-sized blobs are several balls in view
@@ -239,7 +246,9 @@ class BallDecoder:
         read = reads[0]
         if read.ball is not None:
             how = "read by matching (too blurred to decode)" if read.matched else "read"
-            return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched)
+            how += ", the numeral agrees" if read.witnessed else ""
+            return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched,
+                             witnessed=read.witnessed)
         why = f"a code that is not a ball label: {others[0][:40]!r}" if others else "ball found, no label readable"
         return FrameRead(None, True, why, self.name, circle=circle, others=others)
 
