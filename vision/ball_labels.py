@@ -335,6 +335,11 @@ def numeral_type(n: Numeral) -> tuple[float, float]:
     return size, (n.height / 2 - cap if n.underline else -cap / 2)
 
 
+def underline(n: Numeral) -> tuple[float, float]:
+    """Where an underlined numeral's line runs (mm above the box's centre, upright) and its thickness."""
+    return -n.height / 2 + 0.06 * n.height, 0.1 * n.height
+
+
 def _numeral(doc, n: Numeral, cx: float, cy: float, ink: float) -> None:
     """The numeral centred in its box; underlined (6, 9) it sits higher with the line below."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -350,6 +355,7 @@ def _numeral(doc, n: Numeral, cx: float, cy: float, ink: float) -> None:
     if n.underline:
         width = stringWidth(n.text, BOLD, size)
         doc.setStrokeGray(ink)
-        doc.setLineWidth(0.1 * n.height)
-        doc.line(-width / 2, -n.height / 2 + 0.06 * n.height, width / 2, -n.height / 2 + 0.06 * n.height)
+        y, thick = underline(n)
+        doc.setLineWidth(thick)
+        doc.line(-width / 2, y, width / 2, y)
     doc.restoreState()

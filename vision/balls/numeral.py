@@ -5,12 +5,13 @@ down (vision.ball_labels). Around a label that read, the sticker is unrolled wid
 the caps, turned so the QR's edges run along the axes, and its finder squares found (`match`
 does both); the three finders say which way is up. The two numeral boxes are cut upright and
 compared with templates of the 27 numerals drawn from the label design (Vera Bold, 6 and 9
-underlined) at the same px per mm. The numeral witnesses ball N only when N's template is the
-best and clear of every other numeral's by WITNESS_MARGIN: a numeral alone never names a ball.
+underlined) at the same px per mm. The numerals witness ball N only when N's template scores
+best, clear of every other numeral's (`clear_of_others`) by WITNESS_MARGIN. They only ever
+vouch for a QR read beside them: a numeral alone never names a ball.
 """
 from __future__ import annotations
 
-import math
+import os
 from functools import lru_cache
 
 import cv2
@@ -20,13 +21,13 @@ from .. import ball_labels as labels
 from . import match
 from .unroll import View, unroll
 
-PX_PER_MM = 8.0            # the sticker unrolled this fine (the camera gives about 4.5 px/mm in the chute)
+PX_PER_MM = 6.0            # the sticker unrolled this fine (the camera gives about 4.5 px/mm in the chute)
 CENTRE_SLACK_MM = 2.0      # how far the label's spot may be from the QR's centre
 SHIFT_MM = 0.6             # a numeral is looked for this far around where the design puts it
 SUPERSAMPLE = 4            # templates are drawn this much finer, then shrunk
-# Tuned on the chute passes of seeds 5 and 13 (80 each at 30 fps, 535 frames read): a frame's
-# numerals, scored as every ball they are not, were clear of all others by at most 0.20
-# (clear_of_others), as the ball they are by 0.30 or more in a third of the frames.
+# Tuned on the chute passes of seeds 5 and 13 (80 each at 30 fps; 519 frames read with three
+# finders found): a frame's numerals scored as each of the 26 balls they are not were clear of
+# all others by at most 0.19 (clear_of_others); as the ball they are, by 0.3 or more in 37%.
 WITNESS_MIN = 0.5
 WITNESS_MARGIN = 0.3
 
@@ -77,7 +78,23 @@ def _printed_correlations(design: labels.Design, ppm: float) -> np.ndarray:
 
 
 def _correlations(box: np.ndarray, design: labels.Design, ppm: float) -> np.ndarray:
-    return np.array([_correlation(box, _template(ball, design, ppm)) for ball in labels.BALLS])
+    """Each ball's numeral correlated with `box` (normalised, zero mean) at its best shift: every
+    window of the box against the 27 templates in one product."""
+    book = _template_book(design, ppm)
+    height, width = _template(labels.BALLS[0], design, ppm).shape
+    windows = np.lib.stride_tricks.sliding_window_view(box, (height, width)).reshape(-1, height * width)
+    windows = windows - windows.mean(axis=1, keepdims=True)
+    windows /= np.linalg.norm(windows, axis=1, keepdims=True) + 1e-6
+    # OpenCV's product: numpy's BLAS threads crowd a busy machine's other work for a product this small
+    return cv2.gemm(book, windows.astype(np.float32), 1.0, None, 0.0, flags=cv2.GEMM_2_T).max(axis=1)
+
+
+@lru_cache(maxsize=8)
+def _template_book(design: labels.Design, ppm: float) -> np.ndarray:
+    """The 27 templates as rows, zero mean and unit length."""
+    rows = np.array([_template(ball, design, ppm).ravel() for ball in labels.BALLS])
+    rows -= rows.mean(axis=1, keepdims=True)
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
 def numeral_boxes(turned: np.ndarray, design: labels.Design, ppm: float) -> list[np.ndarray]:
@@ -112,12 +129,6 @@ def _qr_centre(corner: np.ndarray, across: np.ndarray, down: np.ndarray) -> np.n
     return corner + half * (across + down)
 
 
-def _correlation(box: np.ndarray, template: np.ndarray) -> float:
-    if box.std() < 1e-3:
-        return 0.0
-    return float(cv2.matchTemplate(box, template, cv2.TM_CCOEFF_NORMED).max())
-
-
 @lru_cache(maxsize=64)
 def _template(ball: int, design: labels.Design, ppm: float) -> np.ndarray:
     """The ball's numeral in its box as printed (light paper 1, ink 0), at `ppm`."""
@@ -135,16 +146,13 @@ def _template(ball: int, design: labels.Design, ppm: float) -> np.ndarray:
     draw.text((middle[0], middle[1] - base * fine), numeral.text, font=font, fill=0, anchor="ms")
     if numeral.underline:
         line_half = stringWidth(numeral.text, labels.BOLD, size) / 2 * fine
-        y = middle[1] + (numeral.height / 2 - 0.06 * numeral.height) * fine
-        thick = 0.1 * numeral.height * fine
-        draw.rectangle((middle[0] - line_half, y - thick / 2, middle[0] + line_half, y + thick / 2), fill=0)
-    small = cv2.resize(np.asarray(canvas, np.float32) / 255, (width, height), interpolation=cv2.INTER_AREA)
-    return small
+        above, thick = labels.underline(numeral)
+        y, half_thick = middle[1] - above * fine, thick / 2 * fine
+        draw.rectangle((middle[0] - line_half, y - half_thick, middle[0] + line_half, y + half_thick), fill=0)
+    return cv2.resize(np.asarray(canvas, np.float32) / 255, (width, height), interpolation=cv2.INTER_AREA)
 
 
 @lru_cache(maxsize=1)
 def _font_file() -> str:
-    import os
-
     import reportlab
     return os.path.join(os.path.dirname(reportlab.__file__), "fonts", f"{labels.BOLD}.ttf")
