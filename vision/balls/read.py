@@ -246,7 +246,6 @@ class BallDecoder:
         read = reads[0]
         if read.ball is not None:
             how = "read by matching (too blurred to decode)" if read.matched else "read"
-            how += ", the numeral agrees" if read.witnessed else ""
             return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched,
                              witnessed=read.witnessed)
         why = f"a code that is not a ball label: {others[0][:40]!r}" if others else "ball found, no label readable"
