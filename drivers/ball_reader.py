@@ -245,7 +245,8 @@ class BallReader:
             self.last = result
             if self.on_read:
                 self.on_read(seq, result)
-            messages += self.acceptor.frame(t, result.found, result.ball, result.conflict, result.alert)
+            messages += self.acceptor.frame(t, result.found, result.ball, result.conflict, result.alert,
+                                              result.witnessed)
         return messages
 
     def _send(self, messages: list) -> None:

@@ -1,7 +1,10 @@
 """Acceptance: from per-frame reads to a ball the referee may draw.
 
 A ball is reported only when `agree` frames read the same ball within `window_ms` of the
-window opening (the break-beam, when fitted, or the first frame that shows a ball). Two
+window opening (the break-beam, when fitted, or the first frame that shows a ball). A frame
+whose QR read and whose printed numerals show the same ball (`witnessed`: vision.balls.numeral)
+counts as a second frame, once a window: one witnessed read is enough when `agree` is 2. A
+numeral is never read alone: it only ever vouches for the QR read beside it. Two
 different balls read in one window is an alert, never a guess; so is a ball the referee
 does not have in the machine, and a ball seen but not read in time. After a verdict the
 acceptor waits for the ball to leave (no ball seen for `gone_ms`) or for the next beam.
@@ -50,7 +53,12 @@ class Alert:
 class _Window:
     opened: float
     reads: Counter = field(default_factory=Counter)
+    witnessed: set = field(default_factory=set)     # balls a read frame's numerals agreed with
     frames: int = 0
+
+    def agreeing(self, ball: int) -> int:
+        """Frames that read `ball`, and one more when a numeral witnessed it."""
+        return self.reads[ball] + (ball in self.witnessed)
 
 
 class Acceptor:
@@ -79,9 +87,11 @@ class Acceptor:
         """Time passes without a frame (call it now and then): windows still expire."""
         return self._expire(t)
 
-    def frame(self, t: float, found: bool, ball: int | None, conflict: tuple[int, ...] = (), alert: str = "") -> list:
+    def frame(self, t: float, found: bool, ball: int | None, conflict: tuple[int, ...] = (), alert: str = "",
+              witnessed: bool = False) -> list:
         """One frame's result: a ball in view or not, the ball read or None, or several balls
-        (`conflict`: the balls read; `alert`: why the frame shows more than one ball)."""
+        (`conflict`: the balls read; `alert`: why the frame shows more than one ball);
+        `witnessed`: the numerals beside the label that read `ball` show it too."""
         out = self._expire(t)
         seen = found or ball is not None or bool(conflict) or bool(alert)
         if seen:
@@ -109,11 +119,13 @@ class Acceptor:
                                                        "check the ball by hand", t, tuple(conflict)))
         if new:
             window.reads[new[0]] += 1
+            if witnessed:
+                window.witnessed.add(new[0])
         if len(window.reads) > 1:
             balls = tuple(sorted(window.reads))
             return out + self._close(Alert("conflict", f"frames disagree: read balls {_list(balls)}; "
                                                        "check the ball by hand", t, balls))
-        if window.reads and window.reads.most_common(1)[0][1] >= self.agree:
+        if window.reads and window.agreeing(window.reads.most_common(1)[0][0]) >= self.agree:
             return out + self._close(self._verdict(window, t))
         return out
 

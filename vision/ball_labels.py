@@ -325,24 +325,37 @@ def _sticker(doc, ball: int, mods: np.ndarray, design: Design, cx: float, cy: fl
 CAP = 1493 / 2048   # Vera Bold's digits stand this many em tall
 
 
-def _numeral(doc, n: Numeral, cx: float, cy: float, ink: float) -> None:
-    """The numeral centred in its box; underlined (6, 9) it sits higher with the line below."""
+def numeral_type(n: Numeral) -> tuple[float, float]:
+    """The numeral's font size (mm) and its baseline (mm above the box's centre, upright)."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
+    _register_fonts()
     cap = n.height * (0.75 if n.underline else 1.0)
     size = min(cap / CAP, n.width / max(stringWidth(n.text, BOLD, 1.0), 1e-6))
     cap = size * CAP
+    return size, (n.height / 2 - cap if n.underline else -cap / 2)
+
+
+def underline(n: Numeral) -> tuple[float, float]:
+    """Where an underlined numeral's line runs (mm above the box's centre, upright) and its thickness."""
+    return -n.height / 2 + 0.06 * n.height, 0.1 * n.height
+
+
+def _numeral(doc, n: Numeral, cx: float, cy: float, ink: float) -> None:
+    """The numeral centred in its box; underlined (6, 9) it sits higher with the line below."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    size, base = numeral_type(n)
     doc.saveState()
     doc.translate(cx, cy + n.y)
     doc.scale(1, -1)                     # y up around the numeral's centre
     if n.flipped:
         doc.rotate(180)
-    base = n.height / 2 - cap if n.underline else -cap / 2
     doc.setFillGray(ink)
     doc.setFont(BOLD, size)
     doc.drawCentredString(0, base, n.text)
     if n.underline:
         width = stringWidth(n.text, BOLD, size)
         doc.setStrokeGray(ink)
-        doc.setLineWidth(0.1 * n.height)
-        doc.line(-width / 2, -n.height / 2 + 0.06 * n.height, width / 2, -n.height / 2 + 0.06 * n.height)
+        y, thick = underline(n)
+        doc.setLineWidth(thick)
+        doc.line(-width / 2, y, width / 2, y)
     doc.restoreState()

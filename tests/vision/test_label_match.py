@@ -150,7 +150,7 @@ def test_a_label_blurred_well_below_a_clean_score_is_still_named(ball):
     threshold), yet clear of every other label and look-alike."""
     label = flat_label(ball_sheet.sticker_at(ball, PPM), 40, smear_mm=2.3, smear_deg=15)
     assert balls.Zxing().decode(label) == []
-    image = match._square_to_axes(label.astype(np.float32))
+    image = match.square_to_axes(label.astype(np.float32))
     top = float((match.codebook() @ np.array(list(match._grids(image, MODULE_PX))).T).max())
     assert match.MATCH_MIN <= top < 0.65
     assert match_label(label, MODULE_PX) == ball

@@ -36,7 +36,7 @@ MOST_FINDERS = 8
 
 def match_label(patch: np.ndarray, module_px: float) -> int | None:
     """The ball whose label `patch` (a flattened label, any turn, either polarity) shows, or None."""
-    image = _square_to_axes(patch.astype(np.float32))
+    image = square_to_axes(patch.astype(np.float32))
     grids = np.array(list(_grids(image, module_px))).T         # one column per way the finders fit
     if not grids.size:
         return None
@@ -49,7 +49,7 @@ def match_label(patch: np.ndarray, module_px: float) -> int | None:
     return ball if top - look_alike >= LOOK_ALIKE_MARGIN else None
 
 
-def _square_to_axes(image: np.ndarray) -> np.ndarray:
+def square_to_axes(image: np.ndarray) -> np.ndarray:
     """The patch turned so the QR's edges run along the image's axes: gradient directions
     taken four times over (a QR looks the same every quarter turn) average to its turn."""
     gx, gy = cv2.Sobel(image, cv2.CV_32F, 1, 0), cv2.Sobel(image, cv2.CV_32F, 0, 1)
@@ -67,6 +67,14 @@ def _square_to_axes(image: np.ndarray) -> np.ndarray:
 def _grids(image: np.ndarray, module_px: float):
     """For each way three finder squares found in `image` make a QR's corner: its modules
     sampled outside the finders, zero mean and unit length, dark modules negative."""
+    for corner, across, down, sign in finder_corners(image, module_px):
+        yield _sample(image, corner, across, down) * sign
+
+
+def finder_corners(image: np.ndarray, module_px: float):
+    """Each way three finder squares found in `image` make a QR's (unmirrored) corner: the
+    corner finder's centre, one module's step across the top and down the side (px), and
+    1 for dark-on-light, -1 for light-on-dark."""
     pattern = _finder_pattern(round(module_px, 2))
     match = cv2.matchTemplate(image, pattern, cv2.TM_CCOEFF_NORMED)
     offset = (pattern.shape[0] - 1) / 2
@@ -82,7 +90,7 @@ def _grids(image: np.ndarray, module_px: float):
                         continue
                     if u[0] * v[1] - u[1] * v[0] <= 0:       # along the top, then down: never mirrored
                         continue
-                    yield _sample(image, corner, u / labels.FINDER_SPACING, v / labels.FINDER_SPACING) * sign
+                    yield corner, u / labels.FINDER_SPACING, v / labels.FINDER_SPACING, sign
 
 
 def _about(step: np.ndarray, length: float) -> bool:

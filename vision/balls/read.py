@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from .. import ball_labels as labels
-from . import match
+from . import match, numeral
 from .decode import DEFAULT_DECODER, backend, finder_restored
 from .find import DEFAULT_DISTANCE, Circle, apart_from, ball_radius_px, find_balls, label_spots
 from .motion_blur import SHARPER_NOISE, blur_length, deblurred
@@ -47,6 +47,7 @@ class FrameRead:
     others: list[str] = field(default_factory=list)    # texts that were not ball labels
     conflict: tuple[int, ...] = ()                       # the balls read when several are in view
     matched: bool = False          # named by match.match_label, not decoded
+    witnessed: bool = False        # the numerals beside the label that read show the same ball (numeral)
     alert: str = ""                # several balls in one frame: the operator must look, nothing is drawn
 
     def to_json(self) -> dict:
@@ -54,7 +55,7 @@ class FrameRead:
                 "ms": round(self.ms, 2), "circle": None if self.circle is None else
                 [round(self.circle.x, 1), round(self.circle.y, 1), round(self.circle.r, 1)],
                 "others": self.others, "conflict": list(self.conflict),
-                "matched": self.matched, "alert": self.alert}
+                "matched": self.matched, "witnessed": self.witnessed, "alert": self.alert}
 
 
 @dataclass
@@ -63,6 +64,7 @@ class _BallRead:
     circle: Circle | None          # in the full frame
     texts: list[str]
     matched: bool
+    witnessed: bool = False
 
     @property
     def ball(self) -> int | None:
@@ -139,10 +141,13 @@ class BallDecoder:
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
         fill = int(cv2.mean(box)[0])
         for image in self._sharpened(gray, circle):
-            texts, matched = self._decode_surface(image, view, centre, origin, fill)
+            texts, matched, normal = self._decode_surface(image, view, centre, origin, fill)
             if texts:
                 break
-        return _BallRead(in_frame, texts, matched)
+        read = _BallRead(in_frame, texts, matched)
+        if read.ball is not None:
+            read.witnessed = numeral.witnesses(image, view, centre, normal, self.design, read.ball, origin, fill)
+        return read
 
     def _sharpened(self, gray: np.ndarray, circle: Circle):
         """The frame to read the ball in, then its second chance. Where the rig says which way
@@ -163,12 +168,13 @@ class BallDecoder:
             yield deblurred(gray, circle, length, angle)
             yield deblurred(gray, circle, length, angle, SHARPER_NOISE)
 
-    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool]:
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool, np.ndarray]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
         the one facing the camera most squarely first. Each of the first REPAIR_CANDIDATES that
         does not decode is matched at once (a label blurred past decoding is what a chute shows
         most: matching it before unrolling the others saves their time); then a finder square
-        drawn back on them. Returns the texts read and whether the ball was matched, not decoded.
+        drawn back on them. Returns the texts read, whether the ball was matched, not decoded, and
+        where on the ball (its outward normal) the last label tried lies.
         A label that decodes to a text that is not a ball label ends it: that is not one of our
         balls, and no blurred neighbour of that label is matched to one."""
         r = self.design.radius
@@ -179,29 +185,31 @@ class BallDecoder:
         size = overview.shape[0]
         texts: list[str] = []
         module_px = self.design.module * self.backend.px_per_mm
-        unread: list[np.ndarray] = []           # the labels as last unrolled, for second chances
+        unread: list[tuple[np.ndarray, np.ndarray]] = []     # the labels as last unrolled, for second chances
+        normal = facing
         for x, y in label_spots(overview, size / (2 * half), self.design):
-            patch, found = self._label_at(gray, view, centre, point_on_ball(frame, x, y, size, half, r), origin, fill)
+            patch, normal, found = self._label_at(gray, view, centre, point_on_ball(frame, x, y, size, half, r),
+                                                  origin, fill)
             texts += found
             if found:
-                return texts, False
+                return texts, False, normal
             if len(unread) < REPAIR_CANDIDATES:
                 ball = match.match_label(patch, module_px)
                 if ball is not None:
-                    return texts + [labels.payload(ball)], True
-            unread.append(patch)
-        for patch in unread[:REPAIR_CANDIDATES]:
+                    return texts + [labels.payload(ball)], True, normal
+            unread.append((patch, normal))
+        for patch, normal in unread[:REPAIR_CANDIDATES]:
             for fixed in finder_restored(patch, module_px):
                 found = self.backend.decode(fixed)
                 texts += found
                 if found:
-                    return texts, False
-        return texts, False
+                    return texts, False, normal
+        return texts, False, normal
 
     def _label_at(self, gray, view: View, centre: np.ndarray, normal: np.ndarray, origin, fill: int
-                  ) -> tuple[np.ndarray, list[str]]:
-        """The label around `normal` unrolled flat and decoded: the patch as last unrolled, and
-        the texts. The overview is coarse: when the first patch does not decode, it is centred
+                  ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """The label around `normal` unrolled flat and decoded: the patch as last unrolled, where
+        it lies (the normal it was unrolled round) and the texts. The overview is coarse: when the first patch does not decode, it is centred
         on the label as it shows it (found at a third of the detail, which is plenty) and tried
         again."""
         r, ppm = self.design.radius, self.backend.px_per_mm
@@ -210,17 +218,17 @@ class BallDecoder:
         patch, patch_frame = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
         found = self.backend.decode(patch)
         if found:
-            return patch, found
+            return patch, normal, found
         small = cv2.resize(patch, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA)
         spot = label_spots(small, small.shape[0] / (2 * label_half), self.design, most=1)
         if not spot:
-            return patch, []
+            return patch, normal, []
         x, y = ((v + 0.5) * patch.shape[0] / small.shape[0] - 0.5 for v in spot[0])
         if math.hypot(x - patch.shape[0] / 2, y - patch.shape[0] / 2) / ppm < 1.5 * self.design.module:
-            return patch, []
+            return patch, normal, []
         normal = point_on_ball(patch_frame, x, y, patch.shape[0], label_half, r)
         patch, _ = unroll(gray, view, centre, r, normal, label_half, ppm, origin, fill)
-        return patch, self.backend.decode(patch)
+        return patch, normal, self.backend.decode(patch)
 
     def _verdict(self, reads: list[_BallRead], doubtful: list[Circle] = ()) -> FrameRead:
         """One ball named, or why not. Several round, ball-sized blobs are several balls in view
@@ -247,7 +255,8 @@ class BallDecoder:
         read = reads[0]
         if read.ball is not None:
             how = "read by matching (too blurred to decode)" if read.matched else "read"
-            return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched)
+            return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched,
+                             witnessed=read.witnessed)
         why = f"a code that is not a ball label: {others[0][:40]!r}" if others else "ball found, no label readable"
         return FrameRead(None, True, why, self.name, circle=circle, others=others)
 
