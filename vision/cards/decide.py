@@ -90,8 +90,8 @@ def run_on(r: Reading, s: Settings) -> frozenset:
     scores, geometry, found, pieces = r.scores, bubble_geometry(r.layout.kind), set(), None
     for name, b in r.layout.bubbles():
         key = name, b.value
-        heavy = _heavier(r.layout, key, b, scores, s)
-        if scores[key] < s.trace or not heavy or key in r.circles.circled or r.circles.cover[key] >= s.partial:
+        if scores[key] < s.trace or key in r.circles.circled or r.circles.cover[key] >= s.partial \
+                or not (heavy := _heavier(r.layout, key, b, scores, s)):
             continue
         if pieces is None:      # measured once a card, when first asked
             new = measured(r.amount, r.layout.kind).new
