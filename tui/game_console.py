@@ -29,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from companion.core.columns import display_width
+from companion.core.columns import clipped, display_width
 from companion.core.commands import Malformed
 from companion.core.review import crop_file
 from companion.core.words import N_, _, languages, say
@@ -50,7 +50,7 @@ HEALTH_STYLE = {"ok": "bold #00d455", "degraded": "bold #ffd400", "down": "bold 
 ALERT_STYLE = {"warning": "#ffd400", "error": "#ff4d4d"}
 ALERTS_SHOWN = 3            # the newest hardware alerts under the health lines
 SHOWN_FINDINGS = 8          # a held card's findings listed under why it was held; the rest counted
-SHOWN_MESSAGE = 160         # characters of each finding's message shown (on one line)
+SHOWN_MESSAGE = 160         # terminal columns of each finding's message shown (on one line)
 UNDO = Binding("u", "undo", "undo")
 HELD = [Binding("a", "rule_as_read", "held: as read"), Binding("0", "rule_invalid", "held: invalid"),
         Binding("R", "rule_as", "held: rule as…")]
@@ -76,12 +76,6 @@ def shown(value) -> str:
             return "".join(value)
         return ("/" if all(isinstance(item, list) for item in value) else " ").join(map(shown, value))
     return str(value)
-
-
-def _cut(text: str, most: int) -> str:
-    """text on one line, cut to most characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 class KeyBar(Widget):
@@ -347,12 +341,12 @@ class GameConsole(Boundary, App):
         detail.append(f"{held['serial']}: {summary(held['card'])}", style="bold")
         for name, by_value in held.get("scores", {}).items():          # the scanner's bubble scores
             detail.append(f"  {name}: " + "  ".join(f"{value} {score:.2f}" for value, score in by_value.items()))
-        detail.append(f"\nwhy held: {held['reason']}")      # the keys to rule are in the footer
+        detail.append(f"\n{_('why held')}: {held['reason']}")      # the keys to rule are in the footer
         findings = held.get("findings", [])
         for finding in findings[:SHOWN_FINDINGS]:
-            detail.append(f"\n  {finding['code']}: {_cut(finding['message'], SHOWN_MESSAGE)}")
+            detail.append(f"\n  {finding['code']}: {clipped(finding['message'], SHOWN_MESSAGE)}")
         if len(findings) > SHOWN_FINDINGS:
-            detail.append(f"\n  … and {len(findings) - SHOWN_FINDINGS} more")
+            detail.append("\n  " + _("… and {n} more", n=len(findings) - SHOWN_FINDINGS))
         self.query_one("#review-detail", Static).update(detail)
         self.load_crop(held["serial"], held.get("crop", ""))
 

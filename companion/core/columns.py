@@ -13,6 +13,16 @@ def display_width(text: str) -> int:
                else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+def clipped(text: str, columns: int) -> str:
+    """text on one line, cut with "…" to fit `columns` terminal columns (a Japanese message is two a character)."""
+    text = " ".join(text.split())
+    if display_width(text) <= columns:
+        return text
+    while display_width(text) > columns - 1:
+        text = text[:-1]
+    return text + "…"
+
+
 def pad(text: str, width: int, right: bool = False) -> str:
     """text filled with spaces to `width` columns (on the left when right-aligned); longer text is kept whole."""
     fill = " " * max(0, width - display_width(text))

@@ -77,3 +77,13 @@ def test_the_rehearsal_sees_the_consoles_first_screen_in_the_event_files_languag
 
     drive(ConsoleApp(session, clock=clock.now), body, (160, 45))
     assert [pane for pane in panes if pane not in shown["screen"]] == []
+
+
+def test_a_finding_s_message_is_clipped_by_terminal_columns_not_characters():
+    """A held card's findings are cut to fit the review pane: a Japanese message takes two columns a
+    character, so 160 characters of it would be 320 columns."""
+    from companion.core.columns import clipped
+    japanese = "線が 丸 に触れている：印か、はみ出た線か？" * 20
+    cut = clipped(japanese, 40)
+    assert display_width(cut) <= 40 and cut.endswith("…") and japanese.startswith(cut[:-1])
+    assert clipped("a [b]\n [/]  c", 40) == "a [b] [/] c"           # one line, the text as sent
