@@ -83,3 +83,13 @@ def test_a_chute_pass_with_one_frame_read_is_accepted_when_its_numerals_agree():
     messages += acceptor.tick(p.shot(len(p) - 1).t + 1.0)
     assert reads == [10]
     assert [(type(m), m.ball) for m in messages] == [(BallRead, 10)]
+
+
+def test_the_numeral_templates_are_drawn_when_the_decoder_is_made_not_at_the_first_ball():
+    from vision.balls import numeral
+    numeral._printed_correlations.cache_clear()
+    decoder = BallDecoder("zxing", warn=lambda _: None)
+    made = numeral._printed_correlations.cache_info().misses
+    assert made == 1
+    assert decoder.read(still(RENDERER, 11, 3)).witnessed
+    assert numeral._printed_correlations.cache_info().misses == made      # the first witness drew nothing

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import ball_labels as labels
 from . import match
-from .unroll import View, unroll
+from .unroll import View, unroll, unrolled_size
 
 PX_PER_MM = 6.0            # the sticker unrolled this fine (the camera gives about 4.5 px/mm in the chute)
 CENTRE_SLACK_MM = 2.0      # how far the label's spot may be from the QR's centre
@@ -48,13 +48,23 @@ def numeral_scores(gray, view: View, centre, normal, design: labels.Design, orig
     """Each ball's numeral (in labels.BALLS order) correlated with the two numerals beside the
     label, averaged, and the px per mm they were seen at; None when the label's finders cannot
     say which way is up."""
-    half = design.sticker / 2 + CENTRE_SLACK_MM
+    half, ppm = _unrolled(design)
     wide, _ = unroll(gray, view, centre, design.radius, normal, half, PX_PER_MM, origin, fill)
-    ppm = wide.shape[0] / (2 * half)
     boxes = numeral_boxes(match.square_to_axes(wide.astype(np.float32) / 255), design, ppm)
     if not boxes:
         return None
     return np.mean([_correlations(box, design, ppm) for box in boxes], axis=0), ppm
+
+
+def prepare(design: labels.Design) -> None:
+    """Draw the numerals' templates now (about 0.1 s), not while the first ball goes by."""
+    _printed_correlations(design, _unrolled(design)[1])
+
+
+def _unrolled(design: labels.Design) -> tuple[float, float]:
+    """How far round the label the sticker is unrolled (mm) and the px per mm it comes out at."""
+    half = design.sticker / 2 + CENTRE_SLACK_MM
+    return half, unrolled_size(half, PX_PER_MM) / (2 * half)
 
 
 def clear_of_others(scores: np.ndarray, ball: int, design: labels.Design, ppm: float) -> float:

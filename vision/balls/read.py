@@ -87,6 +87,7 @@ class BallDecoder:
             raise ValueError(f"ball distance {list(self.distance)} mm: near then far, both beyond the ball's "
                              f"radius ({self.design.radius:g} mm)")
         match.prepare()
+        numeral.prepare(self.design)
         if mode not in ("flatten", "raw"):
             raise ValueError(f"unknown mode {mode!r}")
 

@@ -99,13 +99,18 @@ def _grid(size: int, half_angle: float) -> tuple[np.ndarray, np.ndarray, np.ndar
             (np.sin(rho) * y / safe).astype(np.float32))
 
 
+def unrolled_size(half_mm: float, px_per_mm: float) -> int:
+    """The side in pixels of what unroll() lays flat: a multiple of 8 (few sizes, so the grids are reused)."""
+    return max(int(round(2 * half_mm * px_per_mm / 8)) * 8, 8)
+
+
 def unroll(gray: np.ndarray, view: View, centre: np.ndarray, radius: float, normal: np.ndarray,
            half_mm: float, px_per_mm: float, origin=(0, 0), fill: int = 128) -> tuple[np.ndarray, tuple]:
     """The ball's surface around `normal` laid flat, distances from that point kept (the way a
     sticker lies on the ball). `origin` is where `gray` sits in the full frame (the ROI's corner);
     the far side of the ball, which the camera cannot see, comes out as `fill`.
     Returns the image and its frame (normal, e1, e2) for mapping points back onto the ball."""
-    size = max(int(round(2 * half_mm * px_per_mm / 8)) * 8, 8)      # few sizes, so the grids are reused
+    size = unrolled_size(half_mm, px_per_mm)
     cos_r, sc, ss = _grid(size, round(half_mm / radius, 4))
     e1, e2 = _basis(normal)
     # each pixel's outward normal m, and its point on the ball, centre + radius * m
