@@ -221,7 +221,8 @@ class SimSource(Source):
 
     def ask(self, ball) -> None:
         """From now on show the ball ball() names (None: no ball, empty frames), and change at once
-        when it changes: the ball the calibration check asks for, or the one the simulated cage dropped."""
+        when it changes: the ball the calibration check asks for, or the one the simulated cage dropped.
+        It passes once and stays (a ball in the cradle is not rolled in again until it is taken)."""
         self._asked = ball
 
     def open(self) -> None:
@@ -250,6 +251,8 @@ class SimSource(Source):
         i, self._next = self._next, self._next + 1
         if i < len(self._pass):
             return self._pass.shot(i).image
+        if self._asked:              # it stays where the pass left it (at rest, or down the chute) until taken
+            return self._pass.shot(len(self._pass) - 1).image
         if i >= len(self._pass) + int(self.gap * self.fps):
             self._pass = None
         return self._empty

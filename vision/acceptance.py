@@ -7,7 +7,8 @@ counts as a second frame, once a window: one witnessed read is enough when `agre
 numeral is never read alone: it only ever vouches for the QR read beside it. Two
 different balls read in one window is an alert, never a guess; so is a ball the referee
 does not have in the machine, and a ball seen but not read in time. After a verdict the
-acceptor waits for the ball to leave (no ball seen for `gone_ms`) or for the next beam.
+acceptor waits for the ball to leave (frames showing no ball for `gone_ms`: one frame that misses
+the ball, however late it comes, is not the ball gone) or for the next beam.
 
 Pure logic: times come in with the frames (seconds, any monotonic clock), so the same code
 runs live, on recorded frames and in the benchmark.
@@ -74,7 +75,7 @@ class Acceptor:
         self._settled: set[int] = set()       # balls already ruled on while this ball stays in view
         self._holding = False                 # a verdict was given; waiting for the ball to leave
         self._crowded = False                 # told of several balls in view; not again until they leave
-        self._last_seen: float | None = None
+        self._unseen_since: float | None = None     # the first frame showing no ball since one did
 
     def beam(self, t: float) -> list:
         """The break-beam saw a ball pass: a new ball, whatever came before."""
@@ -95,8 +96,10 @@ class Acceptor:
         out = self._expire(t)
         seen = found or ball is not None or bool(conflict) or bool(alert)
         if seen:
-            self._last_seen = t
-        elif self._holding and self._last_seen is not None and t - self._last_seen >= self.gone:
+            self._unseen_since = None
+        elif self._unseen_since is None:
+            self._unseen_since = t
+        elif self._holding and t - self._unseen_since >= self.gone:
             self._settled, self._holding, self._crowded = set(), False, False      # the ball has left
         new = [b for b in (conflict or ((ball,) if ball is not None else ())) if b not in self._settled]
         if self._crowded:             # told of several balls: nothing more until the view clears

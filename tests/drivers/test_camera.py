@@ -113,3 +113,19 @@ def test_the_simulated_camera_sends_balls_and_remembers_which(monkeypatch):
     assert source.passes == [7]
     assert cam.captured > 5 and frames + cam.dropped == cam.captured
     assert camera.VIDEO_SUFFIXES and camera.IMAGE_SUFFIXES
+
+
+def test_a_ball_the_simulated_camera_is_asked_to_show_rolls_in_once_and_stays_until_taken():
+    """The simulated cage's ball rests in the cradle until the referee has it: rolled in again, a
+    slow console would see it twice and read it again."""
+    source = SimSource("cradle", fps=30, seed=4, gap_seconds=0.1)
+    shown = [9]
+    source.ask(lambda: shown[0])
+    source.open()
+    frames = [source.read() for _ in range(80)]        # a pass in the cradle lasts at most 0.9 s (27 frames)
+    assert source.passes == [9] and np.array_equal(frames[-1], frames[-20])
+    shown[0] = None
+    assert not np.array_equal(source.read(), frames[-1])
+    shown[0] = 12
+    source.read()
+    assert source.passes == [9, 12]

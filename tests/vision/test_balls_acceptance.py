@@ -65,6 +65,17 @@ def test_a_ball_resting_in_view_is_reported_once_and_again_after_it_leaves():
     assert isinstance(out[0], BallRead)
 
 
+def test_one_frame_missing_the_ball_on_a_slow_reader_is_not_the_ball_gone():
+    """A busy reader takes a frame every few tenths of a second: one of them not finding the
+    resting ball does not let the same ball be read, and drawn, again."""
+    acceptor = Acceptor(agree=2, gone_ms=300)
+    assert len(feed(acceptor, [5, 5])) == 1
+    assert acceptor.frame(0.45, False, None) == []                   # 0.42 s after the last sight
+    assert acceptor.frame(0.55, True, 5) + acceptor.frame(0.65, True, 5) == []
+    assert acceptor.frame(0.9, False, None) + acceptor.frame(1.25, False, None) == []   # gone 0.35 s
+    assert isinstance((acceptor.frame(1.3, True, 5) + acceptor.frame(1.35, True, 5))[0], BallRead)
+
+
 def test_the_next_ball_may_follow_without_a_gap():
     acceptor = Acceptor(agree=2)
     out = feed(acceptor, [5, 5, 5, 8, 8])
