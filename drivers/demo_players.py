@@ -178,8 +178,8 @@ class Players:
 
 
 def _digits(role: str, no: int) -> dict:
-    from vision import layouts as L
-    tens, units = L.digit_fields(role)
+    from vision.layouts.bingo import digit_fields
+    tens, units = digit_fields(role)
     return {tens: [str(no // 10)], units: [str(no % 10)]}
 
 

@@ -15,5 +15,6 @@ GAME = GameRules(
     cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.bingo:PRINTER",
+    layouts="vision.layouts.bingo:CARDS",
     order=0,
     screens=Screens("tui.bingo.console:ConsoleApp", "tui.bingo.display:DisplayApp", balls=True))

@@ -22,7 +22,7 @@ PHASE_WORDS = {
     "finished": "the game is finished",
 }
 
-# Printed serials (vision/layouts.py serial()): V<owner><turn>, R<owner><card>, two digits each.
+# Printed serials (vision/layouts/bingo.py): V<owner><turn>, R<owner><card>, two digits each.
 PRINTED = {c.Vote: ("vote", "V", re.compile(r"V([0-9]{2})([0-9]{2})")),
            c.Rob: ("robbery", "R", re.compile(r"R([0-9]{2})([0-9]{2})"))}
 MAX_PLAYER_NO = 99      # serials print the owner in two digits

@@ -14,5 +14,6 @@ GAME = GameRules(
     cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.bluff:PRINTER",
+    layouts="vision.layouts.bluff:CARDS",
     page=("bluff.css", "bluff.js"), phones="tui.bluff.phone", order=2,
     screens=Screens("tui.bluff.console:BluffConsoleApp", "tui.bluff.display:BluffDisplayApp"))

@@ -52,7 +52,7 @@ def register(sub, groups) -> None:
     p.set_defaults(run=scan)
 
     p = sub.add_parser("layout", help="a card kind's layout: size, markers, code, each bubble's value, centre, radius (mm)")
-    p.add_argument("kind", help="vote, robbery, inout, change, exclusion, bingo, number, bluff_dice or bluff_declare")
+    p.add_argument("kind", help="a card kind, e.g. vote (an unknown one: the error lists every game's)")
     p.add_argument("--json", action="store_true", help="as JSON (the form tools read)")
     p.set_defaults(run=layout)
 

@@ -108,7 +108,8 @@ class GameRules:
     staff_text: Callable[[dict], str]           # the views as plain text, for the terminal
     public_text: Callable[[dict], str]
     checkpoints: tuple = ()                     # events after which [event] backup is copied
-    cards: tuple[str, ...] = ()                 # its printed card kinds (vision/layouts.py), scanned alike
+    cards: tuple[str, ...] = ()                 # its printed card kinds, scanned alike
+    layouts: str | None = None                  # "module:CARDS" declaring them (vision/layouts/<game>.py)
     replay: Callable[[object, list], dict] | None = None   # `replay --json` (staff) if not staff + log
     event: EventRules | None = None             # its part of the event file (event.toml)
     night: "NightReport | None" = None          # its part of `companion report` (companion/core/report.py)

@@ -14,5 +14,6 @@ GAME = GameRules(
     cards=("number",), replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.voters:PRINTER",
+    layouts="vision.layouts.voters:CARDS",
     page=("voters.js",), order=1,
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

@@ -14,7 +14,7 @@ from .state import State
 
 MIN_PLAYERS = 3              # V1
 MAX_NO = 99                  # number cards print the player in two digits (games past 99: bets without a card)
-SERIAL = re.compile(r"N([0-9]{2})([0-9]{2})")      # vision/layouts.py: N<owner><game>
+SERIAL = re.compile(r"N([0-9]{2})([0-9]{2})")      # vision/layouts/voters.py: N<owner><game>
 UNREADABLE = "unreadable or miswritten card (V7)"
 PHASE_WORDS = {"new": "the table is not set up yet", "ready": "no game is dealt",
                "betting": "betting is open", "closed": "betting is closed"}

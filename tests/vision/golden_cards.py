@@ -75,7 +75,7 @@ def names() -> list[tuple[str, str, str, str, int]]:
 def make(game: Game, kind: str, tier: str, style_index: int, name: str) -> C.Sample:
     """One card of the corpus: depends only on the printed deck, the seed and its name."""
     n = int(name.rsplit("/", 1)[1])
-    rng = np.random.default_rng([SEED, tier == "hard", style_index, list(card_deck.L.LAYOUTS).index(kind), n])
+    rng = np.random.default_rng([SEED, tier == "hard", style_index, list(card_deck.L.kinds()).index(kind), n])
     style = C.STYLES[style_index]
     if kind in C.KIND_WEIGHTS:
         return C.sample(game.deck, rng, tier, kinds=(kind,), styles=(style,))

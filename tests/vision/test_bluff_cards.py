@@ -15,6 +15,7 @@ from companion.cli import main
 from companion.core.journal import Journal
 from companion.core.session import Session
 from vision import layouts as L
+from vision.layouts import bluff
 from vision.cards import Scanner, Settings, referee
 from vision.sim import bluff_cards as B
 
@@ -57,7 +58,7 @@ def _scan(scanner, deck, serial: str, marks, seed: int = 0, pen=B.BALLPOINT):
 
 
 def dice_marks(faces: list[str], styles=("circle", "fill", "tick")) -> list[tuple[str, str, str]]:
-    return [(L.die_field(row), face, styles[row % len(styles)]) for row, face in enumerate(faces, 1)]
+    return [(bluff.die_field(row), face, styles[row % len(styles)]) for row, face in enumerate(faces, 1)]
 
 
 def declare_marks(face: int, count: int, style: str = "circle") -> list[tuple[str, str, str]]:
@@ -102,7 +103,7 @@ def test_AB7_the_layouts_have_a_row_of_six_faces_per_die_and_a_face_and_two_digi
     assert values["bluff_declare"] == {"face": ["1", "2", "3", "4", "5"], "count_tens": ["0", "1", "2", "3"],
                                        "count_units": [str(d) for d in range(10)]}
     card = L.Card("bluff_dice", "night", L.serial("bluff_dice", 4, 3, "garnet"), 4, 3)
-    assert L.verify(L.payload(card, "s"), "night", "s") == card and L.dice_gem(card.serial) == "garnet"
+    assert L.verify(L.payload(card, "s"), "night", "s") == card and bluff.dice_gem(card.serial) == "garnet"
     texts = {i.text for i in L.items(card) if isinstance(i, L.Text)}
     assert {"第 3 期 · Period 3", "garnet · Player 4", "D0403garnet"} <= texts
 
@@ -132,8 +133,8 @@ def test_a_dice_vote_card_is_the_faces_of_its_gems_dice(scanner, deck, faces):
 
 @needs_poppler
 def test_a_die_with_two_faces_or_a_blank_dice_card_goes_to_review(scanner, deck):
-    two = _scan(scanner, deck, "D0101ruby", dice_marks(["1", "2"]) + [(L.die_field(3), "3", "circle"),
-                                                                       (L.die_field(3), "5", "circle")])
+    two = _scan(scanner, deck, "D0101ruby", dice_marks(["1", "2"]) + [(bluff.die_field(3), "3", "circle"),
+                                                                       (bluff.die_field(3), "5", "circle")])
     assert (two.decision, two.reason) == ("review", "die3: 2 faces"), two
     assert two.command["do"] == "hold" and two.command["card"]["faces"] == {"ruby": ["1", "2"]}
     blank = _scan(scanner, deck, "D0102ruby", [])

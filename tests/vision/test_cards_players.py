@@ -9,6 +9,7 @@ from companion.cli import main
 from companion.core.journal import Journal
 from companion.core.session import Session
 from vision import layouts as L
+from vision.layouts import bingo
 from vision.cards import referee
 
 cv2.setNumThreads(1)
@@ -30,7 +31,7 @@ def _robbery(owner: int, marks: list[tuple[str, str]]):
 
 
 def _number(role: str, n: int) -> list[tuple[str, str]]:
-    tens, units = L.digit_fields(role)
+    tens, units = bingo.digit_fields(role)
     return [(tens, str(n // 10)), (units, str(n % 10))]
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from companion.bingo import GAME as BINGO
 from vision import layouts as L
+from vision.layouts import bingo
 from vision.sim import card_bench as B, card_deck as D, cards as C, shadow_cards as S
 
 pytestmark = pytest.mark.skipif(not shutil.which("pdftoppm"), reason="needs poppler-utils (pdftoppm)")
@@ -180,9 +181,9 @@ def test_a_robbery_card_names_player_numbers_in_its_digit_rows(deck):
         picture = np.full((round(L.CARD_H * D.RES), round(L.CARD_W * D.RES), 3), 255, np.float32)
         fields, _, _ = C.mark_card(rng, picture, "robbery", deck.bubbles["robbery"], "tick")
         for role in ("robber", "victim"):
-            tens, units = L.digit_fields(role)
+            tens, units = bingo.digit_fields(role)
             numbers.append(int(fields[tens][0] + fields[units][0]))
-    assert all(1 <= n <= L.MAX_PLAYERS for n in numbers) and any(n >= 10 for n in numbers), numbers
+    assert all(1 <= n <= bingo.MAX_PLAYERS for n in numbers) and any(n >= 10 for n in numbers), numbers
 
 
 def test_the_corpus_is_the_same_for_a_seed_and_differs_between_seeds(deck):

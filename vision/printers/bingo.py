@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .. import layouts as L
+from ..layouts.bingo import MAX_PLAYERS
 from . import Printer, PrintError
 
 SPECIALS = ("inout", "change", "exclusion")
@@ -13,8 +14,8 @@ ROBBERY_CARDS = 8
 
 def cards(args, event, everyone: dict, chosen: list[int]):
     """(cards, what the summary adds)."""
-    if max(everyone, default=0) > L.MAX_PLAYERS:
-        raise PrintError(f"{args.event}: robbery cards carry player numbers 1-{L.MAX_PLAYERS}; "
+    if max(everyone, default=0) > MAX_PLAYERS:
+        raise PrintError(f"{args.event}: robbery cards carry player numbers 1-{MAX_PLAYERS}; "
                          f"this event has player {max(everyone)}")
     cards = []
     for no in [] if args.only_special else chosen:

@@ -261,7 +261,7 @@ def _identify(image: np.ndarray, code: str, where: str) -> PrintedCard:
     if not found:
         raise DeckError(f"{where}: a cut card's QR code does not decode")
     parts = found[0].split("|")
-    kinds = {letter: kind for kind, letter in L.KIND_CODES.items()}
+    kinds = {kind.code: name for name, kind in L.kinds().items()}
     if len(parts) != 7 or parts[1] not in kinds:
         raise DeckError(f"{where}: a cut card's code {found[0][:40]!r} is not a card code")
     _, letter, event, serial, turn, owner, _ = parts

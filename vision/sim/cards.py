@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from .. import layouts as L
+from ..layouts import bingo as robbery          # its robbery cards carry player numbers as digits
 from . import card_deck, card_photo
 from .card_deck import RES
 from .card_photo import PHOTO_SIZE  # noqa: F401 (the bench asks the corpus for its photo size)
@@ -316,9 +317,9 @@ def _meant(rng, rings: dict) -> dict[str, str]:
     1..MAX_PLAYERS written as its tens and units digits."""
     meant = {name: list(values)[int(rng.integers(len(values)))] for name, values in rings.items()}
     for role in ("robber", "victim"):
-        tens, units = L.digit_fields(role)
+        tens, units = robbery.digit_fields(role)
         if tens in rings and units in rings:
-            number = int(rng.integers(1, L.MAX_PLAYERS + 1))
+            number = int(rng.integers(1, robbery.MAX_PLAYERS + 1))
             meant[tens], meant[units] = str(number // 10), str(number % 10)
     return meant
 
