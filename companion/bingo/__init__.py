@@ -1,5 +1,5 @@
 """Plunder Bingo (強奪ビンゴ): one game of the companion's protocol (companion.core.games)."""
-from ..core.games import GameRules, Screens
+from ..core.games import GameRules, PrintOption, Screens
 from . import cards, commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
@@ -15,6 +15,13 @@ GAME = GameRules(
     cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.bingo:PRINTER",
-    layouts="vision.layouts.bingo:CARDS",
+    layouts="vision.layouts.bingo:CARDS", print_options=(
+        PrintOption("--special", "special cards on demand: inout, change or exclusion, e.g. change=3 or inout=2x4",
+                    "--special cards are Plunder Bingo's", [], {"action": "append", "metavar": "KIND=PLAYER[xN]"}),
+        PrintOption("--first", "number of the first special card (keep serials unique across print runs: "
+                               "continue where the last run stopped)",
+                    "--first numbers Plunder Bingo's special cards", 1, {"type": int}),
+        PrintOption("--only-special", "print only the --special cards", "--only-special is for Plunder Bingo's "
+                    "special cards", False, {"action": "store_true"})),
     order=0,
     screens=Screens("tui.bingo.console:ConsoleApp", "tui.bingo.display:DisplayApp", balls=True))

@@ -1,10 +1,12 @@
 """Auction Bluff (オークションブラフ, docs/rules/auction-bluff.md): one game of the companion's protocol (companion.core.games)."""
-from ..core.games import GameRules, Screens
+from ..core.games import GameRules, PrintOption, Screens
 from . import cards, commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
 from .state import State
+
+ITS_OWN = "--periods and --gem are for an Auction Bluff event's cards"
 
 GAME = GameRules(
     name="bluff", title="Auction Bluff", schema=commands.SCHEMA, events=events.EVENTS, state=State,
@@ -14,6 +16,10 @@ GAME = GameRules(
     cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.bluff:PRINTER",
-    layouts="vision.layouts.bluff:CARDS",
+    layouts="vision.layouts.bluff:CARDS", print_options=(
+        PrintOption("--periods", "an Auction Bluff event: each player's dice-vote and declaration cards for periods 1..N",
+                    ITS_OWN, argparse={"type": int, "metavar": "N"}),
+        PrintOption("--gem", "an Auction Bluff event: dice-vote cards for this gem's dice (default: each player's own; "
+                             "after a transfer, print the received gem's too)", ITS_OWN)),
     page=("bluff.css", "bluff.js"), phones="tui.bluff.phone", order=2,
     screens=Screens("tui.bluff.console:BluffConsoleApp", "tui.bluff.display:BluffDisplayApp"))

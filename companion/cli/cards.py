@@ -14,21 +14,14 @@ from pathlib import Path
 from . import CommandError
 
 def register(sub, groups) -> None:
-    p = groups["print"].add_parser("cards", help="every player's cards as an A4 PDF (Plunder Bingo: vote, robbery, "
-                                                 "bingo, specials; Voters: number cards)")
+    from ..core import games
+    p = groups["print"].add_parser("cards", help="every player's cards as an A4 PDF (the event's game's cards; "
+                                                 "the options after --players are each one game's)")
     p.add_argument("--event", required=True, help="event.toml (its id and secret sign every card)")
     p.add_argument("--out", required=True, help="the PDF to write")
     p.add_argument("--players", help="only these player numbers, e.g. 1,3 (default: all)")
-    p.add_argument("--special", action="append", default=[], metavar="KIND=PLAYER[xN]",
-                   help="special cards on demand: inout, change or exclusion, e.g. change=3 or inout=2x4")
-    p.add_argument("--first", type=int, default=1, help="number of the first special card (keep serials unique "
-                                                        "across print runs: continue where the last run stopped)")
-    p.add_argument("--only-special", action="store_true", help="print only the --special cards")
-    p.add_argument("--games", type=int, metavar="N", help="a Voters event: each player's number cards for games 1..N")
-    p.add_argument("--periods", type=int, metavar="N", help="an Auction Bluff event: each player's dice-vote and "
-                                                            "declaration cards for periods 1..N")
-    p.add_argument("--gem", help="an Auction Bluff event: dice-vote cards for this gem's dice (default: each "
-                                 "player's own; after a transfer, print the received gem's too)")
+    for option in (option for game in games.GAMES.values() for option in game.print_options):
+        p.add_argument(option.flag, help=option.help, default=option.default, **option.argparse)
     p.set_defaults(run=print_cards)
 
     p = groups["print"].add_parser("sheets", help="an Auction Bluff event: each player's sheet (A4, one page a "
@@ -109,8 +102,6 @@ def print_cards(args) -> int:
         cards, extra = games.load(game.printer).cards(args, event, everyone, chosen)
     except PrintError as error:
         raise CommandError(str(error), 2)
-    if not cards:
-        raise CommandError("nothing to print: name --special cards or drop --only-special", 2)
     try:
         pages = write_pdf(cards, event.secret, args.out, f"{event.name} ({event.id})")
     except FontMissing as error:
@@ -126,10 +117,9 @@ def _refuse_other_games_options(args, game) -> None:
     """An option only another game's cards take (Voters' --games, say) is an error, not ignored."""
     from ..core import games
     for other in games.GAMES.values():
-        if other.printer and other is not game:
-            for option, what in games.load(other.printer).options.items():
-                if getattr(args, option) is not None:
-                    raise CommandError(f"{what}; this is a {game.title} event", 2)
+        for option in other.print_options if other is not game else ():
+            if getattr(args, option.dest) != option.default:
+                raise CommandError(f"{option.elsewhere}; this is a {game.title} event", 2)
 
 
 def _chosen(players: str | None, everyone: dict) -> list[int]:

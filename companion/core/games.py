@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, reduce
 from typing import Callable
 
@@ -94,6 +94,20 @@ class Screens:
 
 
 @dataclass(frozen=True)
+class PrintOption:
+    """An option of `companion print cards` only this game's cards take."""
+    flag: str                                   # "--games"
+    help: str
+    elsewhere: str                              # said to another game's event given it
+    default: object = None                      # what it is when not given
+    argparse: dict = field(default_factory=dict)   # argparse's other keywords: type, metavar, action
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
 class GameRules:
     name: str                                   # the setup's and the event file's `game`
     title: str                                  # shown to people: "Plunder Bingo"
@@ -116,6 +130,7 @@ class GameRules:
     screens: Screens | None = None              # its staff console and audience display
     card_rules: CardRules | None = None         # what its printed cards say once read (companion/core/cards.py)
     printer: str | None = None                  # "module:Printer" of `companion print cards` (vision/printers)
+    print_options: tuple[PrintOption, ...] = ()  # the options of `companion print cards` only its cards take
     page: tuple[str, ...] = ()                  # its styles and scripts on the audience web page (in tui/web)
     phones: str | None = None                   # the module of its players' private phone pages (Phone, revoke, ...)
     order: int = 100                            # its place in every list of games (choices, messages)

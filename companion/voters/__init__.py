@@ -1,5 +1,5 @@
 """Voters (ボーター, docs/rules/voters.md): one game of the companion's protocol (companion.core.games)."""
-from ..core.games import GameRules, Screens
+from ..core.games import GameRules, PrintOption, Screens
 from . import cards, commands, events, night, report, views
 from .event import EVENT
 from .decide import decide
@@ -14,6 +14,8 @@ GAME = GameRules(
     cards=("number",), replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.voters:PRINTER",
-    layouts="vision.layouts.voters:CARDS",
+    layouts="vision.layouts.voters:CARDS", print_options=(
+        PrintOption("--games", "a Voters event: each player's number cards for games 1..N",
+                    "--games is for a Voters event's number cards", argparse={"type": int, "metavar": "N"}),),
     page=("voters.js",), order=1,
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

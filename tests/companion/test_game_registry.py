@@ -21,12 +21,15 @@ FIFTH = '''
 from copy import copy
 from dataclasses import replace
 
+from companion.core.games import PrintOption
 from companion.jail import GAME as JAIL
 
 schema = copy(JAIL.schema)          # the jail card game's rules under another name
 schema.enums = {**schema.enums, ("Setup", "game"): ("chess",)}
 GAME = replace(JAIL, name="chess", title="Chess", schema=schema, order=4, page=("chess.css", "chess.js"),
-               cards=("move",), layouts="chess_layouts:CARDS")
+               cards=("move",), layouts="chess_layouts:CARDS",
+               print_options=(PrintOption("--moves", "a Chess event: each player's move cards for moves 1..N",
+                                          "--moves is for a Chess event's move cards", argparse={"type": int}),))
 '''
 CHESS_LAYOUTS = '''
 from dataclasses import replace
@@ -99,6 +102,17 @@ def test_a_fifth_game_s_cards_are_laid_out_coded_and_read_from_its_declaration(f
     card = L.Card("move", "night", L.serial("move", 3, 12), 3, 1)
     assert card.serial == "Q03012" and L.verify(L.payload(card, "s"), "night", "s") == card
     assert main(["layout", "move"]) == 0 and capsys.readouterr().out.startswith("Move card: 96.0 x 90.0 mm")
+
+
+def test_a_fifth_game_s_print_options_are_offered_and_refused_to_another_game_s_event(fifth_game, tmp_path, capsys):
+    printing = build_parser()._subparsers._group_actions[0].choices["print"]._subparsers._group_actions[0]
+    assert "--moves MOVES         a Chess event: each player's move cards" in printing.choices["cards"].format_help()
+    bingo = tmp_path / "bingo.toml"
+    assert main(["init", "--out", str(bingo), "--players", "3", "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main(["print", "cards", "--event", str(bingo), "--moves", "2", "--out", str(tmp_path / "x.pdf")]) == 2
+    assert capsys.readouterr().err == \
+        "companion: --moves is for a Chess event's move cards; this is a Plunder Bingo event\n"
 
 
 def test_without_the_package_its_card_kind_is_unknown():

@@ -5,7 +5,7 @@ game and the domain imports no vision code.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 
@@ -16,6 +16,4 @@ class PrintError(ValueError):
 @dataclass(frozen=True)
 class Printer:
     cards: Callable        # (args, event, everyone: {no: player}, chosen: [no]) -> (cards, what the summary adds)
-    options: dict[str, str] = field(default_factory=dict)   # an option only this game takes (its args name)
-                                                            # -> what it is for, said to another game's event
     sheets: Callable | None = None   # (event, players, {no: phone page URL}, out): the players' sheets (GameRules.phones)

@@ -29,6 +29,8 @@ def cards(args, event, everyone: dict, chosen: list[int]):
         for _ in range(count):
             cards.append(L.Card(kind, event.id, L.serial(kind, no, number), no, 0, everyone[no]["name"]))
             number += 1
+    if not cards:
+        raise PrintError("nothing to print: name --special cards or drop --only-special")
     return cards, f"; next special card number: {number}" if args.special else ""
 
 

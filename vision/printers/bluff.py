@@ -12,12 +12,9 @@ from ..render import qr_modules
 from . import Printer, PrintError
 
 MAX_PERIODS = 99        # a bluff card's serial prints the period in two digits
-ITS_OWN = "--periods and --gem are for an Auction Bluff event's cards"
 
 
 def cards(args, event, everyone: dict, chosen: list[int]):
-    if args.special or args.only_special:
-        raise PrintError("--special cards are Plunder Bingo's; an Auction Bluff event prints --periods N")
     if args.periods is None or not 1 <= args.periods <= MAX_PERIODS:
         raise PrintError(f"an Auction Bluff event: give --periods N, 1-{MAX_PERIODS} (each player's cards for "
                          f"periods 1..N)" if args.periods is None else f"--periods {args.periods}: give "
@@ -70,4 +67,4 @@ def sheets(event, players: list[dict], urls: dict[int, str], out: str) -> None:
     pdf.save()
 
 
-PRINTER = Printer(cards, {"periods": ITS_OWN, "gem": ITS_OWN}, sheets)
+PRINTER = Printer(cards, sheets=sheets)

@@ -8,8 +8,6 @@ MAX_GAMES = 99          # a number card's serial prints the game no. in two digi
 
 
 def cards(args, event, everyone: dict, chosen: list[int]):
-    if args.special or args.only_special:
-        raise PrintError("--special cards are Plunder Bingo's; a Voters event prints number cards (--games N)")
     if args.games is None or not 1 <= args.games <= MAX_GAMES:
         raise PrintError(f"a Voters event: give --games N, 1-{MAX_GAMES} (each player's number cards for games 1..N)"
                          if args.games is None else f"--games {args.games}: give 1-{MAX_GAMES}")
@@ -17,4 +15,4 @@ def cards(args, event, everyone: dict, chosen: list[int]):
             for no in chosen for game in range(1, args.games + 1)], ""
 
 
-PRINTER = Printer(cards, {"games": "--games is for a Voters event's number cards"})
+PRINTER = Printer(cards)
