@@ -24,6 +24,8 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from companion.core import games, words
+
 from .game_display import SERVER_PID
 from .failures import Once
 
@@ -105,8 +107,9 @@ class DisplaySession(AppService):
 
 class DisplayServer(Server):
     def __init__(self, journal: Path, host: str, port: int, font_size: int = 24, retry_ms: int = 2000,
-                 max_viewers: int = MAX_VIEWERS):
-        super().__init__(display_command(journal), host=host, port=port, title="Plunder Bingo")
+                 max_viewers: int = MAX_VIEWERS, game: str = games.DEFAULT):
+        """game: the journal's (its title heads the page)."""
+        super().__init__(display_command(journal), host=host, port=port, title=games.rules(game).heading(words.chosen()))
         self.font_size = font_size
         self.retry_ms = retry_ms
         self.max_viewers = max_viewers
@@ -163,7 +166,8 @@ class DisplayServer(Server):
         return websocket
 
 
-def serve_display(journal: Path, host: str, port: int, font_size: int = 24, max_viewers: int = MAX_VIEWERS) -> int:
+def serve_display(journal: Path, host: str, port: int, font_size: int = 24, max_viewers: int = MAX_VIEWERS,
+                  game: str = games.DEFAULT) -> int:
     """Raises OSError when the address cannot be used (port taken, no such interface)."""
-    DisplayServer(journal, host, port, font_size, max_viewers=max_viewers).serve()
+    DisplayServer(journal, host, port, font_size, max_viewers=max_viewers, game=game).serve()
     return 0

@@ -7,7 +7,8 @@ from .evolve import fold
 from .state import State
 
 GAME = GameRules(
-    name="bingo", title="Plunder Bingo", schema=commands.SCHEMA, events=events.EVENTS, state=State,
+    name="bingo", title="Plunder Bingo", title_ja="強奪ビンゴ",
+    schema=commands.SCHEMA, events=events.EVENTS, state=State,
     decide=decide, fold=fold,
     invalid=lambda event: event.reason if isinstance(event, events.CardInvalid) else None,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,

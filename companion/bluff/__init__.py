@@ -9,7 +9,8 @@ from .state import State
 ITS_OWN = "--periods and --gem are for an Auction Bluff event's cards"
 
 GAME = GameRules(
-    name="bluff", title="Auction Bluff", schema=commands.SCHEMA, events=events.EVENTS, state=State,
+    name="bluff", title="Auction Bluff", title_ja="オークションブラフ",
+    schema=commands.SCHEMA, events=events.EVENTS, state=State,
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.PeriodOpened, events.PeriodJudged),

@@ -114,7 +114,7 @@ def display(args) -> int:
         if args.max_viewers < 1:
             raise CommandError(f"--max-viewers must be at least 1, not {args.max_viewers}", 2)
         try:
-            return serve_display(path, args.host, args.port, args.font_size, args.max_viewers)
+            return serve_display(path, args.host, args.port, args.font_size, args.max_viewers, game_of(path))
         except OSError as error:
             raise CommandError(f"cannot serve the display on {args.host}:{args.port}: {error.strerror or error}")
     game = game_of(path)

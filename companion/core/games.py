@@ -20,6 +20,7 @@ import companion
 from .cards import CardRules
 from .commands import Malformed, Schema, shown
 from .events import Events
+from .words import BOTH
 
 DEFAULT = "bingo"
 
@@ -131,9 +132,15 @@ class GameRules:
     card_rules: CardRules | None = None         # what its printed cards say once read (companion/core/cards.py)
     printer: str | None = None                  # "module:Printer" of `companion print cards` (vision/printers)
     print_options: tuple[PrintOption, ...] = ()  # the options of `companion print cards` only its cards take
-    page: tuple[str, ...] = ()                  # its styles and scripts on the audience web page (in tui/web)
+    page: tuple[str, ...] = ()                  # its styles, scripts and markup on the audience web page (in tui/web)
     phones: str | None = None                   # the module of its players' private phone pages (Phone, revoke, ...)
     order: int = 100                            # its place in every list of games (choices, messages)
+    title_ja: str = ""                          # its title in Japanese: "強奪ビンゴ"
+
+    def heading(self, language: str) -> str:
+        """Its title in each of a screen's languages (companion.core.words): "強奪ビンゴ · Plunder Bingo"."""
+        said = {"ja": self.title_ja or self.title, "en": self.title[:1].upper() + self.title[1:]}
+        return BOTH.join(said[part] for part in language.split("+"))
 
     def replay_json(self, state, log: list) -> dict:
         return self.replay(state, log) if self.replay else {**self.staff(state), "log": log}

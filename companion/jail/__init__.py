@@ -7,7 +7,8 @@ from .evolve import fold
 from .state import State
 
 GAME = GameRules(
-    name="jail", title="the jail card game", schema=commands.SCHEMA, events=events.EVENTS, state=State,
+    name="jail", title="the jail card game", title_ja="ならず者の脱獄",
+    schema=commands.SCHEMA, events=events.EVENTS, state=State,
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.RoundEnded), replay=views.replay, event=EVENT,

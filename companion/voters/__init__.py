@@ -7,7 +7,8 @@ from .evolve import fold
 from .state import State
 
 GAME = GameRules(
-    name="voters", title="Voters", schema=commands.SCHEMA, events=events.EVENTS, state=State,
+    name="voters", title="Voters", title_ja="ボーター",
+    schema=commands.SCHEMA, events=events.EVENTS, state=State,
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.GameDealt, events.GameSettled, events.GameVoided),
@@ -17,5 +18,5 @@ GAME = GameRules(
     layouts="vision.layouts.voters:CARDS", print_options=(
         PrintOption("--games", "a Voters event: each player's number cards for games 1..N",
                     "--games is for a Voters event's number cards", argparse={"type": int, "metavar": "N"}),),
-    page=("voters.js",), order=1,
+    page=("voters.html", "voters.js"), order=1,
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

@@ -26,7 +26,8 @@ from companion.jail import GAME as JAIL
 
 schema = copy(JAIL.schema)          # the jail card game's rules under another name
 schema.enums = {**schema.enums, ("Setup", "game"): ("chess",)}
-GAME = replace(JAIL, name="chess", title="Chess", schema=schema, order=4, page=("chess.css", "chess.js"),
+GAME = replace(JAIL, name="chess", title="Chess", title_ja="チェス", schema=schema, order=4,
+               page=("chess.css", "chess.js", "chess.html"),
                cards=("move",), layouts="chess_layouts:CARDS",
                print_options=(PrintOption("--moves", "a Chess event: each player's move cards for moves 1..N",
                                           "--moves is for a Chess event's move cards", argparse={"type": int}),))
@@ -88,12 +89,63 @@ def test_without_the_package_the_fifth_game_is_unknown(capsys):
         "[event] game must be one of 'bingo', 'voters', 'bluff', 'jail', not 'chess'"
 
 
-def test_a_fifth_game_s_part_of_the_audience_page_is_served_from_its_declaration(fifth_game):
+CHESS_MARKUP = b'<main id="chess" aria-label="Chess"></main>\n'
+CHESS_FILES = {"chess.html": CHESS_MARKUP, "chess.css": b"#chess { display: none; }", "chess.js": b"DRAWINGS.chess = () => {};"}
+
+
+@pytest.fixture
+def chess_markup(fifth_game, monkeypatch):
+    """The fifth game's page files, as its package would ship them in tui/web."""
     from tui.web import server
+    shipped = server.asset
+    monkeypatch.setattr(server, "asset", lambda name: CHESS_FILES[name] if name in CHESS_FILES else shipped(name))
+    return server
+
+
+def test_a_fifth_game_s_part_of_the_audience_page_is_served_from_its_declaration(chess_markup):
+    server = chess_markup
     assert {"/chess.css", "/chess.js", "/jail.js", "/bluff.css"} <= set(server.page_files())
-    page = server.index_page().decode()
+    assert "/chess.html" not in server.page_files()             # markup is written into the page
+    page = server.index_page("チェス · Chess").decode()
     assert '<link rel="stylesheet" href="/chess.css"><script src="/chess.js" defer></script>' in page
     assert page.index("/bluff.js") < page.index("/jail.js") < page.index("/chess.js")     # in the games' order
+    assert "<title>チェス · Chess</title>" in page
+    body = page[page.index("<body"):]
+    assert body.index('<main id="voters"') < body.index(CHESS_MARKUP.decode().strip()) < body.index('id="notice"')
+    assert server.titles() == {"bingo": "強奪ビンゴ · Plunder Bingo", "voters": "ボーター · Voters",
+                               "bluff": "オークションブラフ · Auction Bluff", "jail": "ならず者の脱獄 · The jail card game",
+                               "chess": "チェス · Chess"}
+
+
+def test_the_audience_page_and_the_terminal_page_are_titled_for_the_running_game(chess_markup, tmp_path):
+    import asyncio
+
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from companion.core.journal import Journal
+    from companion.core.session import Session
+    from tui.serve import DisplayServer
+    setup, *rest = EXAMPLES.joinpath("jail-round.jsonl").read_text(encoding="utf-8").splitlines()
+    session = Session(Journal(tmp_path / "chess.db"))
+    for line in [json.dumps({**json.loads(setup), "game": "chess"}), *rest[:2]]:
+        session.submit(json.loads(line))
+    session.journal.close()
+
+    async def titles() -> list[str]:
+        seen = []
+        async with TestClient(TestServer(chess_markup.make_app(tmp_path / "chess.db", poll=0.02))) as client:
+            for _ in range(100):
+                page = await (await client.get("/")).text()
+                seen.append(page[page.index("<title>") + 7:page.index("</title>")])
+                if seen[-1] != seen[0]:
+                    break
+                await asyncio.sleep(0.02)
+            said = await (await client.get("/words.json")).json()
+        return seen[::len(seen) - 1 or 1], said
+    seen, said = asyncio.run(titles())
+    assert seen == ["強奪ビンゴ · Plunder Bingo", "チェス · Chess"]     # the default game's until the journal is read
+    assert said["titles"]["chess"] == "チェス · Chess" and said["default_game"] == "bingo"
+    assert DisplayServer(tmp_path / "chess.db", "127.0.0.1", 1, game="chess").title == "チェス · Chess"
 
 
 def test_a_fifth_game_s_cards_are_laid_out_coded_and_read_from_its_declaration(fifth_game, capsys):

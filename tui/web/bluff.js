@@ -23,7 +23,6 @@ function bluffPage() {
 }
 
 function showBluff(view) {
-  document.title = "Auction Bluff";
   document.body.classList.add("-bluff");
   bluffPage();
   const who = new Map(view.players.map((p) => [p.no, p.name]));

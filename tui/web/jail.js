@@ -39,7 +39,6 @@ function jailCard(view, kind, className) {
 }
 
 function showJail(view) {
-  document.title = "The jail card game";
   document.body.classList.add("-jail");
   jailPage();
   const who = new Map(view.players.map((p) => [p.no, p.name]));

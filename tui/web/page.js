@@ -282,6 +282,7 @@ function show(view) {
   state.view = view;
   document.body.classList.remove("-waiting");
   document.body.dataset.phase = view.phase;
+  document.title = TITLES[view.game || DEFAULT_GAME] || document.title;
   (DRAWINGS[view.game] || showBingo)(view);
   document.body.dataset.shown = String(Date.now());
 }

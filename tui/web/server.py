@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import html
 import importlib
 import json
 import logging
@@ -43,7 +44,10 @@ POLL_S = 0.2
 PAGE = {"/": ("index.html", "text/html"), "/page.css": ("page.css", "text/css"),
         "/words.js": ("words.js", "text/javascript"), "/page.js": ("page.js", "text/javascript")}   # the default page: its weight
 PARTS = {".css": ('<link rel="stylesheet" href="/{}">', "text/css"), ".js": ('<script src="/{}" defer></script>', "text/javascript")}
-GAMES_MARK = "<!-- games -->"     # where index.html takes each game's part of the page (GameRules.page)
+MARKUP = ".html"                  # a game's markup: written into the page's body, not served alone
+GAMES_MARK = "<!-- games -->"     # where index.html takes each game's styles and scripts (GameRules.page)
+MARKUP_MARK = "<!-- markup -->"   # where it takes each game's markup (its script shows it when its game runs)
+TITLE_MARK = "<!-- title -->"     # where it takes the running game's title
 # npm mqtt 5.16.0's browser bundle (dist/mqtt.min.js, 342 KB; MIT: mqtt.min.js.LICENSE.txt): only /?mqtt= loads it
 ASSETS = {"/mqtt.min.js": ("mqtt.min.js", "text/javascript")}
 WORDS = "/words.json"             # what page.js loads first: the words, made in make_app
@@ -59,14 +63,22 @@ def asset(name: str) -> bytes:
 
 def page_files() -> dict[str, tuple[str, str]]:
     """The page's files: the default page's and each game's styles and scripts (GameRules.page)."""
-    return PAGE | {f"/{name}": (name, PARTS[Path(name).suffix][1]) for game in games.GAMES.values() for name in game.page}
+    return PAGE | {f"/{name}": (name, PARTS[Path(name).suffix][1]) for game in games.GAMES.values()
+                   for name in game.page if not name.endswith(MARKUP)}
 
 
-def index_page() -> bytes:
-    """index.html with each game's styles and scripts, a line a game."""
-    parts = ["".join(PARTS[Path(name).suffix][0].format(name) for name in game.page)
+def index_page(title: str) -> bytes:
+    """index.html titled so, with each game's styles and scripts (a line a game) and markup."""
+    parts = ["".join(PARTS[Path(name).suffix][0].format(name) for name in game.page if not name.endswith(MARKUP))
              for game in games.GAMES.values() if game.page]
-    return asset("index.html").replace(GAMES_MARK.encode(), "\n  ".join(parts).encode())
+    markup = [asset(name).decode() for game in games.GAMES.values() for name in game.page if name.endswith(MARKUP)]
+    page = asset("index.html").decode().replace(GAMES_MARK, "\n  ".join(parts))
+    return page.replace(MARKUP_MARK, "".join(markup).rstrip()).replace(TITLE_MARK, html.escape(title)).encode()
+
+
+def titles() -> dict[str, str]:
+    """Each game's title in the page's language(s), by its name: the page shows the running game's."""
+    return {name: game.heading(words.chosen()) for name, game in games.GAMES.items()}
 
 
 def entity_tag(body: bytes) -> str:
@@ -127,6 +139,7 @@ class Follower:
         self.path, self.poll, self.publisher = Path(journal), poll, publisher
         self.feed: Feed | None = None
         self.view: dict | None = None
+        self.game: str | None = None         # the name of the journal's game, once read
         self.waiting = "waiting for the journal"
         self.message = sse({"waiting": self.waiting}, "waiting")
         self.batch = 0                       # the last batch folded (for the bench)
@@ -175,11 +188,11 @@ class Follower:
         with self.reading:
             if self.feed is not None:
                 self.feed.journal.close()
-            self.feed, self.view = None, None
+            self.feed, self.view, self.game = None, None, None
 
     def _publish(self, view: dict, deadline: float | None) -> None:
         self.failures.recovered()
-        self.view, self.batch = view, self.feed.last
+        self.view, self.batch, self.game = view, self.feed.last, self.feed.game.rules.name
         self.message = (sse(self.boards.shown(view), "boards") + sse({"deadline": deadline}, "clock")
                         + sse(view))
         if self.publisher is not None:
@@ -238,15 +251,24 @@ def make_app(journal: Path, poll: float = POLL_S, keep_alive: float = KEEP_ALIVE
     follower = Follower(journal, poll, publisher)
     app = web.Application(middlewares=[read_only, answering(follower)])
     files = {**page_files(), **ASSETS}
-    pages = {path: (asset(name), kind) for path, (name, kind) in files.items()} | {"/": (index_page(), "text/html")}
+    pages = {path: (asset(name), kind) for path, (name, kind) in files.items()}
     # The page's words in the event's [display] language (companion/core/words.py), fixed for the process.
-    pages[WORDS] = (json.dumps({"language": words.chosen(), "words": words.every_word()}, ensure_ascii=False).encode(),
-                    "application/json")
-    tags = {path: entity_tag(body) for path, (body, _kind) in pages.items()}
+    pages[WORDS] = (json.dumps({"language": words.chosen(), "words": words.every_word(), "titles": titles(),
+                                "default_game": games.DEFAULT}, ensure_ascii=False).encode(), "application/json")
+    pages = {path: (body, kind, entity_tag(body)) for path, (body, kind) in pages.items()}
+    titled = {name: index_page(title) for name, title in titles().items()}     # the page, by the game running
+    titled = {name: (body, "text/html", entity_tag(body)) for name, body in titled.items()}
+
+    def served(path: str) -> tuple[bytes, str, str]:
+        """A file of the page; the page itself titled for the running game (the default one until
+        the journal names it)."""
+        if path != "/":
+            return pages[path]
+        return titled.get(follower.game, titled[games.DEFAULT])
 
     async def page(request: web.Request) -> web.Response:
         """A file of the page, with its ETag: a reload sends 304 and no body."""
-        (body, kind), tag = pages[request.path], tags[request.path]
+        body, kind, tag = served(request.path)
         if revalidated(request, tag):
             return web.Response(status=304, headers={**HEADERS, "ETag": tag})
         return web.Response(body=body, content_type=kind, charset="utf-8", headers={**HEADERS, "ETag": tag})

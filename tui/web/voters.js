@@ -7,7 +7,6 @@
 const VOTERS_PHASES = { ready: "Waiting for the deal", betting: "Place your bets", closed: "Bets closed" };
 
 function showVoters(view) {
-  document.title = "Voters";
   document.body.classList.add("-voters");
   const game = view.games.length ? view.games[view.games.length - 1] : null;
   const who = new Map(view.players.map((p) => [p.no, p.name]));

@@ -5,6 +5,7 @@
 "use strict";
 
 let WORDS = {}, SPOKEN = 1;            // SPOKEN: how many languages ("ja+en": 2)
+let TITLES = {}, DEFAULT_GAME = "";    // each game's title by its name; the game of a view that names none
 const word = (id) => ({ word: id });
 const t = (id, fill = {}) => {
   const parts = (WORDS[id] || id).split(" · ");
@@ -37,6 +38,8 @@ function loadWords(start) {
   fetch("/words.json").then((answer) => (answer.ok ? answer.json() : {}))
     .catch(() => ({})).then((answer) => {
       WORDS = answer.words || {};
+      TITLES = answer.titles || {};
+      DEFAULT_GAME = answer.default_game;
       SPOKEN = (answer.language || "en").split("+").length;
       document.documentElement.lang = answer.language === "en" ? "en" : "ja";   // Japanese glyph forms for "ja+en"
       document.querySelectorAll("[data-words]").forEach((node) => { node.textContent = t(node.dataset.words); });
