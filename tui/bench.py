@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from companion import views
+from companion.core import games
 from companion.core.journal import Journal
 from companion.core.session import Session
 
@@ -32,9 +33,9 @@ TARGET_MS = 200
 TARGET_RSS_MB = 150
 
 
-def script(seed: int) -> list[dict]:
-    from companion.bingo.demo import demo_script
-    return demo_script(players=6, seed=seed)
+def script(seed: int, game: str = games.DEFAULT) -> list[dict]:
+    """The game's demo night (GameRules.demo)."""
+    return games.demo(game)(players=6, seed=seed)
 
 
 class Display:

@@ -38,6 +38,16 @@ class CommandError(Exception):
         self.code = code
 
 
+def demo_of(game: str):
+    """The game's demo night (companion.core.games.demo) for a bench's --game."""
+    from ..core import games
+    from ..core.commands import Malformed
+    try:
+        return games.demo(game)
+    except Malformed as error:
+        raise CommandError(f"--game {game}: {error}", 2)
+
+
 class Groups(dict):
     """`companion print cards`, `companion bench link`...: a group appears once a module uses it."""
 

@@ -14,7 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import CommandError
+from ..core import games
+from . import CommandError, demo_of
 
 BUSY = 3     # companion do's exit code when another writer holds the journal (cli/game.py)
 PLAYERS = [{"no": no, "name": f"P{no}", "account": "ABCDEF"[no - 1], "card": [no + i for i in range(9)]}
@@ -33,6 +34,7 @@ def register(sub, groups) -> None:
     p.add_argument("--players", type=int, default=12)
     p.add_argument("--turns", type=int, default=15)
     p.add_argument("--games", type=int, default=5, help="games to write and replay (default 5)")
+    p.add_argument("--game", default=games.DEFAULT, help=f"whose demo night to write (default {games.DEFAULT})")
     p.add_argument("--dir", help="where to write the journals (default: a temporary folder; use the Pi's SD card to measure it)")
     p.add_argument("--drills", type=int, default=0, metavar="N",
                    help="instead: N racing-writer drills and N SIGKILL-and-retry drills with command ids")
@@ -52,10 +54,9 @@ def bench_journal(args) -> int:
         return bench_drills(args.drills, args.dir)
     if args.damage:
         return bench_damage(args.damage, args.dir)
-    from ..bingo.demo import demo_script
     from ..core.journal import Journal
     from ..core.session import Session
-
+    demo_script = demo_of(args.game)
     rates, replays = [], []
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         for game in range(args.games):
@@ -101,11 +102,10 @@ def bench_damage(count: int, where: str | None) -> int:
     (none may be applied twice)."""
     from collections import Counter
 
-    from ..bingo.demo import demo_script
     from ..core.journal import Journal
     from ..core.session import Session
     rng = random.Random(12)
-    commands = [{**command, "id": f"c{number}"} for number, command in enumerate(demo_script(6, seed=3)[:120])]
+    commands = [{**command, "id": f"c{number}"} for number, command in enumerate(games.demo()(6, seed=3)[:120])]
     with tempfile.TemporaryDirectory(dir=where) as folder:
         clean, damaged = Path(folder) / "clean.db", Path(folder) / "damaged.db"
         with Journal(clean) as journal:

@@ -1,12 +1,14 @@
-"""`companion demo`: a whole night on simulated hardware (tui/bingo/demo.py); headless with --headless or
-when stdout is not a terminal."""
+"""`companion demo`: a whole night on simulated hardware (the game's Screens.night: Plunder Bingo's
+tui/bingo/demo.py); headless with --headless or when stdout is not a terminal."""
 from __future__ import annotations
 
+import importlib
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from ..core import games
 from . import CommandError
 
 
@@ -22,13 +24,29 @@ def register(sub, groups) -> None:
                                               "(default 0 headless, 1 on screen)")
     p.add_argument("--port", type=int, default=8080, help="port the audience display is served on (default 8080)")
     p.add_argument("--cache", help="where the rasterised printed cards are kept (default ~/.cache/companion)")
+    p.add_argument("--game", default=games.DEFAULT, help=f"whose night (default {games.DEFAULT})")
     p.set_defaults(run=demo)
+
+
+def night_of(game: str):
+    """The module of the game's demo night on simulated hardware (Screens.night)."""
+    from ..core.commands import Malformed
+    try:
+        rules = games.rules(game)
+    except Malformed as error:
+        raise CommandError(f"--game {game}: {error}", 2)
+    if rules.screens is None or rules.screens.night is None:
+        having = [other.name for other in games.GAMES.values() if other.screens and other.screens.night]
+        raise CommandError(f"--game {game}: {rules.title} has no demo night on simulated hardware; "
+                           f"games with one: {', '.join(having)}", 2)
+    return importlib.import_module(rules.screens.night)
 
 
 def demo(args) -> int:
     from companion.core.event_file import EventFileError
     from companion.core.journal import JournalError
-    from tui.bingo.demo import DemoError, Night
+    night_module = night_of(args.game)
+    DemoError, Night = night_module.DemoError, night_module.Night
     folder = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix=f"companion-demo-{args.seed}-"))
     headless = args.headless or not sys.stdout.isatty()
     print(f"demo event in {folder} (seed {args.seed})", file=sys.stderr)
@@ -44,10 +62,9 @@ def demo(args) -> int:
             night.start()
             night.run()
         else:
-            from tui.bingo.demo import display_url, run_on_screen
-            print(f"audience display: {display_url(args.port)}  (P in the console pauses the players)",
+            print(f"audience display: {night_module.display_url(args.port)}  (P in the console pauses the players)",
                   file=sys.stderr, flush=True)
-            run_on_screen(night, args.port)
+            night_module.run_on_screen(night, args.port)
     except (DemoError, JournalError) as error:
         raise CommandError(str(error))
     finally:

@@ -7,8 +7,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import CommandError
+from . import CommandError, demo_of
 from .game import load_event, open_journal
+from ..core import games
 from ..core.report import NotFinished, night
 from ..core.journal import Journal
 from ..core.session import rules_of
@@ -28,6 +29,7 @@ def register(sub, groups) -> None:
     p.add_argument("--players", type=int, default=26)
     p.add_argument("--turns", type=int, default=15)
     p.add_argument("--runs", type=int, default=3, help="reports of each kind to time (default 3); the median is reported")
+    p.add_argument("--game", default=games.DEFAULT, help=f"whose demo night to report on (default {games.DEFAULT})")
     p.set_defaults(run=bench_report)
 
 
@@ -68,8 +70,8 @@ def write(journal: Journal, event: str, out: Path, staff: bool) -> int:
 
 
 def bench_report(args) -> int:
-    from ..bingo.demo import demo_script
     from ..core.session import Session
+    demo_script = demo_of(args.game)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "night.db"
         session = Session(Journal(path))

@@ -88,6 +88,8 @@ class Screens:
     console: str
     display: str
     balls: bool = False                         # the ball reader and the cage link feed its console
+    night: str | None = None                    # the module of its demo night on simulated hardware
+                                                # (`companion demo`: Night, DemoError, display_url, run_on_screen)
 
     def load(self, which: str) -> type:
         """The class of the "console" or the "display"."""
@@ -136,6 +138,8 @@ class GameRules:
     phones: str | None = None                   # the module of its players' private phone pages (Phone, revoke, ...)
     order: int = 100                            # its place in every list of games (choices, messages)
     title_ja: str = ""                          # its title in Japanese: "強奪ビンゴ"
+    demo: Callable[..., list[dict]] | None = None   # demo(players, seed, turns): a seeded, plausible whole
+                                                # night as its commands (the benches' and rehearsals' script)
 
     def heading(self, language: str) -> str:
         """Its title in each of a screen's languages (companion.core.words): "強奪ビンゴ · Plunder Bingo"."""
@@ -177,6 +181,15 @@ def rules(name: str = DEFAULT) -> GameRules:
     if name not in GAMES:
         raise Malformed(f"unknown game {shown(name)}; games: {', '.join(GAMES)}")
     return GAMES[name]
+
+
+def demo(name: str = DEFAULT) -> Callable[..., list[dict]]:
+    """The game's demo night (GameRules.demo); raises Malformed for a game without one."""
+    game = rules(name)
+    if game.demo is None:
+        having = [other.name for other in GAMES.values() if other.demo]
+        raise Malformed(f"{game.title} has no demo night; games with one: {', '.join(having)}")
+    return game.demo
 
 
 def of_setup(command: dict) -> GameRules:

@@ -18,17 +18,30 @@ from companion.core import event_file, games
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 FIFTH = '''
+import json
 from copy import copy
 from dataclasses import replace
+from pathlib import Path
+
+import companion
 
 from companion.core.games import PrintOption
 from companion.jail import GAME as JAIL
 
 schema = copy(JAIL.schema)          # the jail card game's rules under another name
 schema.enums = {**schema.enums, ("Setup", "game"): ("chess",)}
+
+
+def demo(players, seed=1, turns=15):
+    """The jail card game's example round, as chess."""
+    example = Path(companion.__file__).parents[1] / "examples" / "jail-round.jsonl"
+    setup, *rest = map(json.loads, example.read_text(encoding="utf-8").splitlines())
+    return [{**setup, "game": "chess"}, *rest]
+
+
 GAME = replace(JAIL, name="chess", title="Chess", title_ja="チェス", schema=schema, order=4,
                page=("chess.css", "chess.js", "chess.html"),
-               cards=("move",), layouts="chess_layouts:CARDS",
+               cards=("move",), layouts="chess_layouts:CARDS", demo=demo,
                print_options=(PrintOption("--moves", "a Chess event: each player's move cards for moves 1..N",
                                           "--moves is for a Chess event's move cards", argparse={"type": int}),))
 '''
@@ -131,19 +144,19 @@ def test_the_audience_page_and_the_terminal_page_are_titled_for_the_running_game
         session.submit(json.loads(line))
     session.journal.close()
 
-    async def titles() -> list[str]:
-        seen = []
-        async with TestClient(TestServer(chess_markup.make_app(tmp_path / "chess.db", poll=0.02))) as client:
+    async def title(journal: Path, until: str) -> tuple[str, dict]:
+        """The page's title once it is `until` (or the last one seen in 2 s), and the page's words."""
+        async with TestClient(TestServer(chess_markup.make_app(journal, poll=0.02))) as client:
             for _ in range(100):
                 page = await (await client.get("/")).text()
-                seen.append(page[page.index("<title>") + 7:page.index("</title>")])
-                if seen[-1] != seen[0]:
+                seen = page[page.index("<title>") + len("<title>"):page.index("</title>")]
+                if seen == until:
                     break
                 await asyncio.sleep(0.02)
-            said = await (await client.get("/words.json")).json()
-        return seen[::len(seen) - 1 or 1], said
-    seen, said = asyncio.run(titles())
-    assert seen == ["強奪ビンゴ · Plunder Bingo", "チェス · Chess"]     # the default game's until the journal is read
+            return seen, await (await client.get("/words.json")).json()
+    assert asyncio.run(title(tmp_path / "chess.db", "チェス · Chess"))[0] == "チェス · Chess"
+    seen, said = asyncio.run(title(tmp_path / "none.db", "強奪ビンゴ · Plunder Bingo"))   # no journal yet: the default game's
+    assert seen == "強奪ビンゴ · Plunder Bingo"
     assert said["titles"]["chess"] == "チェス · Chess" and said["default_game"] == "bingo"
     assert DisplayServer(tmp_path / "chess.db", "127.0.0.1", 1, game="chess").title == "チェス · Chess"
 
@@ -165,6 +178,26 @@ def test_a_fifth_game_s_print_options_are_offered_and_refused_to_another_game_s_
     assert main(["print", "cards", "--event", str(bingo), "--moves", "2", "--out", str(tmp_path / "x.pdf")]) == 2
     assert capsys.readouterr().err == \
         "companion: --moves is for a Chess event's move cards; this is a Plunder Bingo event\n"
+
+
+def test_a_fifth_game_s_demo_night_is_the_benches_script(fifth_game, tmp_path, capsys):
+    from tui import bench
+    assert bench.script(1, "chess")[0]["game"] == "chess"
+    assert main(["bench", "journal", "--game", "chess", "--games", "1", "--dir", str(tmp_path)]) == 0
+    commands = len(fifth_game.demo(6))
+    assert f"game 1/1: {commands} commands" in capsys.readouterr().out
+    assert main(["bench", "report", "--game", "jail"]) == 2
+    assert capsys.readouterr().err == "companion: --game jail: the jail card game has no demo night; games with one: " \
+                                      "bingo, chess\n"
+    assert main(["demo", "--game", "chess"]) == 2
+    assert capsys.readouterr().err == "companion: --game chess: Chess has no demo night on simulated hardware; " \
+                                      "games with one: bingo\n"
+
+
+def test_no_shared_module_imports_a_game_s_demo():
+    demos = re.compile(r"^\s*(from|import)\s+[\w.]*\b(bingo|voters|bluff|jail)\.demo\b", re.M)
+    shared = [path for pattern in SHARED for path in ROOT.glob(pattern)]
+    assert [str(path.relative_to(ROOT)) for path in shared if demos.search(path.read_text(encoding="utf-8"))] == []
 
 
 def test_without_the_package_its_card_kind_is_unknown():

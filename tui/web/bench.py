@@ -29,7 +29,7 @@ from pathlib import Path
 import aiohttp
 
 from companion import views
-from companion.bingo.demo import demo_script
+from companion.core import games
 from companion.core.journal import Journal
 from companion.core.session import Session
 
@@ -192,7 +192,7 @@ def free_port() -> int:
 
 
 def one_count(viewers: int, commits: int, seed: int, timeout: float) -> dict:
-    script = demo_script(players=6, seed=seed)
+    script = games.demo()(players=6, seed=seed)
     with tempfile.TemporaryDirectory() as folder:
         journal = Path(folder) / "bench.db"
         session = Session(Journal(journal))
