@@ -33,9 +33,6 @@ TARGET_MS = 200
 TARGET_RSS_MB = 150
 
 
-def script(seed: int, game: str = games.DEFAULT) -> list[dict]:
-    """The game's demo night (GameRules.demo)."""
-    return games.demo(game)(players=6, seed=seed)
 
 
 class Display:
@@ -94,8 +91,9 @@ class Display:
         os.close(self.reads)
 
 
-def run(commits: int, seed: int, out=print) -> int:
-    commands = script(seed)
+def run(commits: int, seed: int, demo=None, out=print) -> int:
+    """demo: the game's demo night (GameRules.demo; default Plunder Bingo's)."""
+    commands = (demo or games.demo())(players=6, seed=seed)
     with tempfile.TemporaryDirectory(prefix="bench-screens-") as folder:
         path = Path(folder) / "bench.db"
         session = Session(Journal(path))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core import games
-from . import CommandError
+from . import CommandError, demo_of
 from .game import load_event
 
 
@@ -48,6 +48,7 @@ def register(sub, groups) -> None:
     p = groups["bench"].add_parser("screens", help="commit-to-display latency and the display's memory")
     p.add_argument("--commits", type=int, default=60, help="commits that change the display to time (default 60)")
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated game (default 1)")
+    p.add_argument("--game", default=games.DEFAULT, help=f"whose demo night to play (default {games.DEFAULT})")
     p.set_defaults(run=bench_screens)
 
     p = groups["bench"].add_parser("display", help="the audience page server under many SSE viewers (loopback)")
@@ -222,7 +223,7 @@ def bench_screens(args) -> int:
     if args.commits < 1:
         raise CommandError("--commits must be at least 1", 2)
     try:
-        return run(args.commits, args.seed)
+        return run(args.commits, args.seed, demo_of(args.game))
     except TimeoutError as error:
         raise CommandError(str(error))
 

@@ -181,14 +181,14 @@ def test_a_fifth_game_s_print_options_are_offered_and_refused_to_another_game_s_
 
 
 def test_a_fifth_game_s_demo_night_is_the_benches_script(fifth_game, tmp_path, capsys):
-    from tui import bench
-    assert bench.script(1, "chess")[0]["game"] == "chess"
     assert main(["bench", "journal", "--game", "chess", "--games", "1", "--dir", str(tmp_path)]) == 0
     commands = len(fifth_game.demo(6))
     assert f"game 1/1: {commands} commands" in capsys.readouterr().out
     assert main(["bench", "report", "--game", "jail"]) == 2
     assert capsys.readouterr().err == "companion: --game jail: the jail card game has no demo night; games with one: " \
                                       "bingo, chess\n"
+    assert main(["bench", "screens", "--game", "voters"]) == 2
+    assert capsys.readouterr().err.startswith("companion: --game voters: Voters has no demo night")
     assert main(["demo", "--game", "chess"]) == 2
     assert capsys.readouterr().err == "companion: --game chess: Chess has no demo night on simulated hardware; " \
                                       "games with one: bingo\n"
