@@ -1,5 +1,7 @@
 """ARCHITECTURE.md laws 1 and 10: the domain never imports hardware, vision or UI code; no game imports another."""
 import ast
+import importlib
+import re
 import subprocess
 import sys
 import tomllib
@@ -201,3 +203,57 @@ def test_the_import_contracts_hold(tmp_path):
                              "--no-cache", "--no-logo", str(config)], cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         pytest.fail(result.stdout + result.stderr, pytrace=False)
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+PACKAGES = ("companion", "vision", "drivers", "tui")
+
+
+def missing_names(text: str) -> list[str]:
+    """What a document names in backticks that is not there: a path (`tui/<game>/` where at least
+    one game has it), a file name anywhere in the repository (`journal.py`) or a module and its
+    attribute (`companion.core.games.GAMES`)."""
+    from companion.core.games import GAMES
+    missing = []
+    for name in re.findall(r"`([^`\s]+)`", text):
+        if "/" in name:
+            there = any((ROOT / name.replace("<game>", game)).exists() for game in GAMES)
+        elif re.fullmatch(r"[\w-]+\.(py|md|toml|js|css|html)", name):
+            there = (ROOT / name).exists() or any(any((ROOT / folder).rglob(name)) for folder in PACKAGES)
+        elif re.fullmatch(r"(%s)(\.\w+)+" % "|".join(PACKAGES), name):
+            there = resolves(name)
+        else:
+            continue
+        if not there:
+            missing.append(name)
+    return missing
+
+
+def resolves(dotted: str) -> bool:
+    """A module, or an attribute of the longest module its name begins with."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attribute in parts[cut:]:
+                found = getattr(found, attribute)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def test_the_architecture_document_names_only_what_exists():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert len(re.findall(r"`[^`\s]*/[^`\s]*`", text)) > 30
+    assert missing_names(text) == []
+
+
+def test_missing_names_finds_each_kind():
+    text = "`vision/nowhere.py` `tui/<game>/phone.py` `tui/<game>/nothing.py` `gone.py` `journal.py` " \
+           "`companion.core.games.GAMES` `companion.core.games.LIST` `companion.nowhere` `page.js`' `companion replay`"
+    assert missing_names(text) == ["vision/nowhere.py", "tui/<game>/nothing.py", "gone.py",
+                                   "companion.core.games.LIST", "companion.nowhere"]
