@@ -143,8 +143,9 @@ def print_sheets(args) -> int:
     event = _event(args.event)
     game = games.rules(event.game)
     if not game.phones:
-        raise CommandError(f"{args.event}: phone sheets are for an Auction Bluff event, not this one's game "
-                           f"{event.game!r}", 2)
+        having = ", ".join(other.title for other in games.GAMES.values() if other.phones)
+        raise CommandError(f"{args.event}: phone sheets are for a game whose players have phone pages ({having}), "
+                           f"not this one's game {event.game!r}", 2)
     phone = importlib.import_module(game.phones)
     if not re.fullmatch(r"https?://[^/\s]+/?", args.url):
         raise CommandError(f"--url {args.url!r}: give the server's address, like http://192.168.1.20:8080", 2)

@@ -7,6 +7,7 @@ import ast
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,16 @@ def test_a_fifth_game_s_demo_night_is_the_benches_script(fifth_game, tmp_path, c
     assert main(["demo", "--game", "chess"]) == 2
     assert capsys.readouterr().err == "companion: --game chess: Chess has no demo night on simulated hardware; " \
                                       "games with one: bingo\n"
+
+
+def test_phone_sheets_name_the_games_that_have_phone_pages(fifth_game, monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(games.discover(), "chess", replace(fifth_game, phones="tui.bluff.phone"))
+    bingo = tmp_path / "bingo.toml"
+    assert main(["init", "--out", str(bingo), "--players", "3", "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main(["print", "sheets", "--event", str(bingo), "--url", "http://x", "--out", str(tmp_path / "s.pdf")]) == 2
+    assert capsys.readouterr().err == f"companion: {bingo}: phone sheets are for a game whose players have phone " \
+                                      "pages (Auction Bluff, Chess), not this one's game 'bingo'\n"
 
 
 def test_no_shared_module_imports_a_game_s_demo():
