@@ -3,6 +3,10 @@
 Units are millimetres on the card, origin at the top-left corner, y down. A layout holds its
 fields (each bubble's value, centre and radius) and its drawing items; texts may name the
 card's own data ({turn}, {owner}, {serial}, {name}, {n1}..{n9}), filled in by items(card).
+
+This module holds what every card shares (size, markers, code, outline, the drawing helpers) and
+the lookup; each game declares its own kinds, layouts and code letters in vision/layouts/<game>.py
+(GameRules.layouts), so a new game's cards touch no shared file.
 """
 from __future__ import annotations
 
@@ -174,6 +178,7 @@ def bubble_items(fields: tuple[Field, ...], label_scale: float = 1.0) -> list:
 
 def labels(rows: list[tuple[float, str, str]], x: float = 5.0) -> list:
     return [item for y, ja, en in rows for item in (Text(x, y, 3.0, ja), Text(x, y + 3.6, 2.4, en))]
+
 
 @dataclass(frozen=True)
 class Kind:
