@@ -222,7 +222,8 @@ class SimSource(Source):
     def ask(self, ball) -> None:
         """From now on show the ball ball() names (None: no ball, empty frames), and change at once
         when it changes: the ball the calibration check asks for, or the one the simulated cage dropped.
-        It passes once and stays (a ball in the cradle is not rolled in again until it is taken)."""
+        A ball in the cradle rolls in once and rests there until taken; one down the chute that is
+        still asked for after the gap is dropped through again, as staff do with a ball not read."""
         self._asked = ball
 
     def open(self) -> None:
@@ -251,7 +252,7 @@ class SimSource(Source):
         i, self._next = self._next, self._next + 1
         if i < len(self._pass):
             return self._pass.shot(i).image
-        if self._asked:              # it stays where the pass left it (at rest, or down the chute) until taken
+        if self._asked and self.kind == "cradle":      # it rests in the cradle until taken
             return self._pass.shot(len(self._pass) - 1).image
         if i >= len(self._pass) + int(self.gap * self.fps):
             self._pass = None
