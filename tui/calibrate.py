@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,6 +167,8 @@ class CalibrateApp(Boundary, App):
         self.settings = None             # the [camera] settings, once the camera thread has read them
         self.drop: list | None = None    # a test drop under way: (seq, (x, y, r) or None) per frame measured
         self.proposal = None             # the last test drop's vision.exposure.Proposal
+        self.drawn = threading.Event()   # the screen has taken the last frame measured: measure the next
+        self.drawn.set()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -246,6 +249,10 @@ class CalibrateApp(Boundary, App):
             decoders[name] = decoder
         try:
             while not worker.is_cancelled:
+                # a screen drawing slower than the camera (a busy machine) gets the newest frame,
+                # not a queue of old ones that its keys would wait behind
+                if not self.drawn.wait(0.2):
+                    continue
                 frame = camera.get(timeout=0.2)
                 if frame is None:
                     if camera.ended:
@@ -253,7 +260,9 @@ class CalibrateApp(Boundary, App):
                         return
                     continue
                 try:
-                    self.post_message(self.measure(frame.image, decoders, cv2, frame.seq))
+                    measured = self.measure(frame.image, decoders, cv2, frame.seq)
+                    self.drawn.clear()
+                    self.post_message(measured)
                 except Exception as error:        # that frame only: the camera goes on
                     self.failed("measuring a frame", error)
         finally:
@@ -284,6 +293,7 @@ class CalibrateApp(Boundary, App):
 
     @guarded("showing a frame")
     def on_calibrate_app_measured(self, message: Measured) -> None:
+        self.drawn.set()
         if self.gone("#preview"):
             return
         self.frames += 1

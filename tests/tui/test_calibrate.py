@@ -1,6 +1,8 @@
 """Calibration under Pilot: a folder of rendered frames as the camera."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from companion.core import event_file
@@ -52,6 +54,39 @@ def test_measures_decodes_guides_and_saves(rig):
     saved = event_file.load(rig).sections["camera"]
     assert saved["roi"] == list(app.roi) and saved["decoder"] == "zxing"
     assert "# the ball camera" in rig.read_text()          # the operator's comments stay
+
+
+def test_a_screen_slower_than_its_camera_draws_the_newest_frame_not_a_queue_of_old_ones(tmp_path, monkeypatch):
+    """A busy machine draws a frame slower than the camera takes them. The camera thread measures
+    the next frame only once the screen has taken the last one: no pile of old frames grows in
+    the screen's queue, for keys to wait behind (under load the save question once took 160 s)."""
+    import cv2
+    import numpy
+    from tui.widgets import HalfBlockImage
+    from vision.balls import BallDecoder, FrameRead
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    grey = cv2.imencode(".png", numpy.full((120, 160), 128, numpy.uint8))[1].tobytes()
+    for n in range(2400):              # 2 min of camera: a busy machine draws a frame in seconds
+        (frames / f"{n:04d}.png").write_bytes(grey)
+    event = tmp_path / "event.toml"
+    assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
+    with event.open("a") as out:
+        out.write(f'\n[camera]\nsource = "{frames}"\nfps = 20\n')
+    measured, waiting = [], []          # frames measured; at each frame drawn, those measured not yet drawn
+    monkeypatch.setattr(BallDecoder, "read", lambda self, image: FrameRead(None, False, "no ball", self.name))
+    measure, draw, render = CalibrateApp.measure, CalibrateApp.on_calibrate_app_measured, HalfBlockImage.render_image
+    monkeypatch.setattr(CalibrateApp, "measure", lambda self, *args: measured.append(1) or measure(self, *args))
+    monkeypatch.setattr(CalibrateApp, "on_calibrate_app_measured",
+                        lambda self, message: waiting.append(len(measured) - len(waiting)) or draw(self, message))
+    monkeypatch.setattr(HalfBlockImage, "render_image",
+                        staticmethod(lambda *args: time.sleep(0.15) or render(*args)))   # 3 camera frames a draw
+
+    async def body(pilot):
+        await settle(pilot, lambda app: app.frames >= 8, timeout=90)
+
+    drive(CalibrateApp(event), body, (150, 44))
+    assert max(waiting) <= 1, waiting
 
 
 def test_save_refuses_what_would_not_load(tmp_path):
