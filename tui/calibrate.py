@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,8 +166,7 @@ class CalibrateApp(Boundary, App):
         self.settings = None             # the [camera] settings, once the camera thread has read them
         self.drop: list | None = None    # a test drop under way: (seq, (x, y, r) or None) per frame measured
         self.proposal = None             # the last test drop's vision.exposure.Proposal
-        self.drawn = threading.Event()   # the screen has taken the last frame measured: measure the next
-        self.drawn.set()
+        self.newest = -1                 # the newest frame measured (by the camera thread): older ones are not drawn
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -249,10 +247,6 @@ class CalibrateApp(Boundary, App):
             decoders[name] = decoder
         try:
             while not worker.is_cancelled:
-                # a screen drawing slower than the camera (a busy machine) gets the newest frame,
-                # not a queue of old ones that its keys would wait behind
-                if not self.drawn.wait(0.2):
-                    continue
                 frame = camera.get(timeout=0.2)
                 if frame is None:
                     if camera.ended:
@@ -261,7 +255,7 @@ class CalibrateApp(Boundary, App):
                     continue
                 try:
                     measured = self.measure(frame.image, decoders, cv2, frame.seq)
-                    self.drawn.clear()
+                    self.newest = frame.seq
                     self.post_message(measured)
                 except Exception as error:        # that frame only: the camera goes on
                     self.failed("measuring a frame", error)
@@ -293,7 +287,6 @@ class CalibrateApp(Boundary, App):
 
     @guarded("showing a frame")
     def on_calibrate_app_measured(self, message: Measured) -> None:
-        self.drawn.set()
         if self.gone("#preview"):
             return
         self.frames += 1
@@ -310,6 +303,10 @@ class CalibrateApp(Boundary, App):
         asked_now = self.guided is not None and message.asked == self.guided.ball
         if asked_now and chosen is not None and chosen.found and self.guided.add(chosen.ball):
             self.action_next_ball()
+        if message.seq != self.newest:
+            # every frame counts, but a screen slower than its camera (a busy machine) draws only the
+            # newest: drawing each would queue old frames without end, and keys behind them
+            return
         self.pane("#preview", HalfBlockImage).show(message.preview)
         self.pane("#camera", Label).update(
             f"{message.shape[1]}x{message.shape[0]}  ROI {list(roi) if roi else 'whole frame'}  "
