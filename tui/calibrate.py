@@ -166,6 +166,7 @@ class CalibrateApp(Boundary, App):
         self.settings = None             # the [camera] settings, once the camera thread has read them
         self.drop: list | None = None    # a test drop under way: (seq, (x, y, r) or None) per frame measured
         self.proposal = None             # the last test drop's vision.exposure.Proposal
+        self.newest = -1                 # the newest frame measured (by the camera thread): older ones are not drawn
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -253,7 +254,9 @@ class CalibrateApp(Boundary, App):
                         return
                     continue
                 try:
-                    self.post_message(self.measure(frame.image, decoders, cv2, frame.seq))
+                    measured = self.measure(frame.image, decoders, cv2, frame.seq)
+                    self.newest = frame.seq
+                    self.post_message(measured)
                 except Exception as error:        # that frame only: the camera goes on
                     self.failed("measuring a frame", error)
         finally:
@@ -300,6 +303,10 @@ class CalibrateApp(Boundary, App):
         asked_now = self.guided is not None and message.asked == self.guided.ball
         if asked_now and chosen is not None and chosen.found and self.guided.add(chosen.ball):
             self.action_next_ball()
+        if message.seq != self.newest:
+            # every frame counts, but a screen slower than its camera (a busy machine) draws only the
+            # newest: drawing each would queue old frames without end, and keys behind them
+            return
         self.pane("#preview", HalfBlockImage).show(message.preview)
         self.pane("#camera", Label).update(
             f"{message.shape[1]}x{message.shape[0]}  ROI {list(roi) if roi else 'whole frame'}  "

@@ -1,6 +1,8 @@
 """Calibration under Pilot: a folder of rendered frames as the camera."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from companion.core import event_file
@@ -52,6 +54,48 @@ def test_measures_decodes_guides_and_saves(rig):
     saved = event_file.load(rig).sections["camera"]
     assert saved["roi"] == list(app.roi) and saved["decoder"] == "zxing"
     assert "# the ball camera" in rig.read_text()          # the operator's comments stay
+
+
+def test_a_screen_slower_than_its_camera_draws_the_newest_frame_not_a_queue_of_old_ones(tmp_path, monkeypatch):
+    """A busy machine draws a frame slower than the camera takes them. Every frame measured counts
+    (a test drop needs them all), but only the newest is drawn: no queue of old frames grows for
+    the preview to lag behind and keys to wait behind (under load the save question once took 160 s)."""
+    import cv2
+    import numpy
+    from tui.widgets import HalfBlockImage
+    from vision.balls import BallDecoder, FrameRead
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    grey = cv2.imencode(".png", numpy.full((120, 160), 128, numpy.uint8))[1].tobytes()
+    for n in range(2400):              # 2 min of camera: a busy machine draws a frame in seconds
+        (frames / f"{n:04d}.png").write_bytes(grey)
+    event = tmp_path / "event.toml"
+    assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
+    with event.open("a") as out:
+        out.write(f'\n[camera]\nsource = "{frames}"\nfps = 20\n')
+    measured, behind = {}, []          # preview -> its frame's number; at each draw, frames measured since
+    monkeypatch.setattr(BallDecoder, "read", lambda self, image: FrameRead(None, False, "no ball", self.name))
+    measure, show = CalibrateApp.measure, HalfBlockImage.show
+
+    def measuring(self, image, decoders, cv2, seq=0):
+        message = measure(self, image, decoders, cv2, seq)
+        measured[id(message.preview)] = seq
+        return message
+
+    def drawing(self, image):
+        behind.append(max(measured.values()) - measured[id(image)])
+        time.sleep(0.15)               # three camera frames a draw
+        show(self, image)
+
+    monkeypatch.setattr(CalibrateApp, "measure", measuring)
+    monkeypatch.setattr(HalfBlockImage, "show", drawing)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: len(behind) >= 8, timeout=90)
+        assert pilot.app.frames > len(behind)          # frames not drawn were counted
+
+    drive(CalibrateApp(event), body, (150, 44))
+    assert max(behind) <= 3, behind
 
 
 def test_save_refuses_what_would_not_load(tmp_path):

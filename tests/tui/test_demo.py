@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import fcntl
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,11 +60,27 @@ def comparable(state) -> dict:
     return dataclasses.asdict(state)
 
 
+def clean_run(tmp_path_factory) -> tuple[Path, str]:
+    """The demo played straight through, once a test run: this module and test_demo_faults compare
+    with it. Under xdist the workers share it in their common folder (one plays it, the others wait)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tmp_path_factory.mktemp("clean")
+        return folder, finished(folder)[0]
+    shared = tmp_path_factory.getbasetemp().parent          # this run's, shared by its workers
+    folder, out = shared / "demo-clean", shared / "demo-clean.out"
+    with open(shared / "demo-clean.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            playing = Path(tempfile.mkdtemp(dir=shared))      # a run that fails midway leaves no half folder
+            text, _ = finished(playing)
+            playing.rename(folder)
+            out.write_text(text, encoding="utf-8")
+    return folder, out.read_text(encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("clean")
-    out, _ = finished(folder)
-    return folder, out
+    return clean_run(tmp_path_factory)
 
 
 def test_the_demo_plays_every_turn_through_cage_scanner_and_review(clean):

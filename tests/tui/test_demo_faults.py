@@ -23,13 +23,12 @@ from companion.core.journal import JournalError
 from tui.bingo.demo import Night, console_class
 
 from screens_helpers import drive, settle
-from test_demo import SEED, TURNS, comparable, finished, state_of
+from test_demo import SEED, TURNS, clean_run, comparable, state_of
 
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("clean")
-    out, _ = finished(folder)
+    folder, out = clean_run(tmp_path_factory)
     return comparable(state_of(folder)), out
 
 
