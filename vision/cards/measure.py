@@ -141,16 +141,15 @@ def bubble_geometry(kind: str) -> dict[tuple, BubbleGeometry]:
         cx, cy, r = b.x * PX, b.y * PX, b.r * PX
         x0, x1 = max(0, int(cx - SHAPE.patch * r)), min(w, int(cx + SHAPE.patch * r) + 1)
         y0, y1 = max(0, int(cy - SHAPE.patch * r)), min(h, int(cy + SHAPE.patch * r) + 1)
-        d = np.hypot(xx[y0:y1, x0:x1] - cx, yy[y0:y1, x0:x1] - cy)
-        ring = (np.abs(d - r) <= SHAPE.ring_line_mm * PX) & core[y0:y1, x0:x1]
-        own_print = (d <= r + SHAPE.ring_line_mm * PX) & core[y0:y1, x0:x1]
-        ok = clear[y0:y1, x0:x1]
-        zone = _zones(b, bubbles, xx[y0:y1, x0:x1], yy[y0:y1, x0:x1])
+        box = slice(y0, y1), slice(x0, x1)
+        d = np.hypot(xx[box] - cx, yy[box] - cy)
+        ring = (np.abs(d - r) <= SHAPE.ring_line_mm * PX) & core[box]
+        own_print = (d <= r + SHAPE.ring_line_mm * PX) & core[box]
+        ok, zone = clear[box], _zones(b, bubbles, xx[box], yy[box])
         disc = (d <= SHAPE.disc * r) & ok
-        out[name, b.value] = BubbleGeometry((slice(y0, y1), slice(x0, x1)), yy[y0:y1, x0:x1] * w + xx[y0:y1, x0:x1],
-                                            d, disc, ring,
+        out[name, b.value] = BubbleGeometry(box, yy[box] * w + xx[box], d, disc, ring,
                                             (d >= SHAPE.band_inner * r) & (d <= SHAPE.band_outer * r) & ok,
-                                            print_ink[y0:y1, x0:x1], own_print, disc & (zone < 0), zone)
+                                            print_ink[box], own_print, disc & (zone < 0), zone)
     return out
 
 
@@ -251,23 +250,19 @@ def score_bubbles(m: Measured, kind: str, definite: float, stray: float, cuts: l
     flat = m.new.ravel()
     keys = regions.keys
 
-    def cut(where):
+    def new_ink(where):
+        """New ink at where (index, bubble), none where a cut takes it out of its bubble; and where that is."""
         index, label = where
         out = np.zeros(len(index), bool)
         for c in cuts:
             out |= c.pixels[index] & c.bubbles[label]
-        return out
-
-    def new_ink(where, out=None):
-        new = flat[where[0]]
-        return new * ~(cut(where) if out is None else out) if cuts else new
+        return (flat[index] * ~out if cuts else flat[index]), out
     per_r = 1 / (PX * PX) / regions.radii
     n = len(keys)
-    inside_out = cut(regions.inside) if cuts else None
-    inside_ink = new_ink(regions.inside, inside_out)
+    inside_ink, inside_out = new_ink(regions.inside)
     inside = sums(regions.inside[1], inside_ink, n)
     own_disc = sums(regions.inside[1][regions.own_disc], inside_ink[regions.own_disc], n)
-    band_ink = new_ink(regions.band)
+    band_ink = new_ink(regions.band)[0]
     band_sum = sums(regions.band[1], band_ink, n)
     band_all = band_sum * per_r
     # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands;
