@@ -261,7 +261,7 @@ def score_bubbles(m: Measured, kind: str, definite: float, stray: float, cuts: l
     n = len(keys)
     inside_ink, inside_out = new_ink(regions.inside)
     inside = sums(regions.inside[1], inside_ink, n)
-    own_disc = sums(regions.inside[1][regions.own_disc], inside_ink[regions.own_disc], n)
+    own_disc = sums(regions.inside[1], inside_ink * regions.own_disc, n)      # (sums skips the zeros)
     band_ink = new_ink(regions.band)[0]
     band_sum = sums(regions.band[1], band_ink, n)
     band_all = band_sum * per_r
@@ -347,9 +347,10 @@ class _Regions:
 
 def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
     """Per row of a padded index matrix, the q-quantile of its pixels (as np.percentile would)."""
-    values = np.where(index >= 0, flat[index], np.inf)
+    valid = index >= 0
+    values = np.where(valid, flat[index], np.inf)
     values.sort(axis=1)
-    count = (index >= 0).sum(axis=1)
+    count = valid.sum(axis=1)
     position = q * np.maximum(count - 1, 0)
     low = np.floor(position).astype(np.int64)
     high = np.minimum(low + 1, np.maximum(count - 1, 0))
