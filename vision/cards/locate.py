@@ -90,7 +90,6 @@ def _markers(detector, grey: np.ndarray) -> dict[int, np.ndarray]:
     """Marker id -> its 4 corners in full-image pixels: looked for on a half-size copy of a big
     image first (four times fewer pixels), at full size if that finds too few; corners refined."""
     levels = [2, 1] if min(grey.shape) >= LOCATE.half_size_px else [1]
-    found = {}
     for factor in levels:
         small = cv2.pyrDown(grey) if factor == 2 else grey
         corners, ids, _ = detector.detectMarkers(small)

@@ -170,9 +170,8 @@ class Scanner:
             # with ink left apart from the stroke (a light cross's other arm) the two are one mark, scored whole
             plain += [key for n, key in enumerate(keys) if touched[n] and key not in plain
                       and bare.scores[key] >= s.marginal and _apart(m, layout.kind, key, covered)]
-        doubts = tuple(_line_doubts(m, layout, numbers.scores, again.scores, stroke_cut, crossed, touched, plain,
-                                    circles, s))
-        return again, doubts, crossed
+        return again, tuple(_line_doubts(m, layout, numbers.scores, again.scores, stroke_cut, crossed, touched, plain,
+                                         circles, s)), crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
                      circles: Circles, cuts: list) -> Iterator[Finding]:
