@@ -80,3 +80,20 @@ def _inside(shape, box) -> np.ndarray:
     mask = np.zeros(shape, bool)
     mask[box] = True
     return mask
+
+
+def test_the_steep_edges_found_from_whole_number_slopes_are_the_float_slopes_own():
+    """ink()'s _steep takes the slope from Sobel's whole-number sums (scaled by 128, and its bound with it):
+    bit for bit the edges the float slope (scale 1/128) marks, on smooth shade, sharp ink and noise."""
+    from vision.cards.tuning import SHADE
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        y, x = np.mgrid[0:540, 0:576]
+        grey = 200 - rng.uniform(0, 120) * np.clip((x - rng.uniform(0, 576)) / rng.uniform(5, 300), 0, 1)
+        grey = np.clip(grey + rng.normal(0, rng.uniform(0, 8), grey.shape), 0, 255).astype(np.uint8)
+        cv2.line(grey, tuple(rng.integers(0, 540, 2).tolist()), tuple(rng.integers(0, 540, 2).tolist()),
+                 int(rng.integers(0, 150)), int(rng.integers(1, 6)))
+        slope = cv2.magnitude(*(cv2.Sobel(grey, cv2.CV_32F, dx, 1 - dx, ksize=5, scale=1 / 128) for dx in (0, 1)))
+        edge = cv2.compare(slope, cv2.dilate(grey, M._step()).astype(np.float32) * (SHADE.edge / M.PX), cv2.CMP_GE)
+        want = cv2.resize(cv2.dilate(edge, np.ones((5, 5), np.uint8)), (144, 135), interpolation=cv2.INTER_NEAREST) // 255
+        assert np.array_equal(M._steep(grey, (135, 144)), want)

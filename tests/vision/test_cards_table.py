@@ -86,7 +86,8 @@ def test_the_scanner_holds_fewer_thresholds_and_lines_than_before_the_table():
     two marks that are one stroke: a scribble's loop into a neighbour, and 6 for measuring a faint circle
     against the other bubbles read blank only); then 150 and 3,462 with locate, scanner, watch and reasons
     leaner; then blank_ring gone, a ring inked over judged all round by its ink alone, and a neighbour's
-    scribble running on read by where its stroke goes: 149 and 3,461. A ratchet: never more again."""
+    scribble running on read by where its stroke goes: 149 and 3,461; then 3,419 with what several places took
+    again kept once (a bubble patch's pixels, the strokes' refit and width check). A ratchet: never more again."""
     import thresholds
     counted = thresholds.count(CARDS)
-    assert counted["thresholds"] <= 149 and counted["lines"] <= 3461, counted
+    assert counted["thresholds"] <= 149 and counted["lines"] <= 3419, counted

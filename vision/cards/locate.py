@@ -90,7 +90,6 @@ def _markers(detector, grey: np.ndarray) -> dict[int, np.ndarray]:
     """Marker id -> its 4 corners in full-image pixels: looked for on a half-size copy of a big
     image first (four times fewer pixels), at full size if that finds too few; corners refined."""
     levels = [2, 1] if min(grey.shape) >= LOCATE.half_size_px else [1]
-    found = {}
     for factor in levels:
         small = cv2.pyrDown(grey) if factor == 2 else grey
         corners, ids, _ = detector.detectMarkers(small)
@@ -219,13 +218,10 @@ def _orient_by_markers(quad: np.ndarray, outline_mm: np.ndarray, found: dict, se
 
 def _orient_by_code(grey: np.ndarray, quad: np.ndarray, frame_mm: np.ndarray) -> np.ndarray | None:
     """With no marker seen: the one way round the outline whose code reads."""
-    candidates = []
-    for turn in range(4):
-        outline = np.roll(quad, -turn, 0).astype(np.float32)
-        homography = cv2.getPerspectiveTransform(frame_mm.astype(np.float32), outline)
-        if _decode(card_region(grey, homography, LOCATE.qr_px, _around_code(LOCATE.qr_margin_mm))):
-            candidates.append(homography)
-    return candidates[0] if len(candidates) == 1 else None
+    turns = [cv2.getPerspectiveTransform(frame_mm.astype(np.float32), np.roll(quad, -turn, 0).astype(np.float32))
+             for turn in range(4)]
+    read = [h for h in turns if _decode(card_region(grey, h, LOCATE.qr_px, _around_code(LOCATE.qr_margin_mm)))]
+    return read[0] if len(read) == 1 else None
 
 
 def _refine_on_print(grey: np.ndarray, homography: np.ndarray, seen: list) -> np.ndarray | None:

@@ -62,8 +62,9 @@ def _steep(grey: np.ndarray, shape: tuple) -> np.ndarray:
     """Where the picture darkens steeper than SHADE.edge per mm (its slope, Sobel's: a grainy photo's
     noise makes no edge, as the darkest and brightest of a few pixels would), against the brighter side,
     marked at a quarter of the resolution (a quarter pixel with any)."""
-    slope = cv2.magnitude(*(cv2.Sobel(grey, cv2.CV_32F, dx, 1 - dx, ksize=5, scale=1 / 128) for dx in (0, 1)))
-    edge = cv2.compare(slope, cv2.dilate(grey, _step()).astype(np.float32) * (SHADE.edge / PX), cv2.CMP_GE)
+    # 128 times the slope: whole-number Sobel sums (a quarter of the float's time), the same bits scaled
+    slope = cv2.magnitude(*(cv2.Sobel(grey, cv2.CV_16S, dx, 1 - dx, ksize=5).astype(np.float32) for dx in (0, 1)))
+    edge = cv2.compare(slope, cv2.dilate(grey, _step()).astype(np.float32) * (SHADE.edge / PX * 128), cv2.CMP_GE)
     return cv2.resize(cv2.dilate(edge, np.ones((5, 5), np.uint8)), (shape[1], shape[0]),
                       interpolation=cv2.INTER_NEAREST) // 255
 
@@ -114,6 +115,8 @@ def _glare_ceiling(small: np.ndarray, window: int) -> np.ndarray:
 class BubbleGeometry:
     """Where one bubble's regions lie on the rectified card: masks over its patch."""
     where: tuple                # the patch round it (rows, columns slices)
+    flat: np.ndarray            # its pixels' flat indices over the card
+    d: np.ndarray               # their distance from its centre (pixels)
     disc: np.ndarray            # the disc scored (off near-black print)
     ring: np.ndarray            # its printed ring
     band: np.ndarray            # the band round it, where a line through it shows
@@ -138,15 +141,15 @@ def bubble_geometry(kind: str) -> dict[tuple, BubbleGeometry]:
         cx, cy, r = b.x * PX, b.y * PX, b.r * PX
         x0, x1 = max(0, int(cx - SHAPE.patch * r)), min(w, int(cx + SHAPE.patch * r) + 1)
         y0, y1 = max(0, int(cy - SHAPE.patch * r)), min(h, int(cy + SHAPE.patch * r) + 1)
-        d = np.hypot(xx[y0:y1, x0:x1] - cx, yy[y0:y1, x0:x1] - cy)
-        ring = (np.abs(d - r) <= SHAPE.ring_line_mm * PX) & core[y0:y1, x0:x1]
-        own_print = (d <= r + SHAPE.ring_line_mm * PX) & core[y0:y1, x0:x1]
-        ok = clear[y0:y1, x0:x1]
-        zone = _zones(b, bubbles, xx[y0:y1, x0:x1], yy[y0:y1, x0:x1])
+        box = slice(y0, y1), slice(x0, x1)
+        d = np.hypot(xx[box] - cx, yy[box] - cy)
+        ring = (np.abs(d - r) <= SHAPE.ring_line_mm * PX) & core[box]
+        own_print = (d <= r + SHAPE.ring_line_mm * PX) & core[box]
+        ok, zone = clear[box], _zones(b, bubbles, xx[box], yy[box])
         disc = (d <= SHAPE.disc * r) & ok
-        out[name, b.value] = BubbleGeometry((slice(y0, y1), slice(x0, x1)), disc, ring,
+        out[name, b.value] = BubbleGeometry(box, yy[box] * w + xx[box], d, disc, ring,
                                             (d >= SHAPE.band_inner * r) & (d <= SHAPE.band_outer * r) & ok,
-                                            print_ink[y0:y1, x0:x1], own_print, disc & (zone < 0), zone)
+                                            print_ink[box], own_print, disc & (zone < 0), zone)
     return out
 
 
@@ -247,23 +250,19 @@ def score_bubbles(m: Measured, kind: str, definite: float, stray: float, cuts: l
     flat = m.new.ravel()
     keys = regions.keys
 
-    def cut(where):
+    def new_ink(where):
+        """New ink at where (index, bubble), none where a cut takes it out of its bubble; and where that is."""
         index, label = where
         out = np.zeros(len(index), bool)
         for c in cuts:
             out |= c.pixels[index] & c.bubbles[label]
-        return out
-
-    def new_ink(where, out=None):
-        new = flat[where[0]]
-        return new * ~(cut(where) if out is None else out) if cuts else new
+        return (flat[index] * ~out if cuts else flat[index]), out
     per_r = 1 / (PX * PX) / regions.radii
     n = len(keys)
-    inside_out = cut(regions.inside) if cuts else None
-    inside_ink = new_ink(regions.inside, inside_out)
+    inside_ink, inside_out = new_ink(regions.inside)
     inside = sums(regions.inside[1], inside_ink, n)
-    own_disc = sums(regions.inside[1][regions.own_disc], inside_ink[regions.own_disc], n)
-    band_ink = new_ink(regions.band)
+    own_disc = sums(regions.inside[1], inside_ink * regions.own_disc, n)      # (sums skips the zeros)
+    band_ink = new_ink(regions.band)[0]
     band_sum = sums(regions.band[1], band_ink, n)
     band_all = band_sum * per_r
     # a marked bubble with no line through its own band: its mark may reach into its neighbours' bands;
@@ -310,19 +309,13 @@ def sums(label: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
 @lru_cache(maxsize=None)
 def bubble_regions(kind: str) -> _Regions:
     geometry = bubble_geometry(kind)
-    width = blank_card(kind).shape[1]
     rows = {part: [] for part in ("disc", "ring", "band", "own_print")}
     band_zone, own_disc = [], []
     for g in geometry.values():
-        y, x = np.mgrid[g.where]
         for part in rows:
-            rows[part].append((y * width + x)[getattr(g, part)])
+            rows[part].append(g.flat[getattr(g, part)])
         band_zone.append(g.zone[g.band])
         own_disc.append(g.own_disc[g.disc])
-    print_ink = np.zeros(blank_card(kind).size, np.float32)
-    for g in geometry.values():
-        y, x = np.mgrid[g.where]
-        print_ink[(y * width + x).ravel()] = g.printed.ravel()
 
     def labelled(parts):
         return np.concatenate(parts), np.concatenate([np.full(len(p), n) for n, p in enumerate(parts)])
@@ -330,7 +323,7 @@ def bubble_regions(kind: str) -> _Regions:
     band, zone = labelled(rows["band"]), np.concatenate(band_zone)
     names = [f.name for f in L.layout(kind).fields]
     fields = np.array([names.index(name) for name, _ in geometry])
-    return _Regions(tuple(geometry), np.array([r for _, r in bubble_radii(kind)]), print_ink,
+    return _Regions(tuple(geometry), np.array([r for _, r in bubble_radii(kind)]),
                     labelled(rows["disc"]), np.array([max(1, len(p)) for p in rows["disc"]], np.float64),
                     band, zone, (zone >= 0) & (fields[zone] != fields[band[1]]), _padded(rows["ring"]),
                     _padded(rows["own_print"]), np.concatenate(own_disc))
@@ -342,7 +335,6 @@ class _Regions:
     for sums, an index matrix padded with -1 (one row per bubble) for quantiles."""
     keys: tuple
     radii: np.ndarray
-    print_ink: np.ndarray
     inside: tuple
     inside_count: np.ndarray
     band: tuple
@@ -355,9 +347,10 @@ class _Regions:
 
 def _quantiles(flat: np.ndarray, index: np.ndarray, q: float) -> list[float]:
     """Per row of a padded index matrix, the q-quantile of its pixels (as np.percentile would)."""
-    values = np.where(index >= 0, flat[index], np.inf)
+    valid = index >= 0
+    values = np.where(valid, flat[index], np.inf)
     values.sort(axis=1)
-    count = (index >= 0).sum(axis=1)
+    count = valid.sum(axis=1)
     position = q * np.maximum(count - 1, 0)
     low = np.floor(position).astype(np.int64)
     high = np.minimum(low + 1, np.maximum(count - 1, 0))
@@ -406,7 +399,7 @@ def closer_scores(amount: np.ndarray, kind: str, levels: Levels, floor: float) -
     Counted as score_bubbles counts it (mm² per mm of radius), no cuts."""
     regions = bubble_regions(kind)
     index, label = regions.inside
-    new = _new_ink(amount.ravel()[index], regions.print_ink[index], replace(levels, floor=floor))
+    new = _new_ink(amount.ravel()[index], spread_print(kind).ravel()[index], replace(levels, floor=floor))
     return dict(zip(regions.keys, (sums(label, new * _open_disc(kind), len(regions.keys))
                                    / (PX * PX) / regions.radii).tolist()))
 
@@ -415,7 +408,7 @@ def closer_scores(amount: np.ndarray, kind: str, levels: Levels, floor: float) -
 def _open_disc(kind: str) -> np.ndarray:
     """Per pixel of the bubbles' discs (_Regions.inside), whether it is open paper (_open_paper)."""
     regions = bubble_regions(kind)
-    return _open_paper(regions.print_ink.reshape(blank_card(kind).shape)).ravel()[regions.inside[0]]
+    return _open_paper(spread_print(kind)).ravel()[regions.inside[0]]
 
 
 def fast_median(values: np.ndarray) -> float:
@@ -472,7 +465,7 @@ def restored(amount: np.ndarray, kind: str, levels: Levels, key: tuple, kept: np
     kept = kept[sector]
     known = (kept >= faded) & ~hidden[index]
     gain = 1 / np.clip(kept[known], faded, 1.0)        # a sector darker than the others (ink on it) is not dimmed
-    new = _new_ink(gain * amount.ravel()[index[known]], bubble_regions(kind).print_ink[index[known]], levels) \
+    new = _new_ink(gain * amount.ravel()[index[known]], spread_print(kind).ravel()[index[known]], levels) \
         / (PX * PX) / dict(bubble_radii(kind))[key]
     return float(new[~outer[known]].sum()), float(new[outer[known]].sum()), float(1 - (kept[~outer] >= faded).mean())
 
@@ -481,15 +474,11 @@ def restored(amount: np.ndarray, kind: str, levels: Levels, key: tuple, kept: np
 def _glare_zones(kind: str) -> dict:
     """Per bubble, the pixels (flat) of its disc and of the ring around it out to SHAPE.outer radii (off
     the other bubbles' discs), each pixel's sector, and which are in that outer ring."""
-    clear, (h, width) = clear_of_black(kind).ravel(), blank_card(kind).shape
+    clear, width = clear_of_black(kind).ravel(), blank_card(kind).shape[1]
     discs, bubble_of = bubble_regions(kind).inside        # every bubble's scored disc (clear pixels only)
     out = {}
-    for n, (name, b) in enumerate(L.layout(kind).bubbles()):
-        x0, x1 = max(0, int((b.x - SHAPE.outer * b.r) * PX)), min(width, int((b.x + SHAPE.outer * b.r) * PX) + 1)
-        y0, y1 = max(0, int((b.y - SHAPE.outer * b.r) * PX)), min(h, int((b.y + SHAPE.outer * b.r) * PX) + 1)
-        y, x = np.mgrid[y0:y1, x0:x1]
-        flat = (y * width + x).ravel()
-        d = (np.hypot(x - b.x * PX, y - b.y * PX) / (b.r * PX)).ravel()
+    for n, (g, (name, b)) in enumerate(zip(bubble_geometry(kind).values(), L.layout(kind).bubbles())):
+        flat, d = g.flat.ravel(), g.d.ravel() / (b.r * PX)
         others = np.isin(flat, discs[bubble_of != n])
         keep = clear[flat] & ((d <= SHAPE.disc) | ((d <= SHAPE.outer) & ~others))
         out[name, b.value] = flat[keep], _sector(flat[keep], b, width), d[keep] > SHAPE.disc
@@ -517,26 +506,19 @@ def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray, np.ndar
 def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Every bubble's printed-ring footprint (flat indices, padded): one row per bubble, one per
     bubble and sector."""
-    width = blank_card(kind).shape[1]
-    whole, sectors = [], []
-    for near, b in _ring_footprint(kind):
-        whole.append(near)
-        sectors += _by_sector(near, b, width)
-    return _padded(whole), _padded(sectors)
+    width, rings = blank_card(kind).shape[1], _ring_footprint(kind)
+    sectors = [part for near, b in rings for part in _by_sector(near, b, width)]
+    return _padded([near for near, _ in rings]), _padded(sectors)
 
 
 @lru_cache(maxsize=None)
 def _ring_footprint(kind: str) -> list:
     """Per bubble, its printed ring's footprint (flat indices: where the blank prints it, within
     MEASURE.ring_mm of the ring) and the bubble."""
-    print_ink, width = bubble_regions(kind).print_ink, blank_card(kind).shape[1]
-    out = []
-    for g, (_, b) in zip(bubble_geometry(kind).values(), L.layout(kind).bubbles()):
-        y, x = np.mgrid[g.where]
-        flat = (y * width + x).ravel()
-        ring = np.abs(np.hypot(x - b.x * PX, y - b.y * PX) - b.r * PX) <= MEASURE.ring_mm * PX
-        out.append((flat[ring.ravel() & (print_ink[flat] >= SHAPE.printed)], b))
-    return out
+    print_ink = spread_print(kind).ravel()
+    near = [(g.flat[np.abs(g.d - b.r * PX) <= MEASURE.ring_mm * PX], b)
+            for g, (_, b) in zip(bubble_geometry(kind).values(), L.layout(kind).bubbles())]
+    return [(flat[print_ink[flat] >= SHAPE.printed], b) for flat, b in near]
 
 
 def washed_arc(amount: np.ndarray, kind: str, n: int, below: float) -> bool:
@@ -550,10 +532,8 @@ def washed_arc(amount: np.ndarray, kind: str, n: int, below: float) -> bool:
 def _ring_arcs(kind: str) -> list:
     """Per bubble, its ring's footprint in MEASURE.arcs arcs (flat indices, padded; a row per arc)."""
     width = blank_card(kind).shape[1]
-    out = []
-    for near, b in _ring_footprint(kind):
-        out.append(_padded([arc for arc in _by_sector(near, b, width, MEASURE.arcs) if arc.size]))
-    return out
+    return [_padded([arc for arc in _by_sector(near, b, width, MEASURE.arcs) if arc.size])
+            for near, b in _ring_footprint(kind)]
 
 
 def stroke_share(amount: np.ndarray, kind: str, levels: Levels, key: tuple, path: np.ndarray | None) -> float:
@@ -563,7 +543,7 @@ def stroke_share(amount: np.ndarray, kind: str, levels: Levels, key: tuple, path
     light) little."""
     index, _, outer = _glare_zones(kind)[key]
     where = index[~outer] if path is None else index[~outer | path[index]]
-    new = _new_ink(amount.ravel()[where], bubble_regions(kind).print_ink[where], levels)
+    new = _new_ink(amount.ravel()[where], spread_print(kind).ravel()[where], levels)
     return float(new[new >= MEASURE.stroke].sum() / max(float(new.sum()), 1e-9))
 
 
@@ -630,8 +610,7 @@ def one_stroke(amount: np.ndarray, kind: str, levels: Levels, key: tuple, s: Set
     on_ring: its printed ring is inked over all round (a circle drawn on the ring, which the print's
     misfit never is): its ink may all lie right along the print."""
     g = bubble_geometry(kind)[key]
-    where, inside, ring = g.where, g.disc, g.ring
-    printed = bubble_regions(kind).print_ink.reshape(amount.shape)[where]
+    where, inside, ring, printed = g.where, g.disc, g.ring, g.printed
     new = _new_ink(amount[where], printed, levels) * inside
     ink = (new >= MEASURE.traced).astype(np.uint8)
     near, under = cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0, (printed >= SHAPE.printed) & inside
@@ -658,7 +637,7 @@ def beside_drawn(amount: np.ndarray, kind: str, levels: Levels, key: tuple, draw
     felt tip wider than the path), no mark of the bubble's own, which would lie off it."""
     g = bubble_geometry(kind)[key]
     where, inside = g.where, g.disc
-    new = _new_ink(amount[where], bubble_regions(kind).print_ink.reshape(amount.shape)[where], levels) * inside
+    new = _new_ink(amount[where], g.printed, levels) * inside
     return left_near(new, drawn.reshape(amount.shape)[where], MEASURE.edge_mm) >= MEASURE.beside
 
 

@@ -109,8 +109,7 @@ class Scanner:
     def _measure(self, m: Measured, layout: L.Layout, blurred: bool) -> Reading:
         """Every bubble's ink, with a circle drawn round another bubble, a stray line's ink and a
         neighbour's spilt ink taken out."""
-        s, kind, amount = self.settings, layout.kind, m.amount
-        levels = m.levels
+        s, kind, amount, levels = self.settings, layout.kind, m.amount, m.levels
         circles = find_circles(m, kind, s)
         cuts = _circle_cut(circles, layout)
         numbers = self._numbers(m, kind, cuts, circles)
@@ -150,10 +149,8 @@ class Scanner:
         (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
         drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
         bubble is not clearly blank."""
-        covered, crossed, touched = stroke_cut.covered, stroke_cut.crossed, stroke_cut.touched
-        s = self.settings
+        s, covered, crossed, touched = self.settings, stroke_cut.covered, stroke_cut.crossed, stroke_cut.touched
         keys = [(name, b.value) for name, b in layout.bubbles()]
-        bare = None
         if touched.any():
             bare = self._numbers(m, layout.kind, [*cuts, Cut(covered, crossed | touched)], circles)
             # the only ink in it a line leaving it farther than a mark's arm on one side: no cross's
@@ -173,9 +170,8 @@ class Scanner:
             # with ink left apart from the stroke (a light cross's other arm) the two are one mark, scored whole
             plain += [key for n, key in enumerate(keys) if touched[n] and key not in plain
                       and bare.scores[key] >= s.marginal and _apart(m, layout.kind, key, covered)]
-        doubts = tuple(_line_doubts(m, layout, numbers.scores, again.scores, stroke_cut, crossed, touched, plain,
-                                    circles, s))
-        return again, doubts, crossed
+        return again, tuple(_line_doubts(m, layout, numbers.scores, again.scores, stroke_cut, crossed, touched, plain,
+                                         circles, s)), crossed
 
     def _broken_line(self, m: Measured, layout: L.Layout, strokes: list, scores: dict,
                      circles: Circles, cuts: list) -> Iterator[Finding]:
@@ -185,23 +181,21 @@ class Scanner:
         lines = broken_lines(m, layout.kind, strokes, [b for _, b in marks]) if marks else []
         for name, b in marks:
             through = [line for line in lines if runs_through(line, b)]
-            if through and not self._marked_beside(m, layout, (name, b.value), through, circles, cuts):
+            if through and not self._marked_beside(m, layout, name, b, through, circles, cuts):
                 yield why(Code.BROKEN_LINE, **at((name, b.value)), score=scores[name, b.value])
 
-    def _marked_beside(self, m: Measured, layout: L.Layout, key: tuple, lines: list, circles: Circles,
+    def _marked_beside(self, m: Measured, layout: L.Layout, name: str, b: L.Bubble, lines: list, circles: Circles,
                        cuts: list) -> bool:
         """The lines leave a bubble marked either way when, with them taken out, the ink left is a mark
         apart from them (_apart: a cross's other arm, a tick they cross), or a definite mark beside lines
         that all sit on the bubble (a cross's long arm: maybe its mark)."""
-        bubbles = layout.bubbles()
-        b = next(b for name, b in bubbles if (name, b.value) == key)
+        key, s = (name, b.value), self.settings
         covered = cut_by_strokes(lines, layout, m).covered
-        alone = np.array([(name, o.value) == key for name, o in bubbles])
-        left = self._numbers(m, layout.kind, [*cuts, Cut(covered, alone)], circles).scores
-        s = self.settings
-        if left[key] >= s.definite and all(sits_on(line, b, m, layout.kind) for line in lines):
+        alone = np.array([(other, o.value) == key for other, o in layout.bubbles()])
+        left = self._numbers(m, layout.kind, [*cuts, Cut(covered, alone)], circles).scores[key]
+        if left >= s.definite and all(sits_on(line, b, m, layout.kind) for line in lines):
             return True
-        return left[key] >= s.marginal and _apart(m, layout.kind, key, covered)
+        return left >= s.marginal and _apart(m, layout.kind, key, covered)
 
     def _on_time(self) -> None:
         """A card whose scan works too long (a huge or hostile image) is not waited for; the time is the
@@ -250,8 +244,7 @@ def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, strok
         key = name, b.value
         if touched[n] and again[key] >= s.marginal and key not in plain:
             yield why(Code.LINE_TOUCHES, **at(key), score=again[key])
-        if crossed[n] and expected[n] > 0 and key not in circles.circled \
-                and again[key] >= s.marginal \
+        if crossed[n] and expected[n] > 0 and key not in circles.circled and again[key] >= s.marginal \
                 and not _apart(m, layout.kind, key, covered):
             yield why(Code.LINE_INK_BESIDE, **at(key), score=again[key])
         if crossed[n] and again[key] < s.definite \

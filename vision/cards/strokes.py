@@ -25,23 +25,22 @@ class _Stroke:
 
     def offset(self, x: float, y: float) -> tuple[float, float]:
         """(distance across the stroke's line, position along it) of a point."""
-        return _offset(self.p, self.u, x, y)
+        dx, dy = x - self.p[0], y - self.p[1]
+        return abs(self.u[0] * dy - self.u[1] * dx), self.u[0] * dx + self.u[1] * dy
 
 
 def find_strokes(m: Measured, kind: str) -> list[_Stroke]:
     """Long straight strokes of new ink (a pen line across the card, a crease): found as line
     segments, collinear ones merged, each refitted to its ink and its width measured. Faint ink
     (a crease's shadow line, light pencil) counts as a stroke only when it is much longer."""
-    new, hidden = m.seen, _hidden(kind)
     strokes = []
-    faint = _inked(m, MEASURE.traced)[0]      # a line's ends fade (glare over them, blur): followed to there
     for least, length in ((MEASURE.stroke, STROKES.length_mm), (MEASURE.traced, STROKES.crease_mm)):
         binary, half = _inked(m, least)
         # looked for a little shorter (a line's faint ends, print hiding a stretch), then followed
         # to its true ends: it must be long enough then
         for group in _segments(half, 0.8 * length):
-            stroke = _refit(group, binary, new, faint, hidden, length * PX)
-            if stroke is not None and stroke.width <= STROKES.width_mm * PX:
+            stroke = _refit(group, binary, m, kind, length * PX)
+            if stroke is not None:
                 _merge(strokes, stroke)
     return _without_crosses(strokes, kind)
 
@@ -50,17 +49,14 @@ def broken_lines(m: Measured, kind: str, found: list[_Stroke], marks: list[L.Bub
     """Straight pieces in line with each other through a marked bubble, long enough together to be a
     stray line (D19) that glare washed out in the middle, or print hid a stretch of: not found as
     one (the pieces are too short), each piece could pass for a mark. A person looks."""
-    new, hidden = m.seen, _hidden(kind)
-    (binary, half), faint = _inked(m, MEASURE.stroke), _inked(m, MEASURE.traced)[0]
+    binary, half = _inked(m, MEASURE.stroke)
     out = []
     for group in _segments(half, STROKES.piece_mm):
-        line = _Stroke(*group, 0)
-        if not any(crosses_disc(line, b) for b in marks):
+        if not any(crosses_disc(_Stroke(*group, 0), b) for b in marks):
             continue
-        stroke = _refit(group, binary, new, faint, hidden, STROKES.length_mm * PX)
-        if stroke is not None and stroke.width <= STROKES.width_mm * PX \
-                and _inked_share(faint, hidden, stroke) >= STROKES.inked and _ends_in_the_clear(stroke, kind) \
-                and not _same_line(found + out, stroke):
+        stroke = _refit(group, binary, m, kind, STROKES.length_mm * PX)
+        if stroke is not None and _inked_share(_inked(m, MEASURE.traced)[0], _hidden(kind), stroke) >= STROKES.inked \
+                and _ends_in_the_clear(stroke, kind) and not _same_line(found + out, stroke):
             out.append(stroke)
     return _without_crosses(out, kind)
 
@@ -77,10 +73,8 @@ def _ends_in_the_clear(line: _Stroke, kind: str) -> bool:
 def runs_through(line: _Stroke, b: L.Bubble) -> bool:
     """The line crosses the bubble's disc and goes on at least STROKES.out_mm beyond it (a mark's strokes,
     a scribble's, stay within the disc)."""
-    off, at = line.offset(b.x * PX, b.y * PX)
-    r = SHAPE.disc * b.r * PX
-    chord = np.sqrt(max(r * r - off * off, 0.0))
-    return off < r and max(at - chord - line.t0, line.t1 - at - chord) >= STROKES.out_mm * PX
+    at, chord = _chord(line, b.x * PX, b.y * PX, SHAPE.disc * b.r * PX)
+    return crosses_disc(line, b) and max(at - chord - line.t0, line.t1 - at - chord) >= STROKES.out_mm * PX
 
 
 @lru_cache(maxsize=None)
@@ -131,7 +125,7 @@ def _segments(half: np.ndarray, length_mm: float) -> list[tuple]:
     found = found * 2 + 0.5
     groups, lines = [], []      # lines: the groups' points and directions as plain floats (faster one by one)
     for x0, y0, x1, y1 in sorted(found.reshape(-1, 4).tolist(), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1])):
-        for n, ((px, py), (ux, uy)) in enumerate(lines):      # _offset written out: called most here
+        for n, ((px, py), (ux, uy)) in enumerate(lines):      # _Stroke.offset written out: called most here
             ax, ay, bx, by = x0 - px, y0 - py, x1 - px, y1 - py
             if abs(ux * ay - uy * ax) < STROKES.on_line_px and abs(ux * by - uy * bx) < STROKES.on_line_px:
                 ta, tb = ux * ax + uy * ay, ux * bx + uy * by
@@ -163,12 +157,6 @@ def _long_piece(binary: np.ndarray, least: int, gap: int) -> bool:
     return False
 
 
-def _offset(p, u, x: float, y: float) -> tuple[float, float]:
-    """(distance across the line through p along unit u, position along it) of a point."""
-    dx, dy = x - p[0], y - p[1]
-    return abs(u[0] * dy - u[1] * dx), u[0] * dx + u[1] * dy
-
-
 def _same_line(strokes: list[_Stroke], stroke: _Stroke) -> list[int]:
     """The strokes along the same line as this one."""
     return [n for n, o in enumerate(strokes) if max(o.offset(*(stroke.p + t * stroke.u))[0]
@@ -186,10 +174,10 @@ def _merge(strokes: list[_Stroke], stroke: _Stroke) -> None:
     strokes[same[0]] = _Stroke(o.p, o.u, min(o.t0, *ends), max(o.t1, *ends), o.width)
 
 
-def _refit(group, binary: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden: np.ndarray,
-           least: float) -> _Stroke | None:
-    """The stroke fitted to the ink near a group of segments, followed to its true ends (faint ink
-    too); None if it is shorter than least pixels then (its width is not measured)."""
+def _refit(group, binary: np.ndarray, m: Measured, kind: str, least: float) -> _Stroke | None:
+    """The stroke fitted to the ink (binary) near a group of segments, followed to its true ends (faint
+    ink too: a line's ends fade, glare over them, blur); None if it is shorter than least pixels then
+    (its width is not measured), or wider than a pen line."""
     p, u, t0, t1 = group
     points = _ink_points(binary, p + (t0 - 2) * u, p + (t1 + 2) * u, 4)
     d = points - p
@@ -200,10 +188,12 @@ def _refit(group, binary: np.ndarray, new: np.ndarray, faint: np.ndarray, hidden
     vx, vy, x, y = cv2.fitLine(near, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
     q, v = np.array([x, y], float), np.array([vx, vy], float)
     t0, t1 = sorted(((p + t * u - q) @ v for t in (t0, t1)))
+    faint, hidden = _inked(m, MEASURE.traced)[0], _hidden(kind)
     t0, t1 = _follow(faint, hidden, q, -v, -t0), _follow(faint, hidden, q, v, t1)
     if t0 + t1 < least:
         return None
-    return _Stroke(q, v, -t0, t1, _width(new, q, v, -t0, t1))
+    width = _width(m.seen, q, v, -t0, t1)
+    return _Stroke(q, v, -t0, t1, width) if width <= STROKES.width_mm * PX else None
 
 
 def _ink_points(binary: np.ndarray, a: np.ndarray, b: np.ndarray, margin: int) -> np.ndarray:
