@@ -124,6 +124,19 @@ def _grainy(picture: np.ndarray, light: float = 0.35, noise: float = 6.0, qualit
     return cv2.imdecode(cv2.imencode(".jpg", taken, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
 
 
+@pytest.mark.parametrize("k", [1.3, 1.6])
+def test_a_light_thin_circle_beside_a_fill_on_a_grainy_photo_is_a_second_mark(scanner, k):
+    """A filled X and a light pencil circle round Z, one pixel wide, on a grainy photo: two marks, or review;
+    never X's vote. Counted as X's before: the darkest ink on each of Z's rays was the grain's as often as the
+    circle's (round Y too), so Z's was not 4 times Y's. A line stands out of the paper on both sides along a
+    ray and runs on from ray to ray; grain does neither (circles._lines)."""
+    picture = P.printed(P.card("vote", 3, 4))
+    P.dot(picture, X, 0.8)
+    P.pencilled(picture, lambda canvas: P.ring(canvas, Z, k, width_mm=0.25, colour=(205,) * 3))
+    result = scanner.scan_image(_grainy(picture))
+    assert result.decision == "review" or (result.decision, result.fields) == ("invalid", {"mark": ["X", "Z"]}), result
+
+
 @pytest.mark.parametrize("over,angle", [(X, 110), (Z, 80)])
 def test_a_hand_shadow_on_a_grainy_photo_is_no_mark(scanner, over, angle):
     """A finger's soft shadow over a blank bubble of a grainy photo: grain made its soft outline look steep

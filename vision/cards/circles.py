@@ -24,7 +24,7 @@ from .. import layouts as L
 from .blank import PX, print_everywhere
 from .measure import Measured, Levels, bubble_regions, padded_box, sums
 from .reasons import Code, Finding, at, why
-from .tuning import CIRCLES, SHAPE, Settings
+from .tuning import CIRCLES, MEASURE, SHAPE, Settings
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,8 @@ class Circles:
     round_others: tuple     # ((circled key, other key), ...): a circle's ellipse goes round another bubble's centre too
     ink: dict               # circled key -> its traced path's new ink, in score units (mm² per mm of radius)
     density: float          # the paths' mean new ink away from every bubble's disc
-    faint: dict             # (field, value) -> the median over its rays of their darkest ink, noise floor not taken
-                            # off (a light pencil circle fainter than the noise floor still shows all round)
+    faint: dict             # (field, value) -> the median over its rays of the line crossing each (_lines), noise floor
+                            # not taken off (a light pencil circle fainter than the noise floor still shows all round)
 
 
 @lru_cache(maxsize=None)
@@ -72,7 +72,7 @@ def find(m: Measured, kind: str, s: Settings, exclude=None, faint: dict | None =
     xs, ys, radii = _rays(kind)
     along = cv2.remap(new, xs, ys, cv2.INTER_LINEAR, borderValue=0.0).reshape(len(keys), CIRCLES.angles, CIRCLES.steps)
     cover = _cover(along, _hidden(kind))
-    faint = faint or dict(zip(keys, _faint(m.amount, kind, m.levels, xs, ys, len(keys))))
+    faint = faint or dict(zip(keys, np.median(_lines(m.amount, kind, m.levels, xs, ys, len(keys)), axis=1).tolist()))
     circled = [n for n, c in enumerate(cover) if c >= s.circled]
     none = np.zeros(new.size, bool)
     if not circled:
@@ -97,33 +97,35 @@ def find(m: Measured, kind: str, s: Settings, exclude=None, faint: dict | None =
                    astray.ravel() > 0, round_others, ink, density, faint)
 
 
-def _faint(amount: np.ndarray, kind: str, levels: Levels, xs, ys, count: int) -> list[float]:
-    """Per bubble, the median over its rays of the darkest ink beyond the print on each."""
-    return np.median(_beyond_print(amount, kind, levels, xs, ys, count).max(axis=2), axis=1).tolist()
-
-
-def faint_over_paper(amount: np.ndarray, kind: str, levels: Levels, away: np.ndarray | None = None) -> tuple:
-    """Per bubble: (Circles.faint over each ray's own paper level; then Circles.faint and that again,
-    judged on the rays that do not cross away (flat bool: the circles drawn round other bubbles,
-    Circles.path, and long stray lines) where CIRCLES.free_rays of its rays or more do not, else on all). Over the
-    paper is each
-    ray's darkest ink less that ray's median: a pencil line stands out of the paper beside it, a
-    shadow or uneven light darkens the whole ray. Pen circles round neighbours closing in on a bubble
-    from two sides or more cross most of its rays: ink all round it, no pencil circle of its own,
-    which would show on the rays they leave free too."""
+def faint_free(amount: np.ndarray, kind: str, levels: Levels, away: np.ndarray) -> dict:
+    """Circles.faint judged on the rays that do not cross away (flat bool: the circles drawn round other
+    bubbles, Circles.path, and long stray lines) where CIRCLES.free_rays of its rays or more do not, else
+    on all. Pen circles round neighbours closing in on a bubble from two sides or more cross most of its
+    rays: lines all round it, no pencil circle of its own, which would show on the rays they leave free too."""
     xs, ys, _ = _rays(kind)
     keys = [(name, b.value) for name, b in L.layout(kind).bubbles()]
-    along = _beyond_print(amount, kind, levels, xs, ys, len(keys))
-    darkest = along.max(axis=2)
-    above = darkest - np.median(along, axis=2)
-    over = np.median(above, axis=1)
-    faint_free, over_free = np.median(darkest, axis=1), over.copy()
-    if away is not None:
-        hit = cv2.remap(away.reshape(amount.shape).view(np.uint8), xs, ys, cv2.INTER_NEAREST, borderValue=0)
-        free = ~(hit.reshape(along.shape) > 0).any(axis=2)
-        for n in np.flatnonzero(free.sum(axis=1) >= CIRCLES.free_rays * CIRCLES.angles):
-            faint_free[n], over_free[n] = np.median(darkest[n][free[n]]), np.median(above[n][free[n]])
-    return tuple(dict(zip(keys, values.tolist())) for values in (over, faint_free, over_free))
+    lines = _lines(amount, kind, levels, xs, ys, len(keys))
+    hit = cv2.remap(away.reshape(amount.shape).view(np.uint8), xs, ys, cv2.INTER_NEAREST, borderValue=0)
+    free = ~(hit.reshape(len(keys), CIRCLES.angles, CIRCLES.steps) > 0).any(axis=2)
+    enough = free.sum(axis=1) >= CIRCLES.free_rays * CIRCLES.angles
+    return {key: float(np.median(lines[n][free[n]] if enough[n] else lines[n])) for n, key in enumerate(keys)}
+
+
+def _lines(amount: np.ndarray, kind: str, levels: Levels, xs, ys, count: int) -> np.ndarray:
+    """Per bubble and ray, the ink beyond the print that stands out of the paper on both sides of it
+    (MEASURE.paper_near_mm either way along the ray): a line crossing the ray. Light before ink: a shadow's
+    or a gradient's edge darkens one side with it, so it is none. The rays' ink is first averaged over
+    CIRCLES.faint_rays neighbouring rays: a line round the bubble runs on from ray to ray, grain does not."""
+    along = _beyond_print(amount, kind, levels, xs, ys, count)
+    half = CIRCLES.faint_rays // 2
+    along = sum(np.roll(along, k, axis=1) for k in range(-half, half + 1)) / (2 * half + 1)
+    radii, lines = _rays(kind)[2], np.empty(along.shape[:2], np.float32)
+    beside = np.maximum(1, np.rint(MEASURE.paper_near_mm / (radii[:, 1] - radii[:, 0]))).astype(int)   # samples
+    for k in np.unique(beside):
+        rows = beside == k
+        padded = np.pad(along[rows], ((0, 0), (0, 0), (k, k)), mode="edge")
+        lines[rows] = (along[rows] - np.maximum(padded[..., :-2 * k], padded[..., 2 * k:])).max(axis=2)
+    return lines
 
 
 def _beyond_print(amount: np.ndarray, kind: str, levels: Levels, xs, ys, count: int) -> np.ndarray:

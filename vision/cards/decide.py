@@ -39,7 +39,7 @@ from companion.core import games
 from companion.core.cards import CardRead
 
 from .. import layouts as L
-from .circles import Circles, faint_over_paper
+from .circles import Circles, faint_free
 from .measure import Levels, bubble_geometry, measured, restored, typical_ring, beside_drawn, closer_scores, paper_noise, \
     ring_peaks, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Finding, at, why
@@ -310,22 +310,20 @@ def _part_circled(r: Reading, s: Settings) -> Iterator[Finding]:
 
 
 def _faint_circle(r: Reading, s: Settings) -> Iterator[Finding]:
-    """Faint ink all round a bubble read blank, much more than round the others: a light pencil
-    circle, fainter than the noise the scores leave out. It must stand out of the paper beside it
-    on its rays too: a shadow or uneven light darkens the paper with it (and its neighbours). Both
-    hold again on the rays the pen circles drawn round other bubbles leave free (their traced paths
-    cross none of it; circles.faint_over_paper): circles closing in on it from two sides or more
-    cross most of its rays, a pencil circle of its own shows on the rest too."""
-    fields = r.marked(s)
+    """A faint line all round a bubble read blank, darker than round the others: a light pencil circle,
+    fainter than the noise the scores leave out (circles.Circles.faint: a line stands out of the paper on
+    both sides, a shadow's edge or uneven light does not). It must hold again on the rays the pen circles
+    drawn round other bubbles and long stray lines leave free (circles.faint_free): circles closing in on
+    it from two sides or more cross most of its rays, a pencil circle of its own shows on the rest too."""
+    fields, drawn, free = r.marked(s), _drawn_round(r), None
     blank = [(name, b.value) for name, b in r.layout.bubbles() if b.value not in fields[name]]
-    looks = None
     for key in blank:
         usual = _others_blank(r.circles.faint, key, blank)
-        if not _all_round(r.circles.faint[key], usual, s):
+        if r.circles.faint[key] < usual + s.faint:
             continue
-        if looks is None:      # measured once a card, when a bubble first has faint ink all round
-            looks = faint_over_paper(r.amount, r.layout.kind, r.levels, _drawn_round(r))
-        if all(_all_round(values[key], _others_blank(values, key, blank), s) for values in looks):
+        if free is None:      # measured once a card, when a bubble first has a faint line all round
+            free = r.circles.faint if drawn is None else faint_free(r.amount, r.layout.kind, r.levels, drawn)
+        if free[key] >= _others_blank(free, key, blank) + s.faint:
             yield why(Code.FAINT_CIRCLE, **at(key), faint=r.circles.faint[key], usual=usual)
 
 
@@ -366,10 +364,6 @@ def _drawn_round(r: Reading) -> np.ndarray | None:
     if r.lines is not None:
         away.append(r.lines)
     return np.logical_or.reduce(away) if away else None
-
-
-def _all_round(faint: float, usual: float, s: Settings) -> bool:
-    return faint >= s.faint and (faint >= GLARE.faint_times * usual or faint >= usual + GLARE.faint_above)
 
 
 def _faint_in_blank(r: Reading, s: Settings) -> Iterator[Finding]:

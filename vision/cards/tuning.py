@@ -84,8 +84,9 @@ class Settings(_Checked):
     circled: float = entry(0.55, "share of rays", 0.2, 1.0, "a bubble's rays crossing ink at least this: circled, the "
                            "circle's ink is its mark (one open by nearly half, or drawn off towards a neighbour)")
     partial: float = entry(0.4, "share of rays", 0.1, 1.0, "a bubble read blank with this cover: part of a circle?")
-    faint: float = entry(0.03, "ink", 0.0, 0.5, "ink this dark (noise not taken off) all round a blank bubble, 4x the "
-                         "others', also over the paper along its rays: a light pencil circle?")
+    faint: float = entry(0.035, "ink", 0.0, 0.5, "a line round a blank bubble (ink standing out of the paper either "
+                         "side along its rays, noise not taken off) this much darker than round the other blank "
+                         "bubbles: a light pencil circle?")
     noisy: float = entry(0.2, "ink", 0.05, 1.0, "a noise floor this high hides light pencil: a field read blank goes "
                          "to review")
     closer_floor: float = entry(0.04, "ink", 0.0, 0.5, "a number card's field read blank is looked at closer: the "
@@ -271,6 +272,8 @@ class CircleStage(_Checked):
                           "centre; its own mark does")
     own: float = entry(1.7, "radii", 1.0, 3.0, "a bubble's own mark (a tick's or cross's arm) lies this close round it")
     hidden_share: float = entry(0.5, "share of ray", 0.1, 1.0, "a ray this much over black print is hidden")
+    faint_rays: int = entry(5, "rays", 1, 15, "looking for a faint line round a bubble, its rays' ink is averaged over "
+                            "this many neighbouring rays (a line runs on from ray to ray, grain does not)")
     free_rays: float = entry(0.25, "share of rays", 0.05, 1.0, "rays clear of the circles round neighbours enough to "
                              "judge faint ink on")
     off_share: float = entry(0.5, "share", 0.1, 1.0, "a part of ink joined to a circle, this share of it off the "
@@ -298,8 +301,6 @@ class GlareStage(_Checked):
     stroked: float = entry(0.5, "share of ink", 0.1, 1.0, "a mark under glare with less of its ink a stroke's: a halo?")
     all_round: float = entry(0.25, "quantile", 0.0, 1.0, "a ring inked all round: in its weakest sectors but this "
                              "share")
-    faint_times: float = entry(4.0, "times", 1.5, 10.0, "faint ink all round a bubble this many times the others'")
-    faint_above: float = entry(0.08, "ink", 0.01, 1.0, "or this much over theirs (a noisy picture raises them all)")
     ORDER = (("faded", "fading"),)
 
 
