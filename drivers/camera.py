@@ -217,14 +217,19 @@ class SimSource(Source):
         self._diameter = diameter
         self._pass, self._next, self._empty = None, 0, None
         self._asked = None
+        self._again, self._lifted = False, 0
         self.passes: list[int] = []          # the balls sent, in order: the truth
 
     def ask(self, ball) -> None:
         """From now on show the ball ball() names (None: no ball, empty frames), and change at once
         when it changes: the ball the calibration check asks for, or the one the simulated cage dropped.
-        A ball in the cradle rolls in once and rests there until taken; one down the chute that is
-        still asked for after the gap is dropped through again, as staff do with a ball not read."""
+        A ball in the cradle rolls in once and rests there until taken, or until `again()` has staff
+        roll it in again; one down the chute still asked for after the gap is dropped through again."""
         self._asked = ball
+
+    def again(self) -> None:
+        """Staff lift the ball shown and, after the gap, roll it in again (the reader asked them to turn it)."""
+        self._again = True
 
     def open(self) -> None:
         from vision import ball_labels
@@ -239,6 +244,11 @@ class SimSource(Source):
         if self._asked and asked is None:
             if self._empty is None:
                 self._empty = self._render.single_frame(self._renderer, int(self._rng.integers(2 ** 31)), empty=True)[0]
+            return self._empty
+        if self._again and self._pass is not None:
+            self._again, self._pass, self._lifted = False, None, int(self.gap * self.fps)
+        if self._lifted:
+            self._lifted -= 1
             return self._empty
         if self._pass is None:
             ball = asked if asked is not None else self._balls()

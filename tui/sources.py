@@ -81,6 +81,8 @@ class ReaderSource:
                 send(message.command())
             else:
                 note(f"ball reader: {message.message}", "warning")
+                if message.kind == "unreadable" and self.shows is not None:    # simulated staff turn the ball
+                    self.reader.camera.source.again()
         try:
             self.reader = BallReader.from_settings(self.settings, on_message, places=self.places,
                                                    warn=lambda text: note(f"ball reader: {text}", "warning"))

@@ -87,7 +87,8 @@ def test_the_scanner_holds_fewer_thresholds_and_lines_than_before_the_table():
     against the other bubbles read blank only); then 150 and 3,462 with locate, scanner, watch and reasons
     leaner; then blank_ring gone, a ring inked over judged all round by its ink alone, and a neighbour's
     scribble running on read by where its stroke goes: 149 and 3,461; then 3,419 with what several places took
-    again kept once (a bubble patch's pixels, the strokes' refit and width check). A ratchet: never more again."""
+    again kept once (a bubble patch's pixels, the strokes' refit and width check); then 148 and 3,416 with a faint circle
+    judged per ray by ink standing out of the paper on both sides. A ratchet: never more again."""
     import thresholds
     counted = thresholds.count(CARDS)
-    assert counted["thresholds"] <= 149 and counted["lines"] <= 3419, counted
+    assert counted["thresholds"] <= 148 and counted["lines"] <= 3416, counted
