@@ -10,10 +10,15 @@ each label's modules (leaving out the finders, which all labels share). A ball i
 when its correlation is high and well clear of every other label's and of every look-alike's
 (the texts PB0000-PB9999 that are not labels, under the label's QR mask), as measured on the
 tuning seed (README).
+
+A label that falls short of those bars may still lean to one ball (`Match.leaning`: lower bars,
+the same competition). That is not a read: it only ever vouches for the ball another frame of
+the same pass read (vision.acceptance), the frames of one pass combined.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -30,23 +35,40 @@ from .. import ball_labels as labels
 MATCH_MIN = 0.45         # correlation the named label must reach
 MATCH_MARGIN = 0.2       # and by which it must beat every other label
 LOOK_ALIKE_MARGIN = 0.1  # and every look-alike code under its mask
+# a label leaning to a ball: measured on the chute passes of tuning seeds 5 and 13 (README)
+LEAN_MIN = 0.25
+LEAN_MARGIN = 0.1
+LEAN_LOOK_ALIKE_MARGIN = 0.0
 FINDER_MIN = 0.3         # normalised correlation of a finder square with the pattern
 MOST_FINDERS = 8
 
 
+@dataclass(frozen=True)
+class Match:
+    ball: int | None = None        # the label named: it clears MATCH_MIN and both margins
+    leaning: int | None = None     # the label it is closest to, clearing the LEAN_ bars (the ball, when named)
+
+
 def match_label(patch: np.ndarray, module_px: float) -> int | None:
     """The ball whose label `patch` (a flattened label, any turn, either polarity) shows, or None."""
+    return weighed(patch, module_px).ball
+
+
+def weighed(patch: np.ndarray, module_px: float) -> Match:
+    """The ball `patch` is matched to, and the ball it leans to (see match_label)."""
     image = square_to_axes(patch.astype(np.float32))
     grids = np.array(list(_grids(image, module_px))).T         # one column per way the finders fit
     if not grids.size:
-        return None
+        return Match()
     scores = (codebook() @ grids).max(axis=1)
     runner_up, top = np.sort(scores)[-2:]
     ball = labels.BALLS[int(np.argmax(scores))]
-    if top < MATCH_MIN or top - runner_up < MATCH_MARGIN:
-        return None
-    look_alike = float((look_alike_book(labels.label_mask(ball)) @ grids).max())
-    return ball if top - look_alike >= LOOK_ALIKE_MARGIN else None
+    if top < LEAN_MIN or top - runner_up < LEAN_MARGIN:
+        return Match()
+    beats_look_alikes = top - float((look_alike_book(labels.label_mask(ball)) @ grids).max())
+    named = top >= MATCH_MIN and top - runner_up >= MATCH_MARGIN and beats_look_alikes >= LOOK_ALIKE_MARGIN
+    leans = named or beats_look_alikes >= LEAN_LOOK_ALIKE_MARGIN
+    return Match(ball if named else None, ball if leans else None)
 
 
 def square_to_axes(image: np.ndarray) -> np.ndarray:
