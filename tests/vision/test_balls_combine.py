@@ -92,3 +92,24 @@ def test_a_look_alike_code_leans_to_no_ball(monkeypatch, ball, text):
     assert [match.weighed(label, MODULE_PX).leaning for label in labels] == [None, None]
     monkeypatch.setattr(match, "LEAN_LOOK_ALIKE_MARGIN", -1.0)          # no competition
     assert [match.weighed(label, MODULE_PX).leaning for label in labels] == [ball, ball]
+
+
+def test_finder_squares_streaked_to_a_faint_likeness_still_place_the_grid():
+    # tuning seed 5, chute pass 374 (ball 24 at 30 fps): frame 4's finders correlate 0.22-0.3 with
+    # the pattern; laid through them, the grid names ball 24, and only one other frame reads it
+    p = sim.render_pass(sim.Renderer(), "chute", 30, 24, _seed(5, "pass374"))
+    decoder = balls.BallDecoder("zxing", warn=lambda _: None, distance=sim.RIG_DISTANCE, fall_deg=p.fall_deg)
+    result = decoder.read(p.shot(4).image)
+    assert (result.ball, result.matched) == (24, True)
+
+
+def test_the_bench_reports_frames_leaning_to_the_ball_and_to_another(capsys):
+    from companion.cli import balls as cli
+    stats = cli._Stats()
+    stats.add({"kind": "chute 30 fps", "outcome": "accepted", "latency_ms": 90.0, "ms": [20.0] * 5, "empty_ms": [],
+               "frames_read": 1, "frames_matched": 1, "frames_leaning": 2, "leaning_elsewhere": 1,
+               "false_finds": 0, "dropped": 0, "processed": 5})
+    summary = stats.summary()
+    assert (summary["frame"]["leaning_pct"], summary["frame"]["leaning_elsewhere"]) == (40.0, 1)
+    cli._print_report({"zxing": summary})
+    assert "not read but leaning to it 40.0% (to another ball: 1 frames)" in capsys.readouterr().out
