@@ -113,3 +113,12 @@ def test_the_bench_reports_frames_leaning_to_the_ball_and_to_another(capsys):
     assert (summary["frame"]["leaning_pct"], summary["frame"]["leaning_elsewhere"]) == (40.0, 1)
     cli._print_report({"zxing": summary})
     assert "not read but leaning to it 40.0% (to another ball: 1 frames)" in capsys.readouterr().out
+
+
+def test_the_numerals_keep_the_stricter_finder_bar_that_turns_them_upright():
+    # tuning seed 5, chute pass 26 (ball 27): the one frame that reads is witnessed by its numerals;
+    # with matching's fainter finders the whole sticker was turned the wrong way up and was not
+    p = sim.render_pass(sim.Renderer(), "chute", 30, 27, _seed(5, "pass26"))
+    decoder = balls.BallDecoder("zxing", warn=lambda _: None, distance=sim.RIG_DISTANCE, fall_deg=p.fall_deg)
+    result = decoder.read(p.shot(3).image)
+    assert (result.ball, result.witnessed) == (27, True)

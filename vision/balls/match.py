@@ -39,10 +39,12 @@ LOOK_ALIKE_MARGIN = 0.1  # and every look-alike code under its mask
 LEAN_MIN = 0.25
 LEAN_MARGIN = 0.1
 LEAN_LOOK_ALIKE_MARGIN = 0.0
-# normalised correlation of a finder square with the pattern: a chute's 14 px streak leaves the
-# finders of some labels at 0.22-0.3 (tuning seeds 5 and 13: 5 more of 106 unread frames named, 8
-# more leaning, none wrong); the naming bars above, not this one, keep wrong balls out
-FINDER_MIN = 0.22
+FINDER_MIN = 0.3         # normalised correlation of a finder square with the pattern
+# and where matching lays the grid: a chute's 14 px streak leaves the finders of some labels at
+# 0.22-0.3 (tuning seeds 5 and 13: 5 more of 106 unread frames named, 8 more leaning, none wrong);
+# the naming bars above, not this one, keep wrong balls out. (The numerals keep FINDER_MIN: on a
+# whole sticker more faint look-alikes of a finder turn it the wrong way up.)
+MATCH_FINDER_MIN = 0.22
 MOST_FINDERS = 8
 
 
@@ -92,20 +94,20 @@ def square_to_axes(image: np.ndarray) -> np.ndarray:
 def _grids(image: np.ndarray, module_px: float):
     """For each way three finder squares found in `image` make a QR's corner: its modules
     sampled outside the finders, zero mean and unit length, dark modules negative."""
-    for corner, across, down, sign in finder_corners(image, module_px):
+    for corner, across, down, sign in finder_corners(image, module_px, MATCH_FINDER_MIN):
         yield _sample(image, corner, across, down) * sign
 
 
-def finder_corners(image: np.ndarray, module_px: float):
-    """Each way three finder squares found in `image` make a QR's (unmirrored) corner: the
-    corner finder's centre, one module's step across the top and down the side (px), and
-    1 for dark-on-light, -1 for light-on-dark."""
+def finder_corners(image: np.ndarray, module_px: float, least: float = FINDER_MIN):
+    """Each way three finder squares (correlating at least `least` with the pattern) found in
+    `image` make a QR's (unmirrored) corner: the corner finder's centre, one module's step
+    across the top and down the side (px), and 1 for dark-on-light, -1 for light-on-dark."""
     pattern = _finder_pattern(round(module_px, 2))
     match = cv2.matchTemplate(image, pattern, cv2.TM_CCOEFF_NORMED)
     offset = (pattern.shape[0] - 1) / 2
     spacing = labels.FINDER_SPACING * module_px
     for sign in (1, -1):                     # dark-on-light labels, then light-on-dark
-        finders = [p + offset for p in _peaks(sign * match, 4 * module_px)]
+        finders = [p + offset for p in _peaks(sign * match, 4 * module_px, least)]
         for corner in finders:
             near = [f for f in finders if _about(f - corner, spacing)]      # a finder's spacing away
             for a in near:
@@ -132,11 +134,11 @@ def _sample(image: np.ndarray, corner: np.ndarray, across: np.ndarray, down: np.
     return values / (np.linalg.norm(values) + 1e-9)
 
 
-def _peaks(score: np.ndarray, apart: float) -> list[np.ndarray]:
+def _peaks(score: np.ndarray, apart: float, least: float) -> list[np.ndarray]:
     score, found = score.copy(), []
     for _ in range(MOST_FINDERS):
         _, value, _, at = cv2.minMaxLoc(score)
-        if value < FINDER_MIN:
+        if value < least:
             break
         found.append(np.array(at, float))
         cv2.circle(score, at, int(apart), -1.0, -1)
