@@ -246,7 +246,7 @@ class BallReader:
             if self.on_read:
                 self.on_read(seq, result)
             messages += self.acceptor.frame(t, result.found, result.ball, result.conflict, result.alert,
-                                              result.witnessed)
+                                              result.witnessed, result.leaning)
         return messages
 
     def _send(self, messages: list) -> None:

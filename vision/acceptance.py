@@ -4,7 +4,11 @@ A ball is reported only when `agree` frames read the same ball within `window_ms
 window opening (the break-beam, when fitted, or the first frame that shows a ball). A frame
 whose QR read and whose printed numerals show the same ball (`witnessed`: vision.balls.numeral)
 counts as a second frame, once a window: one witnessed read is enough when `agree` is 2. A
-numeral is never read alone: it only ever vouches for the QR read beside it. Two
+numeral is never read alone: it only ever vouches for the QR read beside it. The frames of one
+pass are combined the same way: a frame that found the ball but could not read it, whose labels
+only lean to one ball (`leaning`: closer to that printed label than to any other, below the bar
+to name it: vision.balls.match), counts once a window for the ball another frame read, and only
+when no frame of the window leans to another ball. Two
 different balls read in one window is an alert, never a guess; so is a ball the referee
 does not have in the machine, and a ball seen but not read in time. After a verdict the
 acceptor waits for the ball to leave (frames showing no ball for `gone_ms`: one frame that misses
@@ -55,11 +59,13 @@ class _Window:
     opened: float
     reads: Counter = field(default_factory=Counter)
     witnessed: set = field(default_factory=set)     # balls a read frame's numerals agreed with
+    leanings: set = field(default_factory=set)      # balls unread frames leaned to
     frames: int = 0
 
     def agreeing(self, ball: int) -> int:
-        """Frames that read `ball`, and one more when a numeral witnessed it."""
-        return self.reads[ball] + (ball in self.witnessed)
+        """Frames that read `ball`, one more when a numeral witnessed it, and one more when the
+        unread frames leaned to it and to no other ball."""
+        return self.reads[ball] + (ball in self.witnessed) + (self.leanings == {ball})
 
 
 class Acceptor:
@@ -89,10 +95,11 @@ class Acceptor:
         return self._expire(t)
 
     def frame(self, t: float, found: bool, ball: int | None, conflict: tuple[int, ...] = (), alert: str = "",
-              witnessed: bool = False) -> list:
+              witnessed: bool = False, leaning: int | None = None) -> list:
         """One frame's result: a ball in view or not, the ball read or None, or several balls
         (`conflict`: the balls read; `alert`: why the frame shows more than one ball);
-        `witnessed`: the numerals beside the label that read `ball` show it too."""
+        `witnessed`: the numerals beside the label that read `ball` show it too; `leaning`: the
+        ball an unread frame's labels lean to."""
         out = self._expire(t)
         seen = found or ball is not None or bool(conflict) or bool(alert)
         if seen:
@@ -124,6 +131,8 @@ class Acceptor:
             window.reads[new[0]] += 1
             if witnessed:
                 window.witnessed.add(new[0])
+        elif leaning is not None and ball is None:
+            window.leanings.add(leaning)
         if len(window.reads) > 1:
             balls = tuple(sorted(window.reads))
             return out + self._close(Alert("conflict", f"frames disagree: read balls {_list(balls)}; "

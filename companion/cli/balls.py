@@ -339,7 +339,7 @@ class _Stats:
         self.passes: dict[str, dict] = {}
         self.ms: list[float] = []            # frames showing a ball: decode wall-clock ms
         self.empty_ms: list[float] = []      # frames without one
-        self.frames_read = self.frames_matched = self.frames_seen = 0
+        self.frames_read = self.frames_matched = self.frames_seen = self.frames_leaning = self.leaning_elsewhere = 0
         self.false_finds = self.empty_frames = 0
         self.latency: dict[str, list[float]] = {}
         self.labels_ok = self.labels = 0
@@ -385,6 +385,8 @@ class _Stats:
         self.frames_seen += len(r["ms"])
         self.frames_read += r["frames_read"]
         self.frames_matched += r["frames_matched"]
+        self.frames_leaning += r["frames_leaning"]
+        self.leaning_elsewhere += r["leaning_elsewhere"]
         self.empty_frames += len(r["empty_ms"])
         self.false_finds += r["false_finds"]
         self.dropped += r["dropped"]
@@ -407,6 +409,8 @@ class _Stats:
                            "balls_all_read": 27 - len(self.balls_failed), "balls_failed": sorted(self.balls_failed)},
                 "frame": {"read_pct": round(100 * self.frames_read / max(self.frames_seen, 1), 2),
                           "matched_pct": round(100 * self.frames_matched / max(self.frames_seen, 1), 2),
+                          "leaning_pct": round(100 * self.frames_leaning / max(self.frames_seen, 1), 2),
+                          "leaning_elsewhere": self.leaning_elsewhere,
                           "frames": self.frames_seen,
                           "ms_median": stat(self.ms, 50), "ms_p95": stat(self.ms, 95),
                           "empty_ms_median": stat(self.empty_ms, 50),
@@ -516,12 +520,14 @@ def _bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
     with held or contextlib.nullcontext():
         run = ball_bench.play(images, p.fps, decoder, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), workers)
     record = {"kind": f"{p.kind} {p.fps:g} fps", "ms": [], "empty_ms": [], "frames_read": 0, "frames_matched": 0,
-              "false_finds": 0}
+              "frames_leaning": 0, "leaning_elsewhere": 0, "false_finds": 0}
     for i, result in run.reads.items():
         if p.visible[i]:
             record["ms"].append(round(result.ms, 3))
             record["frames_read"] += result.ball == p.ball
             record["frames_matched"] += result.ball == p.ball and result.matched
+            record["frames_leaning"] += result.leaning == p.ball
+            record["leaning_elsewhere"] += result.leaning not in (None, p.ball)
         else:
             record["empty_ms"].append(round(result.ms, 3))
             record["false_finds"] += result.found
@@ -574,6 +580,7 @@ def _print_report(report: dict) -> None:
               + (f" (failed: {labels['balls_failed']})" if labels["balls_failed"] else ""))
         median = f["ms_median"] or 0.0
         print(f"  per frame with a ball: read {f['read_pct']}% ({f['matched_pct']}% by matching the printed labels), "
+              f"not read but leaning to it {f['leaning_pct']}% (to another ball: {f['leaning_elsewhere']} frames), "
               f"decode {f['ms_median']} ms median, "
               f"{f['ms_p95']} ms p95 (target median {TARGETS['median_ms']:g} ms: "
               f"{_met(median <= TARGETS['median_ms'], median - TARGETS['median_ms'], ' ms')}); "

@@ -98,7 +98,7 @@ def test_a_falling_ball_no_decoder_reads_is_read_by_matching(monkeypatch):
     read = decoder.read(frame)
     assert (read.ball, read.matched, read.why) == (3, True, "read by matching (too blurred to decode)")
     assert read.to_json()["matched"] is True
-    monkeypatch.setattr(match, "match_label", lambda patch, module_px: None)
+    monkeypatch.setattr(match, "weighed", lambda patch, module_px: match.Match())
     assert decoder.read(frame).ball is None
 
 

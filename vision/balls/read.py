@@ -6,7 +6,9 @@ and square for the decoder; nearest the camera's line of sight first, up to MAX_
 frame. The first REPAIR_CANDIDATES get second chances: each that does not decode is matched at
 once against the 27 printed labels (`match`: it names a label blurred past decoding); when none
 reads, a finder square that glare washed out is drawn back on them and they are decoded again. A text counts only if it
-is a ball label with the right check digits (vision.ball_labels).
+is a ball label with the right check digits (vision.ball_labels). A ball found but not read
+says which ball its labels lean to, if they agree on one (`FrameRead.leaning`, match.Match):
+acceptance lets that vouch for the ball another frame of the pass read.
 
 Motion blur: where the rig says which way balls fall through the view (`fall_deg`, the chute's
 direction in the image), the streak's length along it is measured (`motion_blur`) and a
@@ -48,6 +50,7 @@ class FrameRead:
     conflict: tuple[int, ...] = ()                       # the balls read when several are in view
     matched: bool = False          # named by match.match_label, not decoded
     witnessed: bool = False        # the numerals beside the label that read show the same ball (numeral)
+    leaning: int | None = None     # not read, its labels lean to this ball (match.Match.leaning)
     alert: str = ""                # several balls in one frame: the operator must look, nothing is drawn
 
     def to_json(self) -> dict:
@@ -55,7 +58,8 @@ class FrameRead:
                 "ms": round(self.ms, 2), "circle": None if self.circle is None else
                 [round(self.circle.x, 1), round(self.circle.y, 1), round(self.circle.r, 1)],
                 "others": self.others, "conflict": list(self.conflict),
-                "matched": self.matched, "witnessed": self.witnessed, "alert": self.alert}
+                "matched": self.matched, "witnessed": self.witnessed, "leaning": self.leaning,
+                "alert": self.alert}
 
 
 @dataclass
@@ -65,6 +69,7 @@ class _BallRead:
     texts: list[str]
     matched: bool
     witnessed: bool = False
+    leanings: set = field(default_factory=set)      # the balls its unread labels lean to
 
     @property
     def ball(self) -> int | None:
@@ -141,11 +146,12 @@ class BallDecoder:
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
         fill = int(cv2.mean(box)[0])
+        leanings: set[int] = set()
         for image in self._sharpened(gray, circle):
-            texts, matched, normal = self._decode_surface(image, view, centre, origin, fill)
+            texts, matched, normal = self._decode_surface(image, view, centre, origin, fill, leanings)
             if texts:
                 break
-        read = _BallRead(in_frame, texts, matched)
+        read = _BallRead(in_frame, texts, matched, leanings=leanings)
         if read.ball is not None:
             read.witnessed = numeral.witnesses(image, view, centre, normal, self.design, read.ball, origin, fill)
         return read
@@ -169,13 +175,15 @@ class BallDecoder:
             yield deblurred(gray, circle, length, angle)
             yield deblurred(gray, circle, length, angle, SHARPER_NOISE)
 
-    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int) -> tuple[list[str], bool, np.ndarray]:
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int,
+                        leanings: set) -> tuple[list[str], bool, np.ndarray]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
         the one facing the camera most squarely first. Each of the first REPAIR_CANDIDATES that
         does not decode is matched at once (a label blurred past decoding is what a chute shows
         most: matching it before unrolling the others saves their time); then a finder square
         drawn back on them. Returns the texts read, whether the ball was matched, not decoded, and
-        where on the ball (its outward normal) the last label tried lies.
+        where on the ball (its outward normal) the last label tried lies; the balls the matched
+        labels lean to are added to `leanings`.
         A label that decodes to a text that is not a ball label ends it: that is not one of our
         balls, and no blurred neighbour of that label is matched to one."""
         r = self.design.radius
@@ -195,9 +203,10 @@ class BallDecoder:
             if found:
                 return texts, False, normal
             if len(unread) < REPAIR_CANDIDATES:
-                ball = match.match_label(patch, module_px)
-                if ball is not None:
-                    return texts + [labels.payload(ball)], True, normal
+                weighed = match.weighed(patch, module_px)
+                if weighed.ball is not None:
+                    return texts + [labels.payload(weighed.ball)], True, normal
+                leanings.update({weighed.leaning} - {None})
             unread.append((patch, normal))
         for patch, normal in unread[:REPAIR_CANDIDATES]:
             for fixed in finder_restored(patch, module_px):
@@ -258,6 +267,10 @@ class BallDecoder:
             how = "read by matching (too blurred to decode)" if read.matched else "read"
             return FrameRead(read.ball, True, how, self.name, circle=circle, others=others, matched=read.matched,
                              witnessed=read.witnessed)
-        why = f"a code that is not a ball label: {others[0][:40]!r}" if others else "ball found, no label readable"
-        return FrameRead(None, True, why, self.name, circle=circle, others=others)
+        if others:
+            return FrameRead(None, True, f"a code that is not a ball label: {others[0][:40]!r}", self.name,
+                             circle=circle, others=others)
+        leaning = next(iter(read.leanings)) if len(read.leanings) == 1 else None
+        why = "ball found, no label readable" + (f" (leaning to ball {leaning})" if leaning else "")
+        return FrameRead(None, True, why, self.name, circle=circle, leaning=leaning)
 
