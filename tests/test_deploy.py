@@ -442,7 +442,7 @@ def test_the_display_units_command_serves_what_the_kiosk_opens(tmp_path):
         assert kiosk.returncode == 0, kiosk.stderr
         assert (tmp_path / "opened").read_text().split()[-1] == url
         page = urllib.request.urlopen(url, timeout=10).read().decode()
-        assert "<title>Plunder Bingo</title>" in page
+        assert "<title>強奪ビンゴ · Plunder Bingo</title>" in page       # the event's game, in both languages
     finally:
         server.terminate()
         server.wait(10)

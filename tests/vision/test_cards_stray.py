@@ -154,19 +154,19 @@ ROBBERY = {"robber_tens": "1", "robber_units": "4", "victim_tens": "1", "victim_
 
 
 @pytest.mark.parametrize("off,angle", [(0.2, 100), (0.5, 65), (0.5, 80), (0.8, 115)])
-def test_a_stray_line_passing_a_blank_bubble_is_no_light_circle_round_it(scanner, off, angle, monkeypatch):
+def test_a_stray_line_passing_a_blank_bubble_is_no_light_circle_round_it(scanner, off, angle):
     """Bench seed 5 clean #173, seed 4 clean #2 and 10 more (D19): a stray line passing a blank bubble
     crosses nearly half its rays; with a neighbour's circle on some more it read as faint ink all round,
     "a light pencil circle?". The line's rays are judged as those of a circle round another bubble:
-    left out where enough others are free, on which there is no ink. Every row circled once: counted."""
+    left out where enough others are free, on which there is no ink. Every row circled once: counted.
+    (Since a faint circle is judged per ray by ink standing out of the paper on both sides, the line
+    alone no longer reads as one even with those rays kept: `_drawn_round` may be redundant here.)"""
     picture = P.printed(P.card("robbery", 1, 3))
     for field, value in ROBBERY.items():
         P.ring(picture, P.bubble("robbery", field, value), 1.25)
     P.pen(picture, _passing(P.bubble("robbery", "ordinal", "5"), off, angle), 0.45)
     result = scanner.scan_image(P.photo(picture))
     assert (result.decision, result.fields) == ("counted", {f: [v] for f, v in ROBBERY.items()}), result
-    monkeypatch.setattr(D, "_drawn_round", lambda r: r.circles.path if r.circles.circled else None)
-    assert scanner.scan_image(P.photo(picture)).reason.startswith("faint ink all round 5")     # as it was
 
 
 @pytest.mark.parametrize("off", [0.5, 0.8])

@@ -285,8 +285,8 @@ def test_the_shadow_corpus_is_its_own_and_the_bench_names_its_seeds(deck, tmp_pa
     monkeypatch.setattr(D, "deck", lambda cache=None: deck)
     said = []
     B.bench(4, S.SHADOW_REPORTING[0], 0, said.append, tmp_path, workers=1, corpus="shadows")
-    assert f"shadows corpus, seed {S.SHADOW_REPORTING[0]} (the reporting seed; tune on 1-9, report from 401 and " \
-           f"503)" in said[0], said[0]
+    assert f"shadows corpus, seed {S.SHADOW_REPORTING[0]} (the reporting seed; tune on 1-9, report from 503 and " \
+           f"617)" in said[0], said[0]
     assert [line for line in said[said.index("hard tier"):] if line.startswith(tuple(S.STYLES))], said
 
 
