@@ -70,6 +70,7 @@ class ReaderSource:
         self.settings = Settings.from_section(section)
         self.places, self.reader, self.problem = places, None, ""
         self.shows: Callable[[], int | None] | None = None     # a simulated camera shows this ball
+        self._simulated = None                                 # that camera, once it is told what to show
 
     def start(self, send, note) -> None:
         from drivers.ball_reader import BallReader, CameraError
@@ -81,13 +82,14 @@ class ReaderSource:
                 send(message.command())
             else:
                 note(f"ball reader: {message.message}", "warning")
-                if message.kind == "unreadable" and self.shows is not None:    # simulated staff turn the ball
-                    self.reader.camera.source.again()
+                if message.kind == "unreadable" and self._simulated is not None:   # simulated staff turn the ball
+                    self._simulated.again()
         try:
             self.reader = BallReader.from_settings(self.settings, on_message, places=self.places,
                                                    warn=lambda text: note(f"ball reader: {text}", "warning"))
             if self.shows is not None and hasattr(self.reader.camera.source, "ask"):
-                self.reader.camera.source.ask(self.shows)
+                self._simulated = self.reader.camera.source
+                self._simulated.ask(self.shows)
             self.reader.start()
         except (CameraError, ValueError, OSError) as error:
             self.problem = str(error)
