@@ -1,8 +1,10 @@
 """`companion bench journal`: commands per second with fsync, replay time of a whole game,
 (--drills N) racing-writer and SIGKILL-and-retry drills with real `companion do` processes, and
-(--damage N) damaged copies opened by a reader and retried by a writer."""
+(--damage N) damaged copies opened by a reader and retried by a writer; and the benches a game
+declares itself (GameRules.benches), each `companion bench NAME`."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -42,11 +44,20 @@ def register(sub, groups) -> None:
                    help="instead: open N copies of a journal with one random bit flipped, and N truncated ones")
     p.set_defaults(run=bench_journal)
 
-    p = groups["bench"].add_parser("voters", help="replay time of a long Voters night (`companion replay`, in process)")
-    p.add_argument("--games", type=int, default=100, help="games in the script (default 100)")
-    p.add_argument("--players", type=int, default=8)
-    p.add_argument("--runs", type=int, default=5, help="replays to time (default 5); the median is reported")
-    p.set_defaults(run=bench_voters)
+    for bench in (bench for game in games.GAMES.values() for bench in game.benches):
+        p = groups["bench"].add_parser(bench.name, help=bench.help)
+        for flag, keywords in bench.options.items():
+            p.add_argument(flag, **keywords)
+        p.set_defaults(run=functools.partial(game_bench, bench))
+
+
+def game_bench(bench: games.Bench, args) -> int:
+    """A bench a game declares (GameRules.benches), given the CLI to run commands in process."""
+    from . import main
+    try:
+        return bench.run(args, main)
+    except games.Malformed as error:
+        raise CommandError(str(error), 2)
 
 
 def bench_journal(args) -> int:
@@ -282,52 +293,3 @@ def kill_drill(folder: Path, index: int, rng: random.Random) -> dict:
     if committed and "already applied" not in out_retry:
         drill["problem"] = f"kill {index}: committed before the kill, but the retry said {out_retry.strip()!r}"
     return drill
-
-
-def voters_night(games: int, players: int, seed: int = 1) -> list[dict]:
-    """A Voters night: each game a new dealer, every other player bets (a few cards invalid, a few
-    bets replaced, now and then one drops out), then the open or, one game in ten, no game (V6)."""
-    rng = random.Random(seed)
-    night = [{"do": "setup", "game": "voters", "event": "Bench night",
-              "players": [{"no": no, "name": f"Player {no}"} for no in range(1, players + 1)]}]
-    for game in range(1, games + 1):
-        dealer = (game - 1) % players + 1
-        night.append({"do": "deal", "dealer": dealer, "stake": rng.choice([100, 500, 1000])})
-        for player in (no for no in range(1, players + 1) if no != dealer and rng.random() > 0.1):
-            for _ in range(2 if rng.random() < 0.1 else 1):
-                number = rng.randrange(10) if rng.random() > 0.05 else None
-                night.append({"do": "bet", "player": player, "number": number})
-            if game <= 99:                        # number cards print the game in two digits
-                night[-1]["serial"] = f"N{player:02d}{game:02d}"
-        night += [{"do": "close"}, {"do": "no_game" if rng.random() < 0.1 else "open"}]
-    return night
-
-
-def bench_voters(args) -> int:
-    import contextlib
-    import io
-
-    from . import main
-    if args.games < 1 or not 3 <= args.players <= 99:
-        raise CommandError("a Voters bench night needs 1 or more games and 3-99 players", 2)
-    night = voters_night(args.games, args.players)
-    times, cpu = [], []
-    with tempfile.TemporaryDirectory() as folder:
-        script = Path(folder) / "voters-bench.jsonl"
-        script.write_text("".join(json.dumps(command) + "\n" for command in night), encoding="utf-8")
-        for _ in range(max(args.runs, 1)):
-            out = io.StringIO()
-            started, started_cpu = time.perf_counter(), time.process_time()
-            with contextlib.redirect_stdout(out):
-                code = main(["replay", str(script), "--json"])
-            times.append(time.perf_counter() - started)
-            cpu.append(time.process_time() - started_cpu)
-            if code != 0:
-                raise CommandError(f"replay of the bench script failed (exit {code})")
-    view = json.loads(out.getvalue())
-    settled = sum(game["result"] is not None for game in view["games"])
-    print(f"companion replay --json of a {args.games}-game, {args.players}-player Voters script "
-          f"({len(night)} commands, {settled} games settled): median {statistics.median(times) * 1000:.0f} ms, "
-          f"max {max(times) * 1000:.0f} ms over {len(times)} runs, CPU time median {statistics.median(cpu) * 1000:.0f} ms "
-          f"(target < 1 s; load average {os.getloadavg()[0]:.1f})")
-    return 0

@@ -56,6 +56,7 @@ def register(sub, groups) -> None:
                    help="viewer counts to measure, comma-separated (default 300,1000,5000)")
     p.add_argument("--commits", type=int, default=20, help="commits that change the view, per count (default 20)")
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated game (default 1)")
+    p.add_argument("--game", default=games.DEFAULT, help=f"whose demo night to play (default {games.DEFAULT})")
     p.set_defaults(run=bench_display)
 
     p = sub.add_parser("screenshot", help="an SVG picture of a screen for a journal")
@@ -235,9 +236,10 @@ def bench_display(args) -> int:
         raise CommandError(f"--viewers: give counts like 300,1000, not {args.viewers!r}", 2)
     if not counts or min(counts) < 1 or max(counts) > 5000 or args.commits < 1 or args.commits > 200:
         raise CommandError("--viewers counts must be 1-5000 and --commits 1-200", 2)
+    demo = demo_of(args.game)
     from tui.web.bench import run
     try:
-        return run(counts, args.commits, args.seed)
+        return run(counts, args.commits, args.seed, demo=demo)
     except TimeoutError as error:
         raise CommandError(f"bench display: {error or 'timed out'}")
     except OSError as error:

@@ -111,6 +111,16 @@ class PrintOption:
 
 
 @dataclass(frozen=True)
+class Bench:
+    """A measurement only this game has: `companion bench NAME` (the shared benches take --game)."""
+    name: str                                   # "voters": `companion bench voters`
+    help: str
+    run: Callable[..., int]                     # run(args, companion) -> exit code, where companion(argv)
+                                                # runs a companion command in this process; raises Malformed
+    options: dict[str, dict] = field(default_factory=dict)   # its flags: "--games" -> argparse's keywords
+
+
+@dataclass(frozen=True)
 class GameRules:
     name: str                                   # the setup's and the event file's `game`
     title: str                                  # shown to people: "Plunder Bingo"
@@ -140,6 +150,7 @@ class GameRules:
     title_ja: str = ""                          # its title in Japanese: "強奪ビンゴ"
     demo: Callable[..., list[dict]] | None = None   # demo(players, seed, turns): a seeded, plausible whole
                                                 # night as its commands (the benches' and rehearsals' script)
+    benches: tuple[Bench, ...] = ()             # the measurements only it has (`companion bench NAME`)
 
     def heading(self, language: str) -> str:
         """Its title in each of a screen's languages (companion.core.words): "強奪ビンゴ · Plunder Bingo"."""

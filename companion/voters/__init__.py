@@ -1,6 +1,7 @@
 """Voters (ボーター, docs/rules/voters.md): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules, PrintOption, Screens
 from . import cards, commands, events, night, report, views
+from .bench import BENCH
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -18,5 +19,5 @@ GAME = GameRules(
     layouts="vision.layouts.voters:CARDS", print_options=(
         PrintOption("--games", "a Voters event: each player's number cards for games 1..N",
                     "--games is for a Voters event's number cards", argparse={"type": int, "metavar": "N"}),),
-    page=("voters.html", "voters.js"), order=1,
+    page=("voters.html", "voters.js"), order=1, benches=(BENCH,),
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

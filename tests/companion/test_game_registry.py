@@ -26,7 +26,7 @@ from pathlib import Path
 
 import companion
 
-from companion.core.games import PrintOption
+from companion.core.games import Bench, PrintOption
 from companion.jail import GAME as JAIL
 
 schema = copy(JAIL.schema)          # the jail card game's rules under another name
@@ -40,11 +40,22 @@ def demo(players, seed=1, turns=15):
     return [{**setup, "game": "chess"}, *rest]
 
 
+def bench_moves(args, companion):
+    """A bench of its own: replays its demo night through `companion replay`."""
+    script = Path(args.out)
+    script.write_text("".join(json.dumps(command) + "\\n" for command in demo(4)), encoding="utf-8")
+    code = companion(["replay", str(script)])
+    print(f"moves bench: {args.moves} moves, replay exit {code}")
+    return code
+
+
 GAME = replace(JAIL, name="chess", title="Chess", title_ja="チェス", schema=schema, order=4,
                page=("chess.css", "chess.js", "chess.html"),
                cards=("move",), layouts="chess_layouts:CARDS", demo=demo,
                print_options=(PrintOption("--moves", "a Chess event: each player's move cards for moves 1..N",
-                                          "--moves is for a Chess event's move cards", argparse={"type": int}),))
+                                          "--moves is for a Chess event's move cards", argparse={"type": int}),),
+               benches=(Bench("moves", "replay time of a night of moves", bench_moves,
+                              {"--moves": {"type": int, "default": 40}, "--out": {"required": True}}),))
 '''
 CHESS_LAYOUTS = '''
 from dataclasses import replace
@@ -193,6 +204,21 @@ def test_a_fifth_game_s_demo_night_is_the_benches_script(fifth_game, tmp_path, c
     assert main(["demo", "--game", "chess"]) == 2
     assert capsys.readouterr().err == "companion: --game chess: Chess has no demo night on simulated hardware; " \
                                       "games with one: bingo\n"
+
+
+def test_a_fifth_game_s_own_bench_is_a_companion_bench_command(fifth_game, tmp_path, capsys):
+    bench = build_parser()._subparsers._group_actions[0].choices["bench"]
+    assert "moves     replay time of a night of moves" in bench.format_help()
+    assert main(["bench", "moves", "--out", str(tmp_path / "moves.jsonl")]) == 0
+    assert "moves bench: 40 moves, replay exit 0" in capsys.readouterr().out
+    assert main(["bench", "display", "--game", "jail"]) == 2
+    assert capsys.readouterr().err.startswith("companion: --game jail: the jail card game has no demo night")
+
+
+def test_without_the_package_its_bench_is_no_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "moves", "--out", "x"])
+    assert "invalid choice: 'moves'" in capsys.readouterr().err
 
 
 def test_phone_sheets_name_the_games_that_have_phone_pages(fifth_game, monkeypatch, tmp_path, capsys):

@@ -422,7 +422,7 @@ def test_a_voters_event_file_has_no_bingo_keys(tmp_path, capsys):
 
 
 def test_bench_voters_replays_a_night_with_no_rejection(capsys):
-    from companion.cli.bench import voters_night
+    from companion.voters.bench import voters_night
     night = voters_night(120, 5)
     session = Session(Journal())
     outcomes = [session.submit(command) for command in night]

@@ -63,11 +63,19 @@ class Viewer:
         self.connected = asyncio.Event()
 
     async def watch(self, http: aiohttp.ClientSession, url: str) -> None:
+        previous = b""
         async with http.get(url + "/events") as stream:
             async for line in stream.content:
-                if line.startswith(b"data: {\"turn\""):
+                if is_view(line, previous):
                     self.arrivals.append(time.monotonic())
                     self.connected.set()
+                previous = line
+
+
+def is_view(line: bytes, previous: bytes) -> bool:
+    """An SSE line that brings a public view: data with no event name (any game's view; the
+    boards, the clock and the rest come after their "event: " line)."""
+    return line.startswith(b"data: ") and not previous.startswith(b"event: ")
 
 
 def changing_commands(session: Session, script: list[dict]):
@@ -191,8 +199,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def one_count(viewers: int, commits: int, seed: int, timeout: float) -> dict:
-    script = games.demo()(players=6, seed=seed)
+def one_count(viewers: int, commits: int, seed: int, timeout: float, demo) -> dict:
+    script = demo(players=6, seed=seed)
     with tempfile.TemporaryDirectory() as folder:
         journal = Path(folder) / "bench.db"
         session = Session(Journal(journal))
@@ -223,7 +231,8 @@ def stop(server: subprocess.Popen) -> None:
         server.wait(10)
 
 
-def run(counts: list[int], commits: int, seed: int = 1, timeout: float = 120) -> int:
+def run(counts: list[int], commits: int, seed: int = 1, timeout: float = 120, demo=None) -> int:
+    """demo: the game's demo night (GameRules.demo; default the default game's)."""
     open_files = raise_open_file_limit()
     if open_files < max(counts) + RESERVED_FILES:
         raise OSError(f"this process may open {open_files} files, too few for {max(counts)} viewers (ulimit -n)")
@@ -233,7 +242,7 @@ def run(counts: list[int], commits: int, seed: int = 1, timeout: float = 120) ->
           f"{'p95 ms':>7} {'max ms':>7} {'last p50':>8} {'last max':>8} {'missed':>6} {'cpu/commit':>10}")
     worst = []
     for viewers in counts:
-        r = one_count(viewers, commits, seed, timeout)
+        r = one_count(viewers, commits, seed, timeout, demo or games.demo())
         print(f"{viewers:>8} {r['held']:>6} {r['connect_s']:>6.1f} {r['idle_mb']:>8.1f} {r['loaded_mb']:>8.1f} "
               f"{r['growth_mb']:>7.1f} {ms(r['p50']):>7} {ms(r['p95']):>7} {ms(r['max']):>7} "
               f"{ms(r['last_p50']):>8} {ms(r['last_max']):>8} {r['missed']:>6} {ms(r['cpu_per_commit']):>8} ms",
