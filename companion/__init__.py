@@ -1,5 +1,4 @@
-"""The table companion: referee, journal and views for the table games it hosts, Plunder Bingo
-(強奪ビンゴ), Voters, Auction Bluff and the jail card game.
+"""The table companion: referee, journal and views for the table games it hosts.
 
-The shared core (core/, session, journal, event file) names no game; each game is one package
-beside it (bingo/, voters/, bluff/, jail/) and cli/ is the composition root."""
+The shared core (core/) names no game; each game is one package beside it, found through the
+games' registry (core/games.py), and cli/ is the composition root."""

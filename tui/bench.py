@@ -92,7 +92,7 @@ class Display:
 
 
 def run(commits: int, seed: int, demo=None, out=print) -> int:
-    """demo: the game's demo night (GameRules.demo; default Plunder Bingo's)."""
+    """demo: the game's demo night (GameRules.demo; default the default game's)."""
     commands = (demo or games.demo())(players=6, seed=seed)
     with tempfile.TemporaryDirectory(prefix="bench-screens-") as folder:
         path = Path(folder) / "bench.db"

@@ -61,8 +61,16 @@ class Groups(dict):
         return self[name]
 
 
+def description() -> str:
+    """The package's first line, naming the games it hosts (the registry's)."""
+    from ..core import games
+    titles = [f"{game.title} ({game.title_ja})" if game.title_ja else game.title for game in games.GAMES.values()]
+    first = companion.__doc__.splitlines()[0].rstrip(".")
+    return f"{first}: {', '.join(titles[:-1])} and {titles[-1]}." if len(titles) > 1 else f"{first}: {titles[0]}."
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="companion", description=companion.__doc__.partition("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="companion", description=description())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     groups = Groups(sub)
     for module in MODULES:

@@ -24,8 +24,9 @@ def register(sub, groups) -> None:
         p.add_argument(option.flag, help=option.help, default=option.default, **option.argparse)
     p.set_defaults(run=print_cards)
 
-    p = groups["print"].add_parser("sheets", help="an Auction Bluff event: each player's sheet (A4, one page a "
-                                                  "player) with the QR code of their private phone page")
+    phoned = " or ".join(game.title for game in games.GAMES.values() if game.phones)
+    p = groups["print"].add_parser("sheets", help=f"a game with phone pages ({phoned}): each player's sheet (A4, "
+                                                  "one page a player) with the QR code of their private phone page")
     p.add_argument("--event", required=True, help="event.toml (its id and secret sign every page's pass)")
     p.add_argument("--out", required=True, help="the PDF to write")
     p.add_argument("--url", required=True, help="the display server as the players' phones reach it "
@@ -136,7 +137,7 @@ def _chosen(players: str | None, everyone: dict) -> list[int]:
     return chosen
 
 
-# --- the sheets of a game whose players have phone pages (Auction Bluff) --------------------------------
+# --- the sheets of a game whose players have phone pages (GameRules.phones) -----------------------------
 def print_sheets(args) -> int:
     from ..core import games
     from vision.render import FontMissing

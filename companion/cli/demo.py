@@ -1,5 +1,5 @@
-"""`companion demo`: a whole night on simulated hardware (the game's Screens.night: Plunder Bingo's
-tui/bingo/demo.py); headless with --headless or when stdout is not a terminal."""
+"""`companion demo`: a whole night on simulated hardware (the game's Screens.night, a module of its
+screens); headless with --headless or when stdout is not a terminal."""
 from __future__ import annotations
 
 import importlib

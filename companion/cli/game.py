@@ -33,11 +33,12 @@ pin_factory = "mock"    # gpiozero's MockFactory: no GPIO needed
 
 
 def register(sub, groups) -> None:
-    p = sub.add_parser("init", help="write a commented example event.toml (Plunder Bingo: with dealt bingo cards)")
+    dealing = " or ".join(game.title for game in games.GAMES.values() if game.event and game.event.seeded)
+    p = sub.add_parser("init", help=f"write a commented example event.toml ({dealing}: with dealt cards)")
     p.add_argument("--out", default="event.toml")
-    p.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT, help="the game (default: bingo)")
+    p.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT, help=f"the game (default: {games.DEFAULT})")
     p.add_argument("--name", default="Night 1", help="event name")
-    p.add_argument("--players", type=int, help="how many (default: 6; the jail card game 4)")
+    p.add_argument("--players", type=int, help=f"how many (default: {default_players()})")
     p.add_argument("--seed", type=int, help="seed for dealing cards and letters (default: random, written in the file)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.add_argument("--simulated", action="store_true",
@@ -143,6 +144,13 @@ def print_view(state, args, log: list | None = None) -> None:
         if entry["status"] != "ok":
             print(f"line {entry['line']}: {entry['status']}: {entry['reason']}")
     print(game.public_text(view) if args.public else game.staff_text(view))
+
+
+def default_players() -> str:
+    """Each game's default number of players, as `init --players` says it: "6; the jail card game 4"."""
+    counts = {game.title: game.event.players for game in games.GAMES.values() if game.event}
+    usual = max(set(counts.values()), key=list(counts.values()).count)
+    return "; ".join([str(usual), *(f"{title} {n}" for title, n in counts.items() if n != usual)])
 
 
 def init(args) -> int:

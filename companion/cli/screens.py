@@ -72,7 +72,7 @@ def journal_of(args) -> Path:
 
 
 def game_of(path: Path) -> str:
-    """The game a journal holds; Plunder Bingo for a journal not there (yet) or empty."""
+    """The game a journal holds; the default game (games.DEFAULT) for a journal not there (yet) or empty."""
     from companion.core.commands import Malformed
     from companion.core.journal import Journal, JournalError
     from companion.core.session import rules_of

@@ -215,6 +215,19 @@ def test_a_fifth_game_s_own_bench_is_a_companion_bench_command(fifth_game, tmp_p
     assert capsys.readouterr().err.startswith("companion: --game jail: the jail card game has no demo night")
 
 
+def test_the_cli_s_help_says_what_a_fifth_game_declares(fifth_game, monkeypatch):
+    monkeypatch.setitem(games.discover(), "chess", replace(
+        fifth_game, phones="tui.bluff.phone", event=replace(fifth_game.event, players=2, seeded=True)))
+    commands = build_parser()._subparsers._group_actions[0].choices
+    init = " ".join(commands["init"].format_help().split())
+    assert "--players PLAYERS how many (default: 6; the jail card game 4; Chess 2)" in init
+    assert "--game {bingo,voters,bluff,jail,chess} the game (default: bingo)" in init
+    top = " ".join(build_parser().format_help().split())
+    assert "init write a commented example event.toml (Plunder Bingo or Chess: with dealt cards)" in top
+    printing = " ".join(commands["print"].format_help().split())
+    assert "sheets a game with phone pages (Auction Bluff or Chess): each player's sheet" in printing
+
+
 def test_without_the_package_its_bench_is_no_command(capsys):
     with pytest.raises(SystemExit):
         main(["bench", "moves", "--out", "x"])
