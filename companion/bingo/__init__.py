@@ -13,7 +13,7 @@ GAME = GameRules(
     invalid=lambda event: event.reason if isinstance(event, events.CardInvalid) else None,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.TurnBegan, events.GameFinished),
-    cards=("vote", "robbery", "inout", "change", "exclusion", "bingo"), event=EVENT,
+    event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.bingo:PRINTER",
     layouts="vision.layouts.bingo:CARDS", print_options=(

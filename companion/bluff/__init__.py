@@ -14,7 +14,7 @@ GAME = GameRules(
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.PeriodOpened, events.PeriodJudged),
-    cards=("bluff_dice", "bluff_declare"), replay=views.replay, event=EVENT,
+    replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.bluff:PRINTER",
     layouts="vision.layouts.bluff:CARDS", print_options=(

@@ -135,8 +135,8 @@ class GameRules:
     staff_text: Callable[[dict], str]           # the views as plain text, for the terminal
     public_text: Callable[[dict], str]
     checkpoints: tuple = ()                     # events after which [event] backup is copied
-    cards: tuple[str, ...] = ()                 # its printed card kinds, scanned alike
-    layouts: str | None = None                  # "module:CARDS" declaring them (vision/layouts/<game>.py)
+    layouts: str | None = None                  # "module:CARDS" declaring its printed card kinds, the one
+                                                # list of them (vision/layouts/<game>.py)
     replay: Callable[[object, list], dict] | None = None   # `replay --json` (staff) if not staff + log
     event: EventRules | None = None             # its part of the event file (event.toml)
     night: "NightReport | None" = None          # its part of `companion report` (companion/core/report.py)
@@ -206,15 +206,6 @@ def demo(name: str = DEFAULT) -> Callable[..., list[dict]]:
 def of_setup(command: dict) -> GameRules:
     """The game a setup command (a script's or journal's first line) is for; raises Malformed."""
     return rules(command.get("game", DEFAULT) if isinstance(command, dict) else DEFAULT)
-
-
-@cache
-def of_card(kind: str) -> GameRules:
-    """The game that prints cards of this kind."""
-    found = [game for game in GAMES.values() if kind in game.cards]
-    if not found:
-        raise Malformed(f"no game prints {shown(kind)} cards")
-    return found[0]
 
 
 def of_state(state) -> GameRules:

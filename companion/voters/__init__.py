@@ -13,7 +13,7 @@ GAME = GameRules(
     decide=decide, fold=fold, invalid=events.invalid_reason,
     staff=views.staff, public=views.public, staff_text=report.staff_text, public_text=report.public_text,
     checkpoints=(events.GameSetUp, events.GameDealt, events.GameSettled, events.GameVoided),
-    cards=("number",), replay=views.replay, event=EVENT,
+    replay=views.replay, event=EVENT,
     night=night.REPORT,
     card_rules=cards.CARDS, printer="vision.printers.voters:PRINTER",
     layouts="vision.layouts.voters:CARDS", print_options=(

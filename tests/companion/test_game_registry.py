@@ -51,7 +51,7 @@ def bench_moves(args, companion):
 
 GAME = replace(JAIL, name="chess", title="Chess", title_ja="チェス", schema=schema, order=4,
                page=("chess.css", "chess.js", "chess.html"),
-               cards=("move",), layouts="chess_layouts:CARDS", demo=demo,
+               layouts="chess_layouts:CARDS", demo=demo,
                print_options=(PrintOption("--moves", "a Chess event: each player's move cards for moves 1..N",
                                           "--moves is for a Chess event's move cards", argparse={"type": int}),),
                benches=(Bench("moves", "replay time of a night of moves", bench_moves,
@@ -77,7 +77,7 @@ def fifth_game(tmp_path, monkeypatch):
     (tmp_path / "chess_layouts.py").write_text(CHESS_LAYOUTS, encoding="utf-8")
     monkeypatch.setattr(companion, "__path__", [*companion.__path__, str(tmp_path)])
     monkeypatch.syspath_prepend(str(tmp_path))
-    forget = [games.discover.cache_clear, games.of_card.cache_clear, layouts.kinds.cache_clear]
+    forget = [games.discover.cache_clear, layouts.declared.cache_clear]
     for cache_clear in forget:
         cache_clear()
     yield games.rules("chess")
@@ -175,7 +175,8 @@ def test_the_audience_page_and_the_terminal_page_are_titled_for_the_running_game
 
 def test_a_fifth_game_s_cards_are_laid_out_coded_and_read_from_its_declaration(fifth_game, capsys):
     from vision import layouts as L
-    assert games.of_card("move") is fifth_game and L.layout("move").title == "Move card"
+    assert L.game_of("move") is fifth_game and L.layout("move").title == "Move card"
+    assert L.kinds_of("chess") == ("move",) and list(L.kinds())[-1] == "move"    # declared once, by its layouts
     card = L.Card("move", "night", L.serial("move", 3, 12), 3, 1)
     assert card.serial == "Q03012" and L.verify(L.payload(card, "s"), "night", "s") == card
     assert main(["layout", "move"]) == 0 and capsys.readouterr().out.startswith("Move card: 96.0 x 90.0 mm")
@@ -258,10 +259,13 @@ def test_without_the_package_its_card_kind_is_unknown():
 
 def test_each_game_s_card_kinds_are_the_ones_its_layouts_declare():
     from vision import layouts as L
-    declared = {name: tuple(kind.layout.kind for kind in games.load(game.layouts))
-                for name, game in games.GAMES.items() if game.layouts}
-    assert declared == {name: game.cards for name, game in games.GAMES.items() if game.cards}
-    assert list(L.kinds()) == [kind for kinds in declared.values() for kind in kinds]
+    assert {name: L.kinds_of(name) for name in games.GAMES} == {
+        "bingo": ("vote", "robbery", "inout", "change", "exclusion", "bingo"), "voters": ("number",),
+        "bluff": ("bluff_dice", "bluff_declare"), "jail": ()}
+    assert list(L.kinds()) == [kind for name in games.GAMES for kind in L.kinds_of(name)]
+    assert L.game_of("number") is games.rules("voters")
+    with pytest.raises(games.Malformed, match="no game prints 'move' cards"):
+        L.game_of("move")
 
 
 def test_a_game_s_cards_and_phone_pages_are_the_ones_it_names():

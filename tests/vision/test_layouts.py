@@ -1,6 +1,7 @@
 """Card layouts: one definition per kind, sane geometry, the code signed and verified."""
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -79,7 +80,8 @@ def test_every_kind_s_serial_comes_from_its_declared_format(monkeypatch):
     """No kind has a branch of its own in serial(): a new kind is a Kind its game declares."""
     assert [L.serial(kind, 7, 3, "ruby") for kind in L.kinds()] == \
         ["V0703", "R0703", "I07003", "C07003", "E07003", "B07", "N0703", "D0703ruby", "A0703"]
-    monkeypatch.setitem(L.kinds(), "chess", L.Kind(L.layout("vote"), "Q", "{code}{owner:02d}{number:04d}"))
+    chess = L.Kind(replace(L.layout("vote"), kind="chess"), "Q", "{code}{owner:02d}{number:04d}")
+    monkeypatch.setitem(L.declared(), "chess", (chess,))
     assert L.serial("chess", 3, 12) == "Q030012"
     assert L.Card("bluff_dice", "e", L.serial("bluff_dice", 7, 3, "ruby"), 7, 3).values()["gem"] == "ruby"
 

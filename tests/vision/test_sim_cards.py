@@ -8,7 +8,6 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.bingo import GAME as BINGO
 from vision import layouts as L
 from vision.layouts import bingo
 from vision.sim import card_bench as B, card_deck as D, cards as C, shadow_cards as S
@@ -31,13 +30,13 @@ def _head_on(card: np.ndarray, px_per_mm: float = 8.0) -> np.ndarray:
 
 
 def test_every_printed_card_is_cut_to_the_layout_size_and_named_by_its_code(deck):
-    assert {c.kind for c in deck.cards} == set(BINGO.cards)       # a Plunder Bingo event's cards
+    assert {c.kind for c in deck.cards} == set(L.kinds_of("bingo"))       # a Plunder Bingo event's cards
     assert {c.code for c in deck.cards} == {"ok", "forged", "other event"}
     assert len({(c.serial, c.code) for c in deck.cards}) == len(deck.cards)
     for card in deck.of("vote")[:3] + deck.of("robbery", "forged")[:2]:
         h, w = deck.raster(card).shape
         assert abs(w / D.RES - L.CARD_W) < 0.5 and abs(h / D.RES - L.CARD_H) < 0.5, (card, w, h)
-    assert set(deck.bubbles) == {k for k in BINGO.cards if L.layout(k).fields}
+    assert set(deck.bubbles) == {k for k in L.kinds_of("bingo") if L.layout(k).fields}
     assert max(deck.offsets.values()) < 0.3, deck.offsets
 
 

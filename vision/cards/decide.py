@@ -35,7 +35,6 @@ from statistics import median
 import cv2
 import numpy as np
 
-from companion.core import games
 from companion.core.cards import CardRead
 
 from .. import layouts as L
@@ -130,7 +129,7 @@ def rules(kind: str, fields: dict) -> list[Finding]:
     """What the rules of the game printing this kind say of the marks read, as findings (none: the card
     counts): each game's own (companion/<game>/cards.py)."""
     read = CardRead(kind, fields)
-    return [why(Code(code), **values) for code, values in games.of_card(kind).card_rules.marks(read)]
+    return [why(Code(code), **values) for code, values in L.game_of(kind).card_rules.marks(read)]
 
 
 def light_marks(amount: np.ndarray, layout: L.Layout, levels: Levels, scores: dict, band: dict, s: Settings,
@@ -459,4 +458,4 @@ def command_for(card: L.Card, fields: dict) -> dict:
     """The referee command for the marks read, as the card's game makes it. A field read with no mark
     or several is None: a held card carries only what was read (the operator supplies the rest)."""
     read = CardRead(card.kind, fields, card.serial, card.owner, card.turn, card.values())
-    return games.of_card(card.kind).card_rules.command(read)
+    return L.game_of(card.kind).card_rules.command(read)

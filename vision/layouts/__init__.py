@@ -190,11 +190,31 @@ class Kind:
 
 
 @cache
-def kinds() -> dict[str, Kind]:
-    """Every game's card kinds (found through the games' registry), in the games' order."""
+def declared() -> dict[str, tuple[Kind, ...]]:
+    """Each game's card kinds, as its layouts declare them (GameRules.layouts, found through the
+    games' registry): the one list of the cards a game prints."""
     from companion.core import games
-    declared = [kind for game in games.GAMES.values() if game.layouts for kind in games.load(game.layouts)]
-    return {kind.layout.kind: kind for kind in declared}
+    return {name: tuple(games.load(game.layouts)) for name, game in games.GAMES.items() if game.layouts}
+
+
+def kinds() -> dict[str, Kind]:
+    """Every game's card kinds, in the games' order."""
+    return {kind.layout.kind: kind for kinds in declared().values() for kind in kinds}
+
+
+def kinds_of(game: str) -> tuple[str, ...]:
+    """The kinds of the cards a game prints (none: it prints no card)."""
+    return tuple(kind.layout.kind for kind in declared().get(game, ()))
+
+
+def game_of(kind: str):
+    """The game (its GameRules) that prints cards of this kind; raises Malformed."""
+    from companion.core import games
+    from companion.core.commands import Malformed, shown
+    for name in declared():
+        if kind in kinds_of(name):
+            return games.rules(name)
+    raise Malformed(f"no game prints {shown(kind)} cards")
 
 
 def kind(name: str) -> Kind:
