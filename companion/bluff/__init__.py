@@ -22,5 +22,5 @@ GAME = GameRules(
                     ITS_OWN, argparse={"type": int, "metavar": "N"}),
         PrintOption("--gem", "an Auction Bluff event: dice-vote cards for this gem's dice (default: each player's own; "
                              "after a transfer, print the received gem's too)", ITS_OWN)),
-    page=("bluff.css", "bluff.js"), phones="tui.bluff.phone", order=2,
+    page=("bluff.css", "bluff-words.js", "bluff.js"), phones="tui.bluff.phone", order=2,
     screens=Screens("tui.bluff.console:BluffConsoleApp", "tui.bluff.display:BluffDisplayApp"))

@@ -1,5 +1,6 @@
-"""The words the screens show, out of the code: one gettext catalogue per language
-(companion/locale/ja.po, en.po), read through Python's gettext. The event file's [display]
+"""The words the screens show, out of the code: one gettext catalogue per language, read through
+Python's gettext, made of the shared words (companion/locale/ja.po, en.po) and each game's own,
+in its package (companion/<game>/locale/ja.po, en.po). The event file's [display]
 language chooses how a screen speaks: "ja+en" (both, Japanese first, as the printed cards do),
 "ja" or "en".
 
@@ -96,12 +97,21 @@ def catalogue(language: str) -> gettext.GNUTranslations:
 
 @cache
 def entries(language: str) -> dict[str, str]:
-    """msgid -> msgstr of locale/<language>.po (the header entry left out)."""
-    return {msgid: msgstr for msgid, msgstr in parse_po((LOCALE / f"{language}.po").read_text("utf-8")).items() if msgid}
+    """msgid -> msgstr of the shared locale/<language>.po and every game's (the header entry left out)."""
+    return {msgid: msgstr for path in po_files(language)
+            for msgid, msgstr in parse_po(path.read_text("utf-8"), str(path)).items() if msgid}
 
 
-def parse_po(text: str) -> dict[str, str]:
-    """The entries of a .po file's text: msgid and msgstr, each one or more quoted strings."""
+def po_files(language: str) -> list[Path]:
+    """The shared catalogue of a language, then each game's: a locale/ in a package beside core/."""
+    import companion
+    return [LOCALE / f"{language}.po",
+            *sorted(path for folder in companion.__path__ for path in Path(folder).glob(f"*/locale/{language}.po"))]
+
+
+def parse_po(text: str, name: str = ".po") -> dict[str, str]:
+    """The entries of a .po file's text: msgid and msgstr, each one or more quoted strings; name:
+    the file, as an error says it."""
     found, key, current = {}, None, {}
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -114,7 +124,7 @@ def parse_po(text: str) -> dict[str, str]:
                 current = {}
             key, line = word, rest
         if key is None or not line.startswith('"'):
-            raise ValueError(f".po line {number}: cannot read {line!r}")
+            raise ValueError(f"{name} line {number}: cannot read {line!r}")
         current[key] = current.get(key, "") + ast.literal_eval(line)
     if "msgid" in current:
         found[current["msgid"]] = current.get("msgstr", "")

@@ -67,17 +67,24 @@ CARDS = (L.Kind(replace(voters.number(), kind="move", title="Move card"), "Q", "
 '''
 
 
+CHESS_WORDS = {"ja": 'msgid "Checkmate"\nmsgstr "詰み"\n', "en": 'msgid "Checkmate"\nmsgstr "Checkmate"\n'}
+
+
 @pytest.fixture
 def fifth_game(tmp_path, monkeypatch):
-    """A game package "chess" in a folder of its own, added to companion's path, and its card layouts
-    in a module of their own: no shared file edited."""
+    """A game package "chess" in a folder of its own, added to companion's path, with its words in
+    its own locale/, and its card layouts in a module of their own: no shared file edited."""
+    from companion.core import words
     from vision import layouts
-    (tmp_path / "chess").mkdir()
+    (tmp_path / "chess" / "locale").mkdir(parents=True)
     (tmp_path / "chess" / "__init__.py").write_text(FIFTH, encoding="utf-8")
+    for language, entries in CHESS_WORDS.items():
+        (tmp_path / "chess" / "locale" / f"{language}.po").write_text(entries, encoding="utf-8")
     (tmp_path / "chess_layouts.py").write_text(CHESS_LAYOUTS, encoding="utf-8")
     monkeypatch.setattr(companion, "__path__", [*companion.__path__, str(tmp_path)])
     monkeypatch.syspath_prepend(str(tmp_path))
-    forget = [games.discover.cache_clear, layouts.declared.cache_clear]
+    forget = [games.discover.cache_clear, layouts.declared.cache_clear, words.entries.cache_clear,
+              words.catalogue.cache_clear]
     for cache_clear in forget:
         cache_clear()
     yield games.rules("chess")
@@ -170,6 +177,7 @@ def test_the_audience_page_and_the_terminal_page_are_titled_for_the_running_game
     seen, said = asyncio.run(title(tmp_path / "none.db", "強奪ビンゴ · Plunder Bingo"))   # no journal yet: the default game's
     assert seen == "強奪ビンゴ · Plunder Bingo"
     assert said["titles"]["chess"] == "チェス · Chess" and said["default_game"] == "bingo"
+    assert said["words"]["Checkmate"] == "詰み · Checkmate"            # its words, from its own locale/
     assert DisplayServer(tmp_path / "chess.db", "127.0.0.1", 1, game="chess").title == "チェス · Chess"
 
 
@@ -214,6 +222,17 @@ def test_a_fifth_game_s_own_bench_is_a_companion_bench_command(fifth_game, tmp_p
     assert "moves bench: 40 moves, replay exit 0" in capsys.readouterr().out
     assert main(["bench", "display", "--game", "jail"]) == 2
     assert capsys.readouterr().err.startswith("companion: --game jail: the jail card game has no demo night")
+
+
+def test_a_fifth_game_s_words_come_from_its_own_catalogue(fifth_game):
+    from companion.core import words
+    assert words.say("Checkmate", "ja+en") == "詰み · Checkmate"
+    assert words.every_word("ja")["Checkmate"] == "詰み" and words.every_word("ja")["TURN"] == "ターン"
+
+
+def test_without_the_package_its_words_are_not_there():
+    from companion.core import words
+    assert "Checkmate" not in words.entries("ja") and words.say("Checkmate", "ja") == "Checkmate"
 
 
 def test_the_cli_s_help_says_what_a_fifth_game_declares(fifth_game, monkeypatch):
@@ -299,6 +318,16 @@ def game_dispatches(source: str, where: str) -> list[str]:
     return found
 
 
+def test_the_pages_shared_words_script_holds_no_game_s_words():
+    """words.js is every page's (the audience page's, the phone pages'): a game's words (its phases'
+    msgids, ...) are in its own scripts, named by its GameRules.page."""
+    text = (ROOT / "tui" / "web" / "words.js").read_text(encoding="utf-8")
+    named = {name for name in games.GAMES if re.search(name, text, re.I)}
+    named |= {game.title for game in games.GAMES.values() if game.title in text}
+    assert not named
+    assert "bluff-words.js" in games.rules("bluff").page
+
+
 def test_game_dispatches_finds_each_form():
     source = 'if game == "voters" or g in ("x", "jail"):\n    t = {"bingo": 1}["bluff"]\nu = "bluff"\n'
     assert len(game_dispatches(source, "m.py")) == 4
@@ -319,6 +348,6 @@ def test_the_shared_page_script_dispatches_on_no_game():
         text = (ROOT / "tui" / "web" / script).read_text(encoding="utf-8")
         assert not compared.findall(text), script
     for game in games.GAMES.values():
-        for script in (name for name in game.page if name.endswith(".js")):
-            assert f"DRAWINGS.{game.name} = " in (ROOT / "tui" / "web" / script).read_text(encoding="utf-8")
+        scripts = [(ROOT / "tui" / "web" / name).read_text(encoding="utf-8") for name in game.page if name.endswith(".js")]
+        assert not scripts or any(f"DRAWINGS.{game.name} = " in script for script in scripts)
     assert compared.findall('if (view.game === "jail") x(); if ("voters" != g) y();') == ['=== "jail"', '"voters" !=']

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.core import words
+from companion.core import games, words
 from companion.core.columns import display_width
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,30 +59,70 @@ def test_the_phone_pages_words_are_found():
     assert {"Accepted", "No console is open: ask the dealer", "{gem} die {n}"} <= script
 
 
-def table_msgids() -> set[str]:
-    """The msgids the screens keep in tables and look up through _(): phases, outcomes, ball places
-    and gems."""
+def table_msgids() -> dict[str, set[str]]:
+    """The msgids each game's screens keep in tables and look up through _(): phases, outcomes,
+    ball places and gems."""
     from companion.bluff.commands import GEMS
     from tui.bingo import console, display, widgets
     from tui.bluff import words as bluff
     from tui.jail import words as jail
     from tui.voters import words as voters
-    return {*display.PHASES.values(), *console.PHASES.values(), *voters.PHASES.values(), *bluff.PHASES.values(), *bluff.OUTCOMES.values(),
-            *jail.PHASES.values(), *widgets.PLACES, *GEMS}
+    return {"bingo": {*display.PHASES.values(), *console.PHASES.values(), *widgets.PLACES},
+            "voters": set(voters.PHASES.values()), "bluff": {*bluff.PHASES.values(), *bluff.OUTCOMES.values(), *GEMS},
+            "jail": set(jail.PHASES.values())}
+
+
+def whose(path: Path) -> str:
+    """The game a screen's file is (tui/<game>/..., tui/web/<game>.js or <game>-words.js), or "shared"."""
+    parts = path.relative_to(ROOT / "tui").parts
+    if len(parts) > 1 and parts[0] in games.GAMES:
+        return parts[0]
+    named = re.match(r"[a-z]*", parts[-1]).group() if parts[0] == "web" else ""
+    return named if named in games.GAMES else "shared"
+
+
+def msgids_by_user() -> dict[str, set[str]]:
+    """msgid -> who shows it: "shared" or the games whose screens do. Every msgid the screens use:
+    the marked calls of every Python file under tui/, the pages' scripts and the data-words of their
+    HTML (the audience page's, the phone page's), and the tables."""
+    found = [(game, table) for game, table in table_msgids().items()]
+    for path in (ROOT / "tui").rglob("*.py"):
+        found.append((whose(path), python_msgids(path)))
+    for path in (ROOT / "tui").rglob("*.js"):
+        if not path.name.endswith(".min.js"):           # a library's, not ours
+            found.append((whose(path), js_msgids(path.read_text("utf-8"))))
+    for path in (ROOT / "tui").rglob("*.html"):
+        found.append((whose(path), html_msgids(path.read_text("utf-8"))))
+    users = {}
+    for user, msgids in found:
+        for msgid in msgids:
+            users.setdefault(msgid, set()).add(user)
+    return users
 
 
 def shown_msgids() -> set[str]:
-    """Every msgid the screens use: the marked calls of every Python file under tui/, the pages'
-    scripts and the data-words of their HTML (the audience page's, the phone page's), and the tables."""
-    found = table_msgids()
-    for path in (ROOT / "tui").rglob("*.py"):
-        found |= python_msgids(path)
-    for path in (ROOT / "tui").rglob("*.js"):
-        if not path.name.endswith(".min.js"):           # a library's, not ours
-            found |= js_msgids(path.read_text("utf-8"))
-    for path in (ROOT / "tui").rglob("*.html"):
-        found |= html_msgids(path.read_text("utf-8"))
-    return found
+    return set(msgids_by_user())
+
+
+def catalogue_of(msgid: str, users: dict[str, set[str]]) -> str:
+    """Where a word belongs: the one game whose screens alone show it, else the shared catalogue."""
+    return next(iter(users[msgid])) if len(users.get(msgid, ())) == 1 else "shared"
+
+
+def test_each_game_s_words_are_in_its_own_catalogue_and_the_shared_one_holds_the_rest():
+    """A game's words live in its package (companion/<game>/locale), so a new game edits no shared
+    catalogue; the shared one (companion/locale) holds what shared screens or several games show."""
+    users = msgids_by_user()
+    for language in ("ja", "en"):
+        held = {"shared": set(words.parse_po((words.LOCALE / f"{language}.po").read_text("utf-8"))) - {""}}
+        for name in games.GAMES:
+            path = ROOT / "companion" / name / "locale" / f"{language}.po"
+            held[name] = set(words.parse_po(path.read_text("utf-8"))) if path.exists() else set()
+        misplaced = sorted((msgid, where) for where, msgids in held.items() for msgid in msgids
+                           if catalogue_of(msgid, users) != where)
+        assert not misplaced, f"{language}: (msgid, the catalogue holding it) where another should: {misplaced}"
+        assert sum(map(len, held.values())) == len(words.entries(language))      # none in two catalogues
+        assert all(held[name] for name in games.GAMES)
 
 
 def test_every_shown_word_has_a_translation_in_each_catalogue():
@@ -142,8 +182,8 @@ def test_the_compiled_catalogue_is_what_gettext_reads():
 
 
 def test_a_broken_po_line_is_one_clear_error():
-    with pytest.raises(ValueError, match="line 2: cannot read"):
-        words.parse_po('msgid "a"\nmsgstr a\n')
+    with pytest.raises(ValueError, match="^ja.po line 2: cannot read 'a'$"):
+        words.parse_po('msgid "a"\nmsgstr a\n', "ja.po")
 
 
 def test_the_event_file_chooses_the_language(tmp_path, capsys):

@@ -28,11 +28,6 @@ function byLanguage(pieces) {
 // A list of words in each language, as t() says one word: "ルビー5個, … · 5 ruby, …".
 const listed = (pieces, between = ", ") => byLanguage(pieces).map((line) => line.join(between)).join(" · ");
 
-// Auction Bluff's phases and period outcomes (the audience page's bluff.js and the phone page).
-const BLUFF_PHASES = { new: "Waiting for the game", ready: "Between periods", dice: "Dice vote",  // msgids
-                       declare: "Declarations", finished: "Game over" };
-const BLUFF_OUTCOMES = { won: "WINS", eliminated: "ELIMINATED", no_declaration: "NO DECLARATION" };  // msgids
-
 // Loads the words, says the page's fixed ones (data-words="msgid" in its HTML), then start(language).
 function loadWords(start) {
   fetch("/words.json").then((answer) => (answer.ok ? answer.json() : {}))
