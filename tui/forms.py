@@ -2,7 +2,8 @@
 
 A form only turns text into numbers and lists; whether the command has the right shape
 is for the game's schema to say (the one of the console's session), and whether it is
-allowed, for the rules. Forms are keyed by command name, every game's in one table.
+allowed, for the rules. Forms are keyed by command name: the shared ones here, each game's in its
+own package (tui/<game>/forms.py or its console), beside them in its form's TABLE.
 """
 from __future__ import annotations
 
@@ -32,33 +33,10 @@ PLAYER = Field("player", "Player no.", "int")
 SERIAL = Field("serial", "Card serial (as printed)")
 CARD_SERIAL = Field("serial", "Card serial (blank: typed without a card)", optional=True)
 
-# command -> (title, fields)
+# command -> (title, fields): the forms every game's console shares; a game's own are in its
+# tui/<game>/ (its CommandForm's TABLE, its console's FORM)
 FORMS: dict[str, tuple[str, list[Field]]] = {
-    "draw": ("Draw: the balls as drawn, X Y Z (one number: just that ball)",
-             [Field("balls", "Balls, e.g. 17 4 22", "ints")]),
-    "vote": ("Vote card", [SERIAL, Field("turn", "Turn printed on the card", "int"),
-                           Field("marks", "Marks: X, Y or Z (empty: blank, XY: two marks)", "marks")]),
-    "rob": ("Robbery card", [SERIAL, Field("robber", "Robber player no.", "int"),
-                             Field("victim", "Victim player no.", "int"),
-                             Field("ordinal", "Line ordinal (1-8)", "int")]),
-    "buy": ("Sell a special card", [PLAYER, Field("item", "Item: inout (one IN/OUT card), change or exclusion")]),
-    "inout": ("IN/OUT card", [PLAYER, Field("dir", "Direction marked on the card: in or out"), Field("ball", "Ball", "int"),
-                              CARD_SERIAL]),
-    "change": ("Change card", [PLAYER, Field("cell", "Cell (1-9, row by row)", "int"),
-                               Field("number", "New number", "int"), CARD_SERIAL]),
-    "exclude": ("Exclusion card", [PLAYER, Field("ball", "Ball", "int"), CARD_SERIAL]),
-    "order_lines": ("Order of lines formed together", [PLAYER,
-                    Field("lines", "Lines, first first: row1 row2 row3 col1 col2 col3 diag1 diag2", "words")]),
-    "cash": ("Cash count", [PLAYER, Field("amount", "Cash in L$", "int")]),
     "void": ("Void a card by its serial (a held one too)", [SERIAL]),
-    "tally": ("Typed tally, the scanner down: player and choice, e.g. 1x 2y 3z 4- (- spoilt; spaces optional)",
-              [Field("votes", "Votes", "tally")]),
-    # Voters
-    "deal": ("Deal a new game", [Field("dealer", "Dealer player no.", "int"),
-                                 Field("stake", "Stake per player", "int")]),
-    "bet": ("Bet: a player's number card", [PLAYER, Field("number", "Number 0-9 (blank: unreadable or miswritten)",
-                                                          "int_or_none"), CARD_SERIAL]),
-    "held_number": ("Held number card: the number it shows", [Field("number", "Number 0-9", "int")]),
 }
 
 

@@ -117,6 +117,7 @@ class GameConsole(Boundary, App):
     HARDWARE = tuple(SLOTS)          # the sources this game's hardware pane lists
     PLAYERS = "#players"             # the table whose selected row is "the player" in forms
     RULE_KEYS = "R (or 0)"           # the keys that rule a held card with fields the scanner did not read
+    FORM = CommandForm               # the form of a typed command: the game's, with its commands' table
 
     @dataclass
     class Submitted(Message):
@@ -390,7 +391,7 @@ class GameConsole(Boundary, App):
         self.send({"do": name})
 
     def action_form(self, name: str) -> None:
-        self.push_screen(CommandForm(name, self.defaults(name)), self.send_from_form)
+        self.push_screen(self.FORM(name, self.defaults(name)), self.send_from_form)
 
     def send_from_form(self, command: dict | None) -> None:
         if command is not None:
@@ -449,7 +450,7 @@ class GameConsole(Boundary, App):
             if card is not None:
                 self.send({"do": "rule", "serial": held["serial"], "card": card})
 
-        self.push_screen(CommandForm(kind, values), ruled)
+        self.push_screen(self.FORM(kind, values), ruled)
 
     # ---- what a game's console composes and calls
 

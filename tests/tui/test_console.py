@@ -337,3 +337,18 @@ def test_R2_the_finished_console_shows_who_beat_the_secretariat(tmp_path):
         assert f"{len(beaten)} of {len(session.state.results)} beat the secretariat" in text
 
     drive(app, body, (160, 45))
+
+
+def test_the_shared_forms_are_the_commands_every_game_has_and_each_game_s_are_its_own():
+    """tui/forms.py holds only the forms of commands every game's schema has (the corrections);
+    a game's own forms live in its package, in its console's FORM."""
+    from companion.core import games
+    from tui.bingo.console import ConsoleApp
+    from tui.bluff.console import BluffConsoleApp
+    from tui.forms import FORMS
+    from tui.voters.console import VotersConsoleApp
+    assert FORMS and all(name in game.schema.commands for game in games.GAMES.values() for name in FORMS)
+    for app, game in ((ConsoleApp, "bingo"), (VotersConsoleApp, "voters"), (BluffConsoleApp, "bluff")):
+        assert set(app.FORM.TABLE) - set(FORMS) <= set(games.rules(game).schema.commands) | {"tally", "held_number"}, game
+    assert "draw" in ConsoleApp.FORM.TABLE and "deal" not in ConsoleApp.FORM.TABLE
+    assert "deal" in VotersConsoleApp.FORM.TABLE and "draw" not in VotersConsoleApp.FORM.TABLE

@@ -22,6 +22,7 @@ from ..game_console import HELD, QUIT, UNDO, GameConsole, summary
 from ..plain import DataTable, Label, Static
 from ..theme import THEME
 from ..widgets import AlignedTable, Countdown, money
+from .forms import BingoForm
 from .widgets import BallBoard, TallyLine
 
 PHASES = {"new": "NOT SET UP",   # msgids "ready": "READY", "draw": "DRAW", "voting": "VOTING", "resolve": "RESOLVE",
@@ -32,6 +33,7 @@ class ConsoleApp(GameConsole):
     CSS_PATH = ["../theme.tcss", "../game_console.tcss"]
     TITLE = "Plunder Bingo: staff console"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
+    FORM = BingoForm
 
     BINDINGS = [
         Binding("b", "send('begin_turn')", "begin turn"),

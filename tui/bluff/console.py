@@ -73,6 +73,7 @@ class BluffConsoleApp(PanesConsole):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     HARDWARE = ("scanner", "panel")
     RULE_KEYS = "h (or 0)"
+    FORM = BluffForm
 
     GAME_PANE = ("period", N_("Period"))
     COLUMNS = (N_("No"), N_("Name"), N_("Gem"), N_("Dice held"), N_("Dice vote"), N_("Declared"), N_("Result"))
@@ -155,9 +156,6 @@ class BluffConsoleApp(PanesConsole):
             table.move_cursor(row=min(row, len(view["players"]) - 1))
 
     # ---- actions: every one builds a command and queues it
-
-    def action_form(self, name: str) -> None:
-        self.push_screen(BluffForm(name, self.defaults(name)), self.send_from_form)
 
     def defaults(self, name: str) -> dict:
         """Pre-filled fields: the player whose row is selected (their gem, their dice vote);

@@ -12,12 +12,12 @@ from textual.binding import Binding
 from companion import views
 from companion.core.columns import pad
 
-from ..forms import CommandForm
 from companion.core.words import N_, _
 
 from ..game_console import HELD, QUIT, UNDO, PanesConsole
 from ..plain import DataTable, Label, Static
 from ..widgets import money
+from .forms import VotersForm
 from .words import current, names, phase_words, result_line, signed
 
 
@@ -28,6 +28,7 @@ class VotersConsoleApp(PanesConsole):
     HARDWARE = ("scanner", "panel")
     PLAYERS = "#ledger"
     RULE_KEYS = "h (or 0)"
+    FORM = VotersForm
 
     GAME_PANE = ("game", N_("Game"))
     PLAYERS_TITLE, COLUMNS = N_("Ledger"), (N_("No"), N_("Name"), N_("Net"), N_("Games dealt"))
@@ -110,4 +111,4 @@ class VotersConsoleApp(PanesConsole):
             if answer is not None:
                 self.send({"do": "rule", "serial": held["serial"], "card": {**held["card"], **answer}})
 
-        self.push_screen(CommandForm("held_number"), ruled)
+        self.push_screen(VotersForm("held_number"), ruled)
