@@ -32,9 +32,9 @@ crc16, encode, decode, fields, parse_ball, ball_number = (
 FrameError, Lines, Cage = cagelink.FrameError, cagelink.Lines, cagelink.Cage
 HELLO, BALL, HB, END, LOG, ACK, NAK, SYNC = (cagelink.HELLO, cagelink.BALL, cagelink.HB, cagelink.END,
                                              cagelink.LOG, cagelink.ACK, cagelink.NAK, cagelink.SYNC)
-# The balls a frame can name: those of the game (tests/drivers/test_protocol.py compares them
-# with companion.bingo.rules.BALLS), taken from the wire's own definition so the drivers import
-# no game's rules.
+# The balls a frame can name: the cage's, taken from the wire's own definition so the drivers
+# import no game's rules (tests/drivers/test_protocol.py compares them with the balls of the game
+# whose console the cage feeds).
 BALLS = range(cagelink.BALL_FIRST, cagelink.BALL_LAST + 1)
 CAGE_TYPES, HOST_TYPES = cagelink.CAGE_TYPES, cagelink.HOST_TYPES
 DAMAGED, MALFORMED, NO_BOOT, SEQ_MAX = cagelink.DAMAGED, cagelink.MALFORMED, cagelink.NO_BOOT, cagelink.SEQ_MAX

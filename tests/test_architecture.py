@@ -257,3 +257,28 @@ def test_missing_names_finds_each_kind():
            "`companion.core.games.GAMES` `companion.core.games.LIST` `companion.nowhere` `page.js`' `companion replay`"
     assert missing_names(text) == ["vision/nowhere.py", "tui/<game>/nothing.py", "gone.py",
                                    "companion.core.games.LIST", "companion.nowhere"]
+
+
+# The ball reader (the cage, its camera and labels) is hardware any game with balls may use (its
+# Screens.balls); Plunder Bingo is the one that does today. Its shared modules name no game.
+BALL_READER = ["tui/calibrate.py", "vision/ball_labels.py", "vision/balls/*.py", "drivers/ball_reader.py",
+               "drivers/serial_link.py", "drivers/protocol.py"]
+
+
+def games_named(text: str) -> list[str]:
+    """The games a text names: by name as a word (bingo, bluff: not "plunder-cage") or by title."""
+    from companion.core.games import GAMES
+    return sorted({game.name for game in GAMES.values()
+                   if re.search(rf"\b{game.name}\b", text, re.I) or game.title in text or game.title_ja in text})
+
+
+def test_games_named_finds_names_and_titles():
+    assert games_named("Plunder Bingo's cage; 強奪ビンゴ; the jail; voters") == ["bingo", "jail", "voters"]
+    assert games_named("/tmp/plunder-cage, the ball reader, bluffing") == []
+
+
+def test_the_ball_reader_names_no_game():
+    paths = [path for pattern in BALL_READER for path in ROOT.glob(pattern)]
+    assert len(paths) > 6
+    named = {str(path.relative_to(ROOT)): games_named(path.read_text(encoding="utf-8")) for path in paths}
+    assert {where: found for where, found in named.items() if found} == {}

@@ -114,7 +114,7 @@ def save_camera(path: Path, roi: tuple[int, int, int, int] | None, decoder: str)
 
 class CalibrateApp(Boundary, App):
     CSS_PATH = ["theme.tcss", "calibrate.tcss"]
-    TITLE = "Plunder Bingo: ball reader calibration"
+    TITLE = "Ball reader calibration"
     BINDINGS = [
         Binding("up", "move(0, -1)", "ROI up"), Binding("down", "move(0, 1)", "ROI down"),
         Binding("left", "move(-1, 0)", "ROI left"), Binding("right", "move(1, 0)", "ROI right"),

@@ -17,8 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-BALLS = range(1, 28)          # the game's balls (companion.bingo.rules.BALLS)
-PREFIX = "PB"                 # Plunder Bingo ball label; anything else is not one of ours
+BALLS = range(1, 28)          # the cage's balls (the cage protocol's, hardware/PROTOCOL.md)
+PREFIX = "PB"                 # our ball label (as printed since the first labels); anything else is not one of ours
 COPIES = 12
 QR_MODULES = 21               # version 1
 FINDER_SPACING = QR_MODULES - 7   # modules between the centres of two finder squares
@@ -246,7 +246,7 @@ def write_pdf(path, design: Design = Design(), balls=BALLS, inverted: bool = Fal
     _register_fonts()
     places = sheet_places(design, list(balls))
     doc = pdf.Canvas(str(path), pagesize=(PAGE_MM[0] * mm, PAGE_MM[1] * mm), invariant=1, initialFontName=FONT)
-    doc.setTitle(f"Plunder Bingo ball labels, {design.diameter:g} mm balls")
+    doc.setTitle(f"Ball labels, {design.diameter:g} mm balls")
     pages = places[-1].page + 1 if places else 0
     for page in range(pages):
         doc.saveState()
@@ -290,7 +290,7 @@ def _text(doc, x: float, y: float, size: float, text: str, bold: bool = False, a
 
 def _header(doc, design: Design, page: int) -> None:
     d = design
-    _text(doc, PAGE_MARGIN, PAGE_MARGIN + 4, 4.2, f"Plunder Bingo ball labels - {d.diameter:g} mm balls - page {page}",
+    _text(doc, PAGE_MARGIN, PAGE_MARGIN + 4, 4.2, f"Ball labels - {d.diameter:g} mm balls - page {page}",
           bold=True)
     from reportlab.lib.utils import simpleSplit
     text = (f"Per ball: {COPIES} stickers ({d.sticker:g} mm round, QR {d.qr:g} mm, module {d.module:.2f} mm, "
