@@ -248,6 +248,37 @@ def test_the_cli_s_help_says_what_a_fifth_game_declares(fifth_game, monkeypatch)
     assert "sheets a game with phone pages (Auction Bluff or Chess): each player's sheet" in printing
 
 
+def repository() -> dict[str, str]:
+    """Every file of the repository git knows (its working copy's), and its sha256."""
+    import hashlib
+    import subprocess
+    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    return {name.decode(): hashlib.sha256((ROOT / name.decode()).read_bytes()).hexdigest()
+            for name in names if name and (ROOT / name.decode()).is_file()}
+
+
+@pytest.fixture
+def before():
+    return repository()
+
+
+def test_a_fifth_game_gets_a_bench_help_words_and_card_kinds_with_no_shared_file_edited(before, fifth_game, tmp_path,
+                                                                                        capsys):
+    """What a game declares in its own package reaches the CLI, the words and the scanner's kinds;
+    the repository's files are as they were (the game and its files live in tmp_path)."""
+    from companion.core import words
+    from vision import layouts as L
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert "moves" in commands["bench"]._subparsers._group_actions[0].choices
+    assert "chess" in " ".join(commands["init"].format_help().split())
+    assert "Chess (チェス)" in " ".join(build_parser().format_help().split())
+    assert words.every_word("ja+en")["Checkmate"] == "詰み · Checkmate"
+    assert L.kinds_of("chess") == ("move",) and L.game_of("move") is fifth_game
+    assert main(["bench", "moves", "--moves", "3", "--out", str(tmp_path / "m.jsonl")]) == 0
+    capsys.readouterr()
+    assert repository() == before
+
+
 def test_without_the_package_its_bench_is_no_command(capsys):
     with pytest.raises(SystemExit):
         main(["bench", "moves", "--out", "x"])
