@@ -43,7 +43,7 @@ def print_cards(cards: list[L.Card], secret: str, out: str | Path, title: str = 
     """Write the cards (6 a page, in order) to a PDF; returns the number of pages."""
     register_font()
     pdf = canvas.Canvas(str(out), pagesize=A4, pageCompression=1, initialFontName=FONT, initialFontSize=7)
-    pdf.setTitle(title or "Plunder Bingo cards")
+    pdf.setTitle(title or "Printed cards")
     pdf.setCreator("companion print cards")
     per_page = COLS * ROWS
     pages = [cards[i:i + per_page] for i in range(0, len(cards), per_page)] or [[]]

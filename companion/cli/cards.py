@@ -115,7 +115,7 @@ def print_cards(args) -> int:
 
 
 def _refuse_other_games_options(args, game) -> None:
-    """An option only another game's cards take (Voters' --games, say) is an error, not ignored."""
+    """An option only another game's cards take (its PrintOption) is an error, not ignored."""
     from ..core import games
     for other in games.GAMES.values():
         for option in other.print_options if other is not game else ():

@@ -147,7 +147,8 @@ def print_view(state, args, log: list | None = None) -> None:
 
 
 def default_players() -> str:
-    """Each game's default number of players, as `init --players` says it: "6; the jail card game 4"."""
+    """Each game's default number of players (EventRules.players), as `init --players` says it: the
+    most games' number, then each other game's title and its own."""
     counts = {game.title: game.event.players for game in games.GAMES.values() if game.event}
     usual = max(set(counts.values()), key=list(counts.values()).count)
     return "; ".join([str(usual), *(f"{title} {n}" for title, n in counts.items() if n != usual)])

@@ -5,7 +5,7 @@ link the console uses (tui.sources.LinkSource); each ball it drops passes the si
 its exit, read by the console's ball reader (tui.sources.ReaderSource: the real decoder and
 acceptance on rendered frames). Without the camera's decoder installed the cage's own reader reports
 the ball over the link instead (draw_ball ids "cage:BOOT:SEQ", acknowledged once journaled).
-Simulated players (drivers.demo_players) drop photos of their printed cards into a scan folder that
+Simulated players (tui.bingo.players) drop photos of their printed cards into a scan folder that
 the console's card scanner watches (tui.sources.ScannerSource); a simulated operator types what the
 staff would: begin and close, buys at the desk, rulings on held cards, cash counts. The referee is
 the session (companion.core.session) on the event's one journal.
@@ -30,7 +30,7 @@ from companion.bingo import events as e
 from companion.bingo.rules import beats_secretariat
 from companion.core.journal import Journal
 from companion.core.session import Game, Session
-from drivers import demo_players as dp
+from . import players as dp
 
 PLAYERS = 6
 TURNS = 15

@@ -1,5 +1,6 @@
-"""The demo night's simulated players: what each one does at the table, and the photo of each card
-they drop in the ballot box (their own printed card, from the event's PDF, marked in ink).
+"""The simulated players of Plunder Bingo's demo night (`companion demo`, tui/bingo/demo.py): what
+each one does at the table, and the photo of each card they drop in the ballot box (their own
+printed card, from the event's PDF, marked in ink).
 
 Every choice is a pure function of the seed and the game's state at that moment, with one random
 stream per (purpose, turn, player): a demo restarted from its journal makes the same choices again.
