@@ -197,6 +197,9 @@ class GameConsole(Boundary, App):
         loaded = feed.poll()
         self.post_message(self.Submitted({}, Outcome("ok"), loaded, feed.deadline()))
         self.post_message(self.Note(f"journal {Path(self.session.journal.path).name}: {len(loaded)} commands"))
+        older = self.session.journal.older(self.session.rules.name)
+        if older:
+            self.post_message(self.Note(older, "warning", hardware=True))     # kept in view with the alerts
         while not worker.is_cancelled:
             try:
                 command, reply, origin = self.commands.get(timeout=0.1)

@@ -128,7 +128,11 @@ def session_for(args, readonly: bool = False) -> Session:
     path = args.journal or event.journal
     if not Path(path).exists():
         raise CommandError(f"{path}: no such journal (companion start --event ... makes one)")
-    return Session(open_journal(path, readonly, existing=True, event=event), backup=event and event.backup)
+    session = Session(open_journal(path, readonly, existing=True, event=event), backup=event and event.backup)
+    older = None if readonly else session.journal.older(session.rules.name)
+    if older:
+        print(f"companion: note: {older}", file=sys.stderr)
+    return session
 
 
 def print_view(state, args, log: list | None = None) -> None:

@@ -372,6 +372,13 @@ class Journal:
         return (f"journal version {self.version}: its rows say {OLD_GAME} whatever the game, as this version "
                 f"wrote them, and its setup names the game, {game} (kept as written: the chain covers them)")
 
+    def older(self, game: str) -> str | None:
+        """Said when a journal of an older version is opened to play on: what it is read as."""
+        if self.version == VERSION:
+            return None
+        return (f"{self.path}: {self.holds(game)}; read as version {VERSION}, its game {game}; "
+                + SALVAGE_HINT.format(path=self.path) + f" of version {VERSION}")
+
     def verify(self, thorough: bool = False) -> int:
         """Check every batch's hash (and seal, given the event's secret), the tip, and the command-id
         index against the batches; thorough adds SQLite's own integrity check. Returns the number of

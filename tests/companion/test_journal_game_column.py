@@ -37,6 +37,7 @@ def test_a_new_journal_names_its_own_game_in_every_row_and_verify_says_so(game, 
     assert game_columns(path) == {game}
     journal = Journal(path, readonly=True)
     assert journal.version == 4 and rules_of(journal).name == game
+    assert journal.older(game) is None              # nothing to say when it is opened to play on
     assert {batch.game for batch in journal.batches()} == {game}
     code, out, err = run("journal", "verify", path)
     assert (code, err) == (0, "") and out.rstrip().endswith(f"journal version 4: its rows name its game, {game}")
@@ -70,7 +71,12 @@ def test_a_batch_whose_events_name_another_game_than_its_command_is_damaged(tmp_
 def test_an_older_journal_of_another_game_opens_goes_on_and_verify_says_which_schema(version, tmp_path):
     old = tmp_path / "old.db"
     write_old(old, GAMES["voters"][:3], version)
-    assert run("do", "--journal", old, json.dumps(GAMES["voters"][3]))[0] == 0
+    code, _, err = run("do", "--journal", old, json.dumps(GAMES["voters"][3]))
+    assert code == 0 and err == (f"companion: note: {old}: journal version {version}: its rows say bingo whatever "
+                                 "the game, as this version wrote them, and its setup names the game, voters (kept "
+                                 "as written: the chain covers them); read as version 4, its game voters; "
+                                 f"`companion journal salvage {old} --out NEW.db` copies the good batches into a "
+                                 "new journal of version 4\n")
     journal = Journal(old, readonly=True)
     assert (journal.version, journal.count(), rules_of(journal).name) == (version, 4, "voters")
     assert {batch.game for batch in journal.batches()} == {None}        # the rows do not say
@@ -114,3 +120,21 @@ def test_salvage_copies_an_older_journal_into_one_whose_rows_name_its_game(event
     assert game_columns(new) == {"bluff"}
     code, out, _ = run("journal", "verify", new, "--event", event.path)
     assert code == 0 and "authentic" in out and "journal version 4: its rows name its game, bluff" in out
+
+
+def test_the_console_opened_on_an_older_journal_says_what_it_reads_it_as(tmp_path):
+    import asyncio
+    from tui.voters.console import VotersConsoleApp
+    old = tmp_path / "old.db"
+    write_old(old, GAMES["voters"][:3], 3)
+    app = VotersConsoleApp.for_journal(old)
+
+    async def main():
+        async with app.run_test(size=(120, 34)) as pilot:
+            for _ in range(200):
+                if app.alerts:
+                    break
+                await pilot.pause(0.05)
+    asyncio.run(main())
+    assert [(text, level) for _, text, level in app.alerts] == [(Journal(old, readonly=True).older("voters"), "warning")]
+    assert "journal version 3: its rows say bingo" in app.alerts[0][1]
