@@ -97,3 +97,21 @@ def test_the_steep_edges_found_from_whole_number_slopes_are_the_float_slopes_own
         edge = cv2.compare(slope, cv2.dilate(grey, M._step()).astype(np.float32) * (SHADE.edge / M.PX), cv2.CMP_GE)
         want = cv2.resize(cv2.dilate(edge, np.ones((5, 5), np.uint8)), (144, 135), interpolation=cv2.INTER_NEAREST) // 255
         assert np.array_equal(M._steep(grey, (135, 144)), want)
+
+
+def test_the_marker_search_passes_over_outlines_larger_than_a_corner_marker_can_be():
+    """A corner marker's perimeter is a third of the picture's side at most (the card filling it): the
+    detector drops larger candidates (the card's frame and edge) unread, so a marker that large is none;
+    one of a card's size in the picture is found, its corners where they are."""
+    from vision import layouts as L
+    from vision.cards import locate as Lo
+    marker = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), L.MARKER_IDS[0], 60)
+    for side, found in ((400, False), (1000, True)):       # perimeter 240: 60% and 24% of the picture's side
+        picture = np.full((side, side), 255, np.uint8)
+        at = (side - 60) // 2
+        picture[at:at + 60, at:at + 60] = marker
+        corners, _, _ = Lo.marker_detector().detectMarkers(picture)
+        assert len(corners) == found, side
+        if found:
+            square = [(at, at), (at + 60, at), (at + 60, at + 60), (at, at + 60)]
+            assert np.abs(corners[0].reshape(4, 2) - square).max() < 2

@@ -78,7 +78,8 @@ def _around_code(margin: float) -> tuple:
 
 def marker_detector():
     params = cv2.aruco.DetectorParameters()
-    params.minMarkerPerimeterRate = 0.04      # a corner marker is never smaller than this in a card picture
+    # a corner marker's perimeter, as a share of the picture's side: a third with the card filling it
+    params.minMarkerPerimeterRate, params.maxMarkerPerimeterRate = 0.04, 0.5
     # one threshold window (OpenCV's default tries 3, 13 and 23): half the time, and on the bench
     # corpus it finds three or more corners on exactly the same cards
     params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = 15

@@ -34,8 +34,8 @@ def ink(grey: np.ndarray) -> np.ndarray:
     pad = window // 2
     padded = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     lines_closed = _closing(padded, int(LIGHT.line_mm * PX / 4) | 1)
-    closed = np.maximum(_closing(np.minimum(padded, _glare_ceiling(padded, window)), window),
-                        lines_closed)     # a pen line under glare: bright paper
+    closed = cv2.max(_closing(cv2.min(padded, _glare_ceiling(padded, window)), window),
+                     lines_closed)     # a pen line under glare: bright paper
     steep = cv2.copyMakeBorder(_steep(grey, small.shape), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     paper = _light_before_ink(steep, padded, lines_closed, closed)[pad:-pad, pad:-pad]
     paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
@@ -83,11 +83,11 @@ def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.nda
     on_line = cv2.compare(small, cv2.convertScaleAbs(lines_closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) > 0
     outline = (cv2.dilate(lowered, _step()) > 0) & ~(lowered > 0) & ~on_line
     beside = cv2.dilate(patches.astype(np.float32), _step())[outline].astype(np.int64)    # the patch it rings
-    level = np.bincount(patches.ravel(), small.ravel(), count) / np.bincount(patches.ravel(), minlength=count)
+    at = np.flatnonzero(lowered)     # the patches' pixels (label 0, the paper round them, needs no level)
+    level = np.bincount(patches.ravel()[at], small.ravel()[at], count) / np.maximum(np.bincount(patches.ravel()[at]), 1)
     rising = cv2.dilate(steep, _step())[outline] & (small[outline] * (1 - LIGHT.noise_floor) > level[beside])
     share = np.bincount(beside, rising, count) / np.maximum(np.bincount(beside, minlength=count), 1)
-    shadow = (share < SHADE.enclosed)[patches] & (lowered > 0)
-    return np.where(shadow, soft, closed)
+    return np.where((share < SHADE.enclosed)[patches] & (lowered > 0), soft, closed)     # a shadow: the soft light
 
 
 @lru_cache(maxsize=None)
@@ -596,8 +596,7 @@ def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = MEASURE.sect
     return (np.floor((angle + np.pi) / (2 * np.pi) * parts).astype(np.int64)) % parts
 
 
-def one_stroke(amount: np.ndarray, kind: str, levels: Levels, key: tuple, s: Settings,
-                on_ring: bool = False) -> bool:
+def one_stroke(amount: np.ndarray, kind: str, levels: Levels, key: tuple, s: Settings, on_ring: bool = False) -> bool:
     """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
     s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
     some of it on open paper (s.open_paper, or s.open_room of the disc's own share of open paper where
