@@ -124,7 +124,8 @@ class _DecoderInProcess:
 
 class BallReader:
     """Takes the newest frames, reads them (`workers` side by side: `decoder` and its twins, or a
-    list of decoders, one a worker), feeds the acceptor in the order the frames were taken;
+    list of decoders, one a worker), feeds the acceptor in the order the frames were taken (but
+    for a frame still being read when the frames after it already agree: _decide_early);
     messages go to on_message, and each frame's read, with its sequence number, to on_read when
     given (the benchmark's record). A decoder that fails on a frame is an alert; the frame is skipped."""
 
