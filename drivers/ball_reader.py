@@ -124,7 +124,8 @@ class _DecoderInProcess:
 
 class BallReader:
     """Takes the newest frames, reads them (`workers` side by side: `decoder` and its twins, or a
-    list of decoders, one a worker), feeds the acceptor in the order the frames were taken;
+    list of decoders, one a worker), feeds the acceptor in the order the frames were taken (but
+    for a frame still being read when the frames after it already agree: _decide_early);
     messages go to on_message, and each frame's read, with its sequence number, to on_read when
     given (the benchmark's record). A decoder that fails on a frame is an alert; the frame is skipped."""
 
@@ -237,17 +238,41 @@ class BallReader:
     def _feed_in_order(self) -> list:
         messages = []
         while self._taken and self._taken[0] in self._done:
-            seq = self._taken.popleft()
-            t, result = self._done.pop(seq)
-            if result is None:           # its decoder failed (said already)
-                continue
+            messages += self._feed(self._taken.popleft())
+        return messages + self._decide_early()
+
+    def _decide_early(self) -> list:
+        """Frames read while an earlier one is still being read (a slow frame, often the ball
+        coming into view): when they already make a ball agree, rule now, as if the frames still
+        being read had been dropped; those are fed once read, before any frame after them."""
+        ready = [seq for seq in self._taken if seq in self._done]
+        trial = self.acceptor.trial() if ready else None
+        for n, seq in enumerate(ready, 1):
+            if any(isinstance(m, BallRead) for m in self._rule(trial, seq)):
+                messages = []
+                for deciding in ready[:n]:
+                    self._taken.remove(deciding)
+                    messages += self._feed(deciding)
+                return messages
+        return []
+
+    def _feed(self, seq: int) -> list:
+        """A frame read, to the acceptor (its decoder failed: said already, nothing to feed)."""
+        messages = self._rule(self.acceptor, seq)
+        _, result = self._done.pop(seq)
+        if result is not None:
             self.frames += 1
             self.last = result
             if self.on_read:
                 self.on_read(seq, result)
-            messages += self.acceptor.frame(t, result.found, result.ball, result.conflict, result.alert,
-                                              result.witnessed, result.leaning)
         return messages
+
+    def _rule(self, acceptor: acceptance.Acceptor, seq: int) -> list:
+        t, result = self._done[seq]
+        if result is None:
+            return []
+        return acceptor.frame(t, result.found, result.ball, result.conflict, result.alert,
+                              result.witnessed, result.leaning)
 
     def _send(self, messages: list) -> None:
         for message in messages:

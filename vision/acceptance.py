@@ -19,6 +19,7 @@ runs live, on recorded frames and in the benchmark.
 """
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
@@ -82,6 +83,13 @@ class Acceptor:
         self._holding = False                 # a verdict was given; waiting for the ball to leave
         self._crowded = False                 # told of several balls in view; not again until they leave
         self._unseen_since: float | None = None     # the first frame showing no ball since one did
+        self._latest = float("-inf")          # the latest frame's time: a frame read late is ruled at it
+
+    def trial(self) -> "Acceptor":
+        """A copy to try frames on: what they would decide, this acceptor unchanged."""
+        other = copy.copy(self)
+        other._open, other._settled = copy.deepcopy(self._open), set(self._settled)
+        return other
 
     def beam(self, t: float) -> list:
         """The break-beam saw a ball pass: a new ball, whatever came before."""
@@ -99,7 +107,10 @@ class Acceptor:
         """One frame's result: a ball in view or not, the ball read or None, or several balls
         (`conflict`: the balls read; `alert`: why the frame shows more than one ball);
         `witnessed`: the numerals beside the label that read `ball` show it too; `leaning`: the
-        ball an unread frame's labels lean to."""
+        ball an unread frame's labels lean to. A frame older than one fed before it (the reader
+        ruled on later frames while it was still being read) counts at the latest frame's time:
+        the acceptor's clock never goes back, so a late empty frame never hastens the ball's leaving."""
+        t = self._latest = max(t, self._latest)
         out = self._expire(t)
         seen = found or ball is not None or bool(conflict) or bool(alert)
         if seen:

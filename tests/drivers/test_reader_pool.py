@@ -1,9 +1,10 @@
 """The ball reader's decoding processes: frames dropped are always the oldest, reads fed in the
-order the frames were taken, a decoding process that dies is said in one line and started
+order the frames were taken (a slow frame holds back no ball the frames after it agree on), a decoding process that dies is said in one line and started
 again, and the CPU quota that holds each process to one Pi core. No timings are asserted."""
 import os
 import re
 import signal
+import threading
 import time
 
 import numpy as np
@@ -44,17 +45,17 @@ def test_an_error_inside_a_worker_is_one_line_and_the_worker_goes_on():
 
 
 class Numbered:
-    """Reads ball 5 after `seconds`; raises `fail` on frame number `bad` (its first pixel)."""
+    """Reads `ball` after `seconds`; raises `fail` on frame number `bad` (its first pixel)."""
     name = "numbered"
 
-    def __init__(self, seconds=0.0, bad=None, fail=None):
-        self.seconds, self.bad, self.fail = seconds, bad, fail
+    def __init__(self, seconds=0.0, bad=None, fail=None, ball=5):
+        self.seconds, self.bad, self.fail, self.ball = seconds, bad, fail, ball
 
     def read(self, image):
         time.sleep(self.seconds)
         if int(image[0, 0]) == self.bad:
             raise self.fail
-        return balls.FrameRead(5, True, "read", self.name)
+        return balls.FrameRead(self.ball, True, "read" if self.ball else "ball found, no label readable", self.name)
 
 
 def _frames(n):
@@ -72,7 +73,7 @@ def _play(decoders, n, fps):
 
 
 def test_a_busy_pool_drops_the_oldest_frames_and_feeds_reads_in_frame_order():
-    fed, _, camera = _play([Numbered(0.04), Numbered(0.04), Numbered(0.04)], 40, 200)
+    fed, _, camera = _play([Numbered(0.04, ball=None) for _ in range(3)], 40, 200)
     assert fed == sorted(fed) and fed[-1] == 39                        # in order, and the newest frame read
     assert camera.dropped > 0 and len(fed) + camera.dropped == 40
     skipped = sorted(set(range(40)) - set(fed))
@@ -86,6 +87,40 @@ def test_a_decoder_that_fails_on_a_frame_is_one_alert_and_the_frames_after_it_ar
     assert fed == [0, 1, 2, 4, 5]
     assert [(a.kind, a.message) for a in alerts] == [("decoder", f"frame 3 not read: {died}")]
     assert [m.ball for m in messages if isinstance(m, BallRead)] == [5]
+
+
+class StuckOnFirst:
+    """Frame 0 (the ball coming into view) is read only once `release` is set; every other frame
+    reads ball 5 at once."""
+    name = "stuck"
+
+    def __init__(self, release):
+        self.release = release
+
+    def read(self, image):
+        if int(image[0, 0]) == 0:
+            self.release.wait(10)
+            return balls.FrameRead(None, True, "ball found, no label readable", self.name)
+        return balls.FrameRead(5, True, "read", self.name)
+
+
+def test_a_slow_frame_does_not_hold_back_the_ball_the_frames_after_it_agree_on():
+    release, messages, fed = threading.Event(), [], []
+    camera = Camera(PlaybackSource(_frames(6), 50))
+    reader = BallReader(camera, [StuckOnFirst(release) for _ in range(3)], acceptance.Acceptor(), messages.append,
+                        on_read=lambda seq, r: fed.append(seq)).start()
+    try:
+        deadline = time.monotonic() + 5
+        while not messages and time.monotonic() < deadline:
+            time.sleep(0.01)
+        ruled_while_stuck = list(messages)
+    finally:
+        release.set()
+        reader.join(timeout=10)
+        reader.stop()
+    assert [m.ball for m in ruled_while_stuck] == [5]                 # frame 0 still being read
+    assert messages == ruled_while_stuck                             # frame 0, read at last, adds nothing
+    assert 0 in fed and len(fed) == len(set(fed)) == reader.frames
 
 
 class Cradle(PlaybackSource):

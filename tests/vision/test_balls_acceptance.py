@@ -76,6 +76,26 @@ def test_one_frame_missing_the_ball_on_a_slow_reader_is_not_the_ball_gone():
     assert isinstance((acceptor.frame(1.3, True, 5) + acceptor.frame(1.35, True, 5))[0], BallRead)
 
 
+def test_a_frame_ruled_on_late_does_not_hasten_the_balls_leaving():
+    """The reader rules on later frames while an earlier one is still being read, and feeds that
+    one afterwards: its time is past, and the ball it missed was seen since. It counts at the
+    latest frame's time, so the ball resting in view is not taken for gone, nor drawn twice."""
+    acceptor = Acceptor(agree=2, gone_ms=300)
+    assert len(feed(acceptor, [5, 5])) == 1                          # t = 0 and 0.03
+    assert acceptor.frame(0.30, True, 5) == []
+    assert acceptor.frame(0.01, False, None) == []                   # late: taken before the ball was read
+    assert acceptor.frame(0.35, False, None) == []                   # 0.05 s out of sight, not 0.34
+    assert acceptor.frame(0.40, True, 5) + acceptor.frame(0.45, True, 5) == []
+
+
+def test_a_trial_copy_rules_on_frames_and_leaves_the_acceptor_as_it_was():
+    acceptor = Acceptor(agree=2)
+    feed(acceptor, [None, 9])
+    trial = acceptor.trial()
+    assert [m.ball for m in trial.frame(0.1, True, 9)] == [9]
+    assert [m.ball for m in acceptor.frame(0.1, True, 9)] == [9]     # the same frame, ruled for real
+
+
 def test_the_next_ball_may_follow_without_a_gap():
     acceptor = Acceptor(agree=2)
     out = feed(acceptor, [5, 5, 5, 8, 8])
