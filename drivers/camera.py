@@ -314,11 +314,16 @@ def open_source(spec: str, width: int = 640, height: int = 480, fps: float = 30.
 
 
 class Camera:
-    """Reads a source in its own thread; get() hands out the newest frame not yet taken."""
+    """Reads a source in its own thread; get() hands out the newest frame not yet taken.
 
-    def __init__(self, source: Source, realtime: bool = True):
+    `lockstep` (files and the simulator, for tests): each frame waits until the one before was
+    taken, with no pacing: none is dropped, and the stream runs as fast as its reader, however
+    busy the machine (a frame's `seq` still counts frames at the source's fps)."""
+
+    def __init__(self, source: Source, realtime: bool = True, lockstep: bool = False):
         self.source = source
-        self.realtime = realtime and source.paced      # files and the simulator: keep to their fps
+        self.lockstep = lockstep
+        self.realtime = realtime and source.paced and not lockstep     # files and the simulator: keep to their fps
         self.captured = 0
         self.dropped = 0
         self.error: str | None = None
@@ -344,6 +349,8 @@ class Camera:
 
     def stop(self) -> None:
         self._stop.set()
+        with self._ready:
+            self._ready.notify_all()          # a lockstep capture waiting for its frame to be taken
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.source.close()
@@ -383,6 +390,7 @@ class Camera:
         with self._ready:
             self._ready.wait_for(lambda: self._slot is not None or self._ended, timeout)
             frame, self._slot = self._slot, None
+            self._ready.notify_all()          # a lockstep capture may take the next
             return frame
 
     def _run(self) -> None:
@@ -409,6 +417,8 @@ class Camera:
 
     def _put(self, frame: Frame) -> None:
         with self._ready:
+            if self.lockstep:
+                self._ready.wait_for(lambda: self._slot is None or self._stop.is_set())
             if self._slot is not None:
                 self.dropped += 1
             self._slot = frame

@@ -145,9 +145,11 @@ class CalibrateApp(Boundary, App):
     class CameraProblem(Message):
         text: str
 
-    def __init__(self, event_path: Path, source: str | None = None, guided_frames: int = GUIDED_FRAMES):
+    def __init__(self, event_path: Path, source: str | None = None, guided_frames: int = GUIDED_FRAMES,
+                 lockstep: bool = False):
         super().__init__()
         self.guided_frames = guided_frames
+        self.lockstep = lockstep         # a test's camera: every frame measured, none waited for (Camera)
         self.event_path = Path(event_path)
         self.event = event_file.load(self.event_path)
         self.section = dict(self.event.sections.get("camera", {}))
@@ -230,7 +232,7 @@ class CalibrateApp(Boundary, App):
                                  settings.exposure_us, settings.gain)
             if isinstance(source, SimSource):     # the simulated camera shows the ball the check asks for
                 source.ask(lambda: min(self.guided.ball, 27) if self.guided is not None else 1)
-            camera = Camera(source).start()
+            camera = Camera(source, lockstep=self.lockstep).start()
         except (SettingsError, CameraError, OSError) as error:
             self.post_message(self.CameraProblem(f"camera: {error}"))
             return

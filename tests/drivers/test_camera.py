@@ -64,6 +64,26 @@ def test_a_slow_consumer_never_blocks_capture_old_frames_are_dropped_and_counted
     assert taken == sorted(taken) and taken[-1] == 39        # always the newest; the last one is not lost
 
 
+def test_in_lockstep_a_slow_reader_takes_every_frame_and_a_paced_source_keeps_no_time(tmp_path):
+    """A test's simulated camera: no frame dropped for a slow reader, none waited for at 1 fps."""
+    folder = numbered_images(tmp_path / "shots", 20)
+    taken, started = [], time.monotonic()
+    with Camera(FolderSource(str(folder), fps=1), lockstep=True) as cam:
+        while (frame := cam.get(timeout=10)) is not None:
+            taken.append(frame.seq)
+            time.sleep(0.01)                    # a slow reader
+    assert taken == list(range(20)) and cam.dropped == 0 and cam.error is None
+    assert time.monotonic() - started < 10     # 20 s of camera at its fps
+
+
+def test_a_lockstep_camera_stops_while_its_frame_waits_to_be_taken(tmp_path):
+    cam = Camera(FolderSource(str(numbered_images(tmp_path / "shots", 5))), lockstep=True).start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    cam.stop()
+    assert time.monotonic() - started < 2 and not cam._thread.is_alive()
+
+
 def test_a_paced_source_keeps_its_frame_rate_and_a_quick_reader_misses_nothing(tmp_path):
     folder = numbered_images(tmp_path / "shots", 10)
     with Camera(FolderSource(str(folder), fps=50)) as cam:

@@ -1,18 +1,16 @@
 """Text from people and cards is data, never markup (ARCHITECTURE law 9): arbitrary text in every
 field a person or a card fills — player and event names, card serials, review reasons, Auction
 Bluff declarations and dice faces, rejection reasons — through every console and display of the
-four games, and what the calibration screen shows of the world (a code on a sticker, the cage
-link's lines, the event file's path), headless under Pilot. No screen may fail, and the text shows
-as it was typed."""
+four games, headless under Pilot (the calibration screen's are test_markup_calibration.py's). No
+screen may fail, and the text shows as it was typed."""
 from __future__ import annotations
 
 import asyncio
 import copy
 import tempfile
 from pathlib import Path
-from unittest import mock
 
-from hypothesis import HealthCheck, Phase, assume, example, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
 from companion import views
 from companion.cli import main
@@ -20,7 +18,6 @@ from companion.core.journal import Journal
 from companion.core.session import Session
 from tui.bluff.console import BluffConsoleApp
 from tui.bluff.display import BluffDisplayApp
-from tui.calibrate import CalibrateApp
 from tui.bingo.console import ConsoleApp
 from tui.bingo.display import DisplayApp
 from tui.forms import Confirm
@@ -188,65 +185,6 @@ def test_jail_console_and_display(names, kind):
                       {"do": "play", "player": session.state.turn_player or 1, "kind": kind, "count": 1})
         display_check(JailDisplayApp, path, session, names)
         session.journal.close()
-
-
-class Link:
-    """A cage link whose health line says what the test wants it to."""
-
-    def __init__(self, detail: str):
-        self.detail = detail
-
-    def start(self, send, note) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-    def health(self):
-        from tui.sources import Health
-        return Health("degraded", self.detail)
-
-
-@SLOW
-@given(texts(3))
-@example(["[/bold]", "[link=x]q", "[b]"])
-@example(["[link=a]x[/]", "oC", "*n"])
-def test_calibration(names):
-    """A sticker's code that is no ball label (the decoders' table quotes it), the cage link's
-    health line, and the event file's path (a folder named like markup) in the save's answer."""
-    import cv2
-    import numpy
-    from vision.balls import BallDecoder, FrameRead
-    folder, sticker, detail = names
-    assume(".." not in folder)
-
-    def read(self, image):
-        return FrameRead(None, True, f"a code that is not a ball label: {sticker[:40]!r}", self.name)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        event = Path(tmp) / f"d{folder}" / "event.toml"
-        event.parent.mkdir(parents=True)
-        assert main(["init", "--out", str(event), "--players", "4", "--seed", "3"]) == 0
-        frames = Path(tmp) / "frames"                 # grey frames: the decoders' answer is the test's
-        frames.mkdir()
-        for n in range(200):                          # 100 s of camera: it must not end before the save
-            cv2.imwrite(str(frames / f"{n:02d}.png"), numpy.full((120, 160), 128, numpy.uint8))
-        with event.open("a") as out:
-            out.write(f'\n[camera]\nsource = "{frames}"\nfps = 2\n\n[serial]\nurl = "loop://"\n')
-
-        async def body(pilot):
-            await settle(pilot, lambda app: app.frames > 0, timeout=30)
-            await pilot.pause(0.6)
-            shows(pilot.app, repr(sticker), f"degraded  {detail}")
-            await pilot.press("s")
-            await settle(pilot, lambda app: isinstance(app.screen, Confirm))
-            await pilot.press("y")
-            await settle(pilot, lambda app: "saved to" in text_of(app), timeout=30)
-            shows(pilot.app, f"saved to {event}")
-
-        with mock.patch.object(BallDecoder, "read", read), \
-                mock.patch("tui.calibrate.link_for", lambda section, places: Link(detail)):
-            run(CalibrateApp(event), body, (170, 44))
 
 
 HTML_SINKS = ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser", "createContextualFragment")
