@@ -164,3 +164,19 @@ def test_a_phones_sharp_corner_beside_a_blank_bubble_is_no_second_mark(scanner, 
     P.shadow(picture, P.phone(corner, angle), depth=depth, soft_mm=soft)
     result = scanner.scan_image(_grainy(picture))
     assert result.decision == "review" or (result.decision, result.fields) == ("counted", {"mark": ["Z"]}), result
+
+
+@pytest.mark.parametrize("voted,radius", [(None, 2.0), (Y, 1.5)])
+def test_glare_at_a_hand_shadows_tip_is_no_mark(scanner, voted, radius):
+    """A finger's shadow over X with a glare spot at its tip, on a dim card: the soft light followed the glare
+    (brighter than any paper) down into the shade, so the shade beside it read as ink: a blank card counted as
+    X, a vote for Y made `invalid: two marks`. The glare keeps its own paper level but spreads none."""
+    picture = P.printed(P.card("vote", 3, 4))
+    P.light(picture, 0.55, 0.55)
+    if voted:
+        P.ring(picture, voted, 1.2)
+    P.shadow(picture, P.finger((X.x, X.y), 90, 12), depth=0.5, soft_mm=1.6)
+    P.glare(picture, (X.x - 1, X.y - 6), radius, 200)
+    result = scanner.scan_image(P.photo(picture))
+    want = ("counted", {"mark": ["Y"]}) if voted else ("invalid", {"mark": []})
+    assert result.decision == "review" or (result.decision, result.fields) == want, result

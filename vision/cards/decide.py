@@ -360,9 +360,7 @@ def _in_ring(image: np.ndarray, b: L.Bubble) -> np.ndarray:
 def _drawn_round(r: Reading) -> np.ndarray | None:
     """Ink round bubbles that no light circle of theirs is: the circles drawn round other bubbles and the
     long stray lines (one passing a bubble crosses nearly half its rays), flat bool; None if neither."""
-    away = [r.circles.path] if r.circles.circled else []
-    if r.lines is not None:
-        away.append(r.lines)
+    away = [drawn for drawn in (r.circles.path if r.circles.circled else None, r.lines) if drawn is not None]
     return np.logical_or.reduce(away) if away else None
 
 
