@@ -180,3 +180,15 @@ def test_glare_at_a_hand_shadows_tip_is_no_mark(scanner, voted, radius):
     result = scanner.scan_image(P.photo(picture))
     want = ("counted", {"mark": ["Y"]}) if voted else ("invalid", {"mark": []})
     assert result.decision == "review" or (result.decision, result.fields) == want, result
+
+
+@pytest.mark.parametrize("over,angle", [(Y, 60), (Z, 90)])
+def test_a_sharp_hand_shadow_round_a_blank_bubble_is_no_circle(scanner, over, angle):
+    """A finger's shadow with a sharp edge (0.6 mm, steeper than SHADE.edge) ending in a blank bubble beside a
+    vote: its edge is left as ink round the fingertip, which crosses most of the bubble's rays and was taken for
+    a circle (`invalid: two marks`, a vote lost). The edge runs on off the `circle` farther than any mark reaches
+    (circles._runs_off): a line touches it, review."""
+    picture = _voted_x()
+    P.shadow(picture, P.finger((over.x, over.y), angle, 12), depth=0.5, soft_mm=0.6)
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" or (result.decision, result.fields) == ("counted", {"mark": ["X"]}), result

@@ -172,9 +172,9 @@ def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: S
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
-def _blurred(r: Reading, s: Settings) -> Iterator[Finding]:
-    if r.blurred:
-        yield why(Code.BLURRED)
+def _while_measuring(r: Reading, s: Settings) -> tuple:
+    """The doubts found while measuring: a blurred picture, long stray lines, circles drawn round bubbles."""
+    return (why(Code.BLURRED),) * r.blurred + r.line_findings + r.circle_findings
 
 
 def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
@@ -240,10 +240,6 @@ def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
     return "ink" if disc >= s.blank_trace or outer >= s.trace else None
 
 
-def _stray_line(r: Reading, s: Settings) -> tuple:
-    return r.line_findings
-
-
 def _unclear(r: Reading, s: Settings) -> Iterator[Finding]:
     scores, around, filled, light, run = r.scores, r.around, r.filled, r.light, run_on(r, s)
     for f in r.layout.fields:
@@ -295,18 +291,13 @@ def _edge(r: Reading, s: Settings, key: tuple) -> bool:
     return beside_drawn(r.amount, r.layout.kind, r.levels, key, drawn)
 
 
-def _under_circle(r: Reading, s: Settings) -> tuple:
-    return r.circle_findings
-
-
 def _part_circled(r: Reading, s: Settings) -> Iterator[Finding]:
     """Ink round much of a bubble read blank: part of a circle drawn round it, or one round two
     labels (which is meant?). Read as blank, a vote would be lost."""
     fields = r.marked(s)
-    for name, b in r.layout.bubbles():
-        cover = r.circles.cover[name, b.value]
-        if b.value not in fields[name] and cover >= s.partial:
-            yield why(Code.PART_CIRCLE, **at((name, b.value)), cover=cover)
+    for (name, value), cover in r.circles.cover.items():
+        if value not in fields[name] and cover >= s.partial:
+            yield why(Code.PART_CIRCLE, **at((name, value)), cover=cover)
 
 
 def _faint_circle(r: Reading, s: Settings) -> Iterator[Finding]:
@@ -344,17 +335,10 @@ def _joined_marks(r: Reading, s: Settings) -> Iterator[Finding]:
             continue
         if pieces is None:
             pieces = cv2.connectedComponents((r.amount >= CIRCLES.crossed).view(np.uint8), connectivity=8)[1]
-        inks = [set(np.unique(_in_ring(pieces, b))) - {0} for b in bubbles]
+        rings = [bubble_geometry(r.layout.kind)[f.name, b.value] for b in bubbles]     # ink inside each printed ring
+        inks = [set(np.unique(pieces[g.where][g.d <= b.r * PX])) - {0} for g, b in zip(rings, bubbles)]
         if any(a & b for i, a in enumerate(inks) for b in inks[i + 1:]):
             yield why(Code.MARKS_JOINED, field=f.name)
-
-
-def _in_ring(image: np.ndarray, b: L.Bubble) -> np.ndarray:
-    """The pixels inside a bubble's printed ring (the scored disc, 1.2 radii, nears a close neighbour's)."""
-    x0, y0 = max(int((b.x - b.r) * PX), 0), max(int((b.y - b.r) * PX), 0)
-    box = image[y0:int((b.y + b.r) * PX) + 2, x0:int((b.x + b.r) * PX) + 2]
-    yy, xx = np.ogrid[y0:y0 + box.shape[0], x0:x0 + box.shape[1]]
-    return box[np.hypot(xx - b.x * PX, yy - b.y * PX) <= b.r * PX]
 
 
 def _drawn_round(r: Reading) -> np.ndarray | None:
@@ -390,8 +374,8 @@ def _noisy_blank(r: Reading, s: Settings) -> Iterator[Finding]:
         yield from (why(Code.NOISY_BLANK, field=name, floor=r.levels.floor) for name, values in r.firmly_marked(s).items() if not values)
 
 
-DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _joined_marks, _part_circled, _faint_circle,
-          _faint_in_blank, _noisy_blank)
+DOUBTS = (_while_measuring, _glare, _unclear, _trace, _joined_marks, _part_circled, _faint_circle, _faint_in_blank,
+          _noisy_blank)
 
 # The decision table, read top to bottom: the first row whose finding is on the card decides (its code
 # is the Result's reason_code); a card with none is counted.
