@@ -83,8 +83,8 @@ class Reading:
 def run_on(r: Reading, s: Settings) -> frozenset:
     """The bubbles read blank whose ink is a much heavier neighbour's mark running on (a scribble's loose loop):
     one stroke with it (at CIRCLES.crossed, the print joining it up, as in _joined_marks), nearly all of it on
-    or beside that stroke (MEASURE.beside, within edge_mm), no pen ink within CIRCLES.middle radii of its
-    centre (its own mark's would be there), nothing circling it (cover under partial)."""
+    or beside that stroke (MEASURE.beside, within edge_mm), no pen ink past its centre from that neighbour
+    (a loop comes in and turns back; its own mark's would be there), nothing circling it (cover under partial)."""
     if "run_on" in r.kept:
         return r.kept["run_on"]
     scores, geometry, found, pieces = r.scores, bubble_geometry(r.layout.kind), set(), None
@@ -101,8 +101,8 @@ def run_on(r: Reading, s: Settings) -> frozenset:
         theirs = set().union(*(np.unique(pieces[geometry[n, o.value].where][geometry[n, o.value].disc]) for n, o in heavy))
         own = set(np.unique(inside[ink >= CIRCLES.crossed])) - {0}      # (not the print's own pieces)
         yy, xx = np.ogrid[g.where]
-        middle = np.hypot(xx - b.x * PX, yy - b.y * PX) < CIRCLES.middle * b.r * PX
-        if own and own <= theirs and not (ink[middle] >= CIRCLES.crossed).any():
+        past = np.logical_or.reduce([(xx - b.x * PX) * (b.x - o.x) + (yy - b.y * PX) * (b.y - o.y) > 0 for _, o in heavy])
+        if own and own <= theirs and not (ink[past] >= CIRCLES.crossed).any():
             far = cv2.distanceTransform((~np.isin(inside, list(own))).view(np.uint8), cv2.DIST_L2, 3) >= MEASURE.edge_mm * PX
             if ink[far].sum() <= (1 - MEASURE.beside) * ink.sum():
                 found.add(key)
