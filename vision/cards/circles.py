@@ -24,7 +24,7 @@ from .. import layouts as L
 from .blank import PX, print_everywhere
 from .measure import Measured, Levels, bubble_regions, padded_box, sums
 from .reasons import Code, Finding, at, why
-from .tuning import CIRCLES, MEASURE, SHAPE, Settings
+from .tuning import CIRCLES, LIGHT, MEASURE, SHAPE, Settings
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,7 @@ def find(m: Measured, kind: str, s: Settings, exclude=None, faint: dict | None =
     away = path & ~_discs(kind)
     density = float(new.ravel()[np.flatnonzero(away)].mean()) if away.any() else 0.0     # (flat indices: faster)
     # the other bubbles' cover without the circles drawn round their neighbours
-    outside = cv2.remap(new * ~path.reshape(new.shape), xs, ys, cv2.INTER_LINEAR,
-                        borderValue=0.0)
+    outside = cv2.remap(new * ~path.reshape(new.shape), xs, ys, cv2.INTER_LINEAR, borderValue=0.0)
     again = _cover(outside.reshape(len(keys), CIRCLES.angles, CIRCLES.steps), _hidden(kind))
     cover = [cover[n] if n in circled else again[n] for n in range(len(keys))]
     return Circles(dict(zip(keys, cover)), tuple(keys[n] for n in circled), path, reach.ravel() > 0,
@@ -311,12 +310,14 @@ def _on_the_circle(along: np.ndarray) -> np.ndarray:
 
 def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> Iterator[Finding]:
     """Doubts a circle leaves: it goes round another bubble's centre too; ink joined to it lies in the
-    middle of another bubble (a mark there touching the circle, taken for the circle's: its own
-    mark?); ink joined to it but off its ellipse reaches into another bubble's disc (a mark touching
-    the circle: which is meant?); or its path crosses another bubble's disc over much more ink than
-    the path carries elsewhere (a mark of that bubble's own under it)."""
+    middle of another bubble (a mark there touching the circle, taken for the circle's: its own mark?); ink
+    joined to it but off its ellipse reaches into another bubble's disc (a mark touching the circle: which is
+    meant?) or runs on farther than any mark reaches (a line; a sharp shadow's edge round a fingertip); or its
+    path crosses another bubble's disc over much more ink than the path carries elsewhere (a mark under it)."""
     for key, other in circles.round_others:
         yield why(Code.CIRCLE_ROUND_TWO, circled=[key], other=[other])
+    if (away := _runs_off(m, kind, circles))[1] >= marginal:       # (called with a bubble circled)
+        yield why(Code.LINE_TOUCHES, **at(away[0]), score=away[1])
     regions = bubble_regions(kind)
     index, label = regions.inside
     near = circles.path[index]
@@ -339,6 +340,16 @@ def under_circle(m: Measured, kind: str, circles: Circles, marginal: float) -> I
         elif pixels[m] and on_ink[m] / pixels[m] > CIRCLES.over_ink * circles.density + CIRCLES.over_ink_plus \
                 and on_ink[m] * per_r[m] >= marginal:
             yield why(Code.CIRCLE_OVER_INK, circled=circles.circled, **at(key), score=on_ink[m] * per_r[m])
+
+
+def _runs_off(m: Measured, kind: str, circles: Circles) -> tuple[tuple, float]:
+    """(the circled bubble nearest, the score of) the ink joined to circles off them past any mark's reach."""
+    ys, xs = np.divmod(index := np.flatnonzero(circles.astray), m.new.shape[1])
+    bubbles = dict(((name, b.value), b) for name, b in L.layout(kind).bubbles())
+    mm = np.array([np.hypot(xs / PX - b.x, ys / PX - b.y) for b in map(bubbles.get, circles.circled)])
+    beyond = (mm > LIGHT.paper_window_mm).all(axis=0)      # (the paper level's window: wider than any mark)
+    key = circles.circled[int(np.argmin(mm[:, beyond].min(axis=1, initial=np.inf)))]
+    return key, float(m.new.ravel()[index[beyond]].sum() / (PX * PX) / bubbles[key].r)
 
 
 @lru_cache(maxsize=None)

@@ -82,8 +82,8 @@ class Reading:
 def run_on(r: Reading, s: Settings) -> frozenset:
     """The bubbles read blank whose ink is a much heavier neighbour's mark running on (a scribble's loose loop):
     one stroke with it (at CIRCLES.crossed, the print joining it up, as in _joined_marks), nearly all of it on
-    or beside that stroke (MEASURE.beside, within edge_mm), no pen ink within CIRCLES.middle radii of its
-    centre (its own mark's would be there), nothing circling it (cover under partial)."""
+    or beside that stroke (MEASURE.beside, within edge_mm), no pen ink past its centre from that neighbour
+    (a loop comes in and turns back; its own mark's would be there), nothing circling it (cover under partial)."""
     if "run_on" in r.kept:
         return r.kept["run_on"]
     scores, geometry, found, pieces = r.scores, bubble_geometry(r.layout.kind), set(), None
@@ -100,8 +100,8 @@ def run_on(r: Reading, s: Settings) -> frozenset:
         theirs = set().union(*(np.unique(pieces[geometry[n, o.value].where][geometry[n, o.value].disc]) for n, o in heavy))
         own = set(np.unique(inside[ink >= CIRCLES.crossed])) - {0}      # (not the print's own pieces)
         yy, xx = np.ogrid[g.where]
-        middle = np.hypot(xx - b.x * PX, yy - b.y * PX) < CIRCLES.middle * b.r * PX
-        if own and own <= theirs and not (ink[middle] >= CIRCLES.crossed).any():
+        past = np.logical_or.reduce([(xx - b.x * PX) * (b.x - o.x) + (yy - b.y * PX) * (b.y - o.y) > 0 for _, o in heavy])
+        if own and own <= theirs and not (ink[past] >= CIRCLES.crossed).any():
             far = cv2.distanceTransform((~np.isin(inside, list(own))).view(np.uint8), cv2.DIST_L2, 3) >= MEASURE.edge_mm * PX
             if ink[far].sum() <= (1 - MEASURE.beside) * ink.sum():
                 found.add(key)
@@ -171,9 +171,9 @@ def _drawn_on_ring(amount: np.ndarray, kind: str, scores: dict, key: tuple, s: S
 
 
 # --- the doubts, in the table's order --------------------------------------------------------------
-def _blurred(r: Reading, s: Settings) -> Iterator[Finding]:
-    if r.blurred:
-        yield why(Code.BLURRED)
+def _while_measuring(r: Reading, s: Settings) -> tuple:
+    """The doubts found while measuring: a blurred picture, long stray lines, circles drawn round bubbles."""
+    return (why(Code.BLURRED),) * r.blurred + r.line_findings + r.circle_findings
 
 
 def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
@@ -239,10 +239,6 @@ def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
     return "ink" if disc >= s.blank_trace or outer >= s.trace else None
 
 
-def _stray_line(r: Reading, s: Settings) -> tuple:
-    return r.line_findings
-
-
 def _unclear(r: Reading, s: Settings) -> Iterator[Finding]:
     scores, around, filled, light, run = r.scores, r.around, r.filled, r.light, run_on(r, s)
     for f in r.layout.fields:
@@ -294,18 +290,13 @@ def _edge(r: Reading, s: Settings, key: tuple) -> bool:
     return beside_drawn(r.amount, r.layout.kind, r.levels, key, drawn)
 
 
-def _under_circle(r: Reading, s: Settings) -> tuple:
-    return r.circle_findings
-
-
 def _part_circled(r: Reading, s: Settings) -> Iterator[Finding]:
     """Ink round much of a bubble read blank: part of a circle drawn round it, or one round two
     labels (which is meant?). Read as blank, a vote would be lost."""
     fields = r.marked(s)
-    for name, b in r.layout.bubbles():
-        cover = r.circles.cover[name, b.value]
-        if b.value not in fields[name] and cover >= s.partial:
-            yield why(Code.PART_CIRCLE, **at((name, b.value)), cover=cover)
+    for (name, value), cover in r.circles.cover.items():
+        if value not in fields[name] and cover >= s.partial:
+            yield why(Code.PART_CIRCLE, **at((name, value)), cover=cover)
 
 
 def _faint_circle(r: Reading, s: Settings) -> Iterator[Finding]:
@@ -343,25 +334,16 @@ def _joined_marks(r: Reading, s: Settings) -> Iterator[Finding]:
             continue
         if pieces is None:
             pieces = cv2.connectedComponents((r.amount >= CIRCLES.crossed).view(np.uint8), connectivity=8)[1]
-        inks = [set(np.unique(_in_ring(pieces, b))) - {0} for b in bubbles]
+        rings = [bubble_geometry(r.layout.kind)[f.name, b.value] for b in bubbles]     # ink inside each printed ring
+        inks = [set(np.unique(pieces[g.where][g.d <= b.r * PX])) - {0} for g, b in zip(rings, bubbles)]
         if any(a & b for i, a in enumerate(inks) for b in inks[i + 1:]):
             yield why(Code.MARKS_JOINED, field=f.name)
-
-
-def _in_ring(image: np.ndarray, b: L.Bubble) -> np.ndarray:
-    """The pixels inside a bubble's printed ring (the scored disc, 1.2 radii, nears a close neighbour's)."""
-    x0, y0 = max(int((b.x - b.r) * PX), 0), max(int((b.y - b.r) * PX), 0)
-    box = image[y0:int((b.y + b.r) * PX) + 2, x0:int((b.x + b.r) * PX) + 2]
-    yy, xx = np.ogrid[y0:y0 + box.shape[0], x0:x0 + box.shape[1]]
-    return box[np.hypot(xx - b.x * PX, yy - b.y * PX) <= b.r * PX]
 
 
 def _drawn_round(r: Reading) -> np.ndarray | None:
     """Ink round bubbles that no light circle of theirs is: the circles drawn round other bubbles and the
     long stray lines (one passing a bubble crosses nearly half its rays), flat bool; None if neither."""
-    away = [r.circles.path] if r.circles.circled else []
-    if r.lines is not None:
-        away.append(r.lines)
+    away = [drawn for drawn in (r.circles.path if r.circles.circled else None, r.lines) if drawn is not None]
     return np.logical_or.reduce(away) if away else None
 
 
@@ -391,8 +373,8 @@ def _noisy_blank(r: Reading, s: Settings) -> Iterator[Finding]:
         yield from (why(Code.NOISY_BLANK, field=name, floor=r.levels.floor) for name, values in r.firmly_marked(s).items() if not values)
 
 
-DOUBTS = (_blurred, _glare, _stray_line, _under_circle, _unclear, _trace, _joined_marks, _part_circled, _faint_circle,
-          _faint_in_blank, _noisy_blank)
+DOUBTS = (_while_measuring, _glare, _unclear, _trace, _joined_marks, _part_circled, _faint_circle, _faint_in_blank,
+          _noisy_blank)
 
 # The decision table, read top to bottom: the first row whose finding is on the card decides (its code
 # is the Result's reason_code); a card with none is counted.

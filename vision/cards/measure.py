@@ -34,10 +34,10 @@ def ink(grey: np.ndarray) -> np.ndarray:
     pad = window // 2
     padded = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     lines_closed = _closing(padded, int(LIGHT.line_mm * PX / 4) | 1)
-    closed = cv2.max(_closing(cv2.min(padded, _glare_ceiling(padded, window)), window),
-                     lines_closed)     # a pen line under glare: bright paper
+    ceiling = _glare_ceiling(padded, window)
+    closed = cv2.max(_closing(cv2.min(padded, ceiling), window), lines_closed)     # a pen line under glare: bright paper
     steep = cv2.copyMakeBorder(_steep(grey, small.shape), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    paper = _light_before_ink(steep, padded, lines_closed, closed)[pad:-pad, pad:-pad]
+    paper = _light_before_ink(steep, padded, lines_closed, closed, ceiling)[pad:-pad, pad:-pad]
     paper = cv2.resize(cv2.blur(paper, (5, 5)), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
     paper = cv2.max(paper, cv2.max(grey, 1))
     share = cv2.divide(grey, paper, dtype=cv2.CV_32F)        # cv2's ops: a fifth of numpy's time here
@@ -69,13 +69,15 @@ def _steep(grey: np.ndarray, shape: tuple) -> np.ndarray:
                       interpolation=cv2.INTER_NEAREST) // 255
 
 
-def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.ndarray, closed: np.ndarray) -> np.ndarray:
+def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.ndarray, closed: np.ndarray,
+                      ceiling: np.ndarray) -> np.ndarray:
     """The paper level: the closing's, lowered to the soft light's (_soft_light) where that is darker by
     more than the noise floor (less is no ink anyway), except in a patch so lowered whose outline nearly all
     rises steeply out of it (_steep within a quarter pixel and brighter by the noise floor, SHADE.enclosed of
     it, leaving out the lines on it, a ring's or a label's): a fill's inside (a pencil fill's is as flat as a
     shadow), not a shadow (soft round, however the print crosses it; a sliver along a sharp shade's edge)."""
-    soft = _soft_light(lines_closed)
+    # glare (over its ceiling) is its own paper, but no light spreads from it into the shade beside it
+    soft = cv2.max(_soft_light(cv2.min(lines_closed, ceiling)), lines_closed * (lines_closed > ceiling))
     lowered = cv2.compare(soft, cv2.convertScaleAbs(closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) // 255
     count, patches = cv2.connectedComponents(lowered, connectivity=8)
     if count <= 1:
