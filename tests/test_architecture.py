@@ -261,9 +261,11 @@ def test_missing_names_finds_each_kind():
 
 # The ball reader (the cage, its camera and labels) is hardware any game with balls may use (its
 # Screens.balls); Plunder Bingo is the one that does today. Its shared modules name no game, nor do
-# the other drivers or the composition root (its help and choices come from the registry).
+# the other drivers, the composition root (its help and choices come from the registry, the journal
+# drills from GameRules.drills) or the audience page's shared files (each game's part is its GameRules.page).
+SHARED_PAGE = ["index.html", "page.js", "page.css", "words.js"]
 NAMING_NO_GAME = ["tui/calibrate.py", "vision/ball_labels.py", "vision/balls/*.py", "drivers/*.py",
-                  "companion/cli/*.py", "vision/printing.py"]
+                  "companion/cli/*.py", "vision/printing.py", *(f"tui/web/{name}" for name in SHARED_PAGE)]
 
 
 def games_named(text: str) -> list[str]:
@@ -276,6 +278,22 @@ def games_named(text: str) -> list[str]:
 def test_games_named_finds_names_and_titles():
     assert games_named("Plunder Bingo's cage; 強奪ビンゴ; the jail; voters") == ["bingo", "jail", "voters"]
     assert games_named("/tmp/plunder-cage, the ball reader, bluffing") == []
+
+
+def test_the_shared_page_forms_and_journal_drills_hold_no_game_s_part():
+    """No game's markup (its ids), drawing or styles in the shared page: index.html has no element
+    but the notice, page.css no rule for an id a game's markup holds; bench.py sends no command;
+    the shared forms parse no game's field (a game's own kind is its Field.parse)."""
+    web = ROOT / "tui" / "web"
+    index = (web / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'\bid="([\w-]+)"', index) == ["notice"]
+    games_ids = {found for markup in web.glob("*.html") if markup.name != "index.html"
+                 for found in re.findall(r'\bid="([\w-]+)"', markup.read_text(encoding="utf-8"))}
+    assert {"game", "final", "voters"} <= games_ids
+    styled = set(re.findall(r"#([\w-]+)", (web / "page.css").read_text(encoding="utf-8")))
+    assert styled & games_ids == set()
+    assert '"do":' not in (ROOT / "companion" / "cli" / "bench.py").read_text(encoding="utf-8")
+    assert "tally" not in (ROOT / "tui" / "forms.py").read_text(encoding="utf-8")     # Plunder Bingo's votes typed in
 
 
 def test_the_ball_reader_the_drivers_and_the_composition_root_name_no_game():

@@ -7,8 +7,8 @@ own package (tui/<game>/forms.py or its console), beside them in its form's TABL
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from typing import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,8 +25,9 @@ from .plain import Label
 class Field:
     key: str
     label: str
-    kind: str = "str"        # str | int | int_or_none (blank: null) | ints | marks | words | tally
+    kind: str = "str"        # str | int | int_or_none (blank: null) | ints | marks | words
     optional: bool = False
+    parse: Callable[[str], object] | None = None    # a game's own kind: the text to its value (raises FormError)
 
 
 PLAYER = Field("player", "Player no.", "int")
@@ -44,32 +45,10 @@ class FormError(ValueError):
     pass
 
 
-TALLY_TOKEN = re.compile(r"(\d{1,2})([xyz-])", re.IGNORECASE)
-
-
-def tally(text: str) -> list[tuple[int, list[str]]]:
-    """A typed tally, `1x 2y 3z 4-` or `1x2y3z4-`: (player, marks) per vote, marks [] for spoilt.
-    A token that is not a vote, or a player named twice, is a FormError naming it."""
-    votes, seen = [], set()
-    for chunk in text.split():
-        at = 0
-        while at < len(chunk):
-            match = TALLY_TOKEN.match(chunk, at)
-            if not match:
-                raise FormError(f"{chunk[at:]!r} is not a vote: a player number then x, y, z or - (spoilt), e.g. 3x")
-            player, choice = int(match.group(1)), match.group(2).upper()
-            if player in seen:
-                raise FormError(f"{match.group(0)!r}: player {player} is in this line twice")
-            seen.add(player)
-            votes.append((player, [] if choice == "-" else [choice]))
-            at = match.end()
-    if not votes:
-        raise FormError("no votes typed: e.g. 1x 2y 3z 4-")
-    return votes
-
-
 def convert(field: Field, text: str):
     text = text.strip()
+    if field.parse:
+        return field.parse(text)
     if field.kind == "int_or_none" and not text:
         return None
     try:
@@ -83,8 +62,6 @@ def convert(field: Field, text: str):
         return [letter for letter in text.upper() if not letter.isspace()]
     if field.kind == "words":
         return text.replace(",", " ").split()
-    if field.kind == "tally":
-        return tally(text)
     return text
 
 

@@ -1,6 +1,7 @@
 """Plunder Bingo (強奪ビンゴ): one game of the companion's protocol (companion.core.games)."""
 from ..core.games import GameRules, PrintOption, Screens
 from . import cards, commands, demo, events, night, report, views
+from .drills import DRILLS
 from .event import EVENT
 from .decide import decide
 from .evolve import fold
@@ -24,6 +25,6 @@ GAME = GameRules(
                     "--first numbers Plunder Bingo's special cards", 1, {"type": int}),
         PrintOption("--only-special", "print only the --special cards", "--only-special is for Plunder Bingo's "
                     "special cards", False, {"action": "store_true"})),
-    order=0, demo=demo.demo_script,
+    page=("bingo.css", "bingo.js", "bingo.html"), order=0, demo=demo.demo_script, drills=DRILLS,
     screens=Screens("tui.bingo.console:ConsoleApp", "tui.bingo.display:DisplayApp", balls=True,
                     night="tui.bingo.demo"))

@@ -38,12 +38,13 @@ class CommandError(Exception):
         self.code = code
 
 
-def demo_of(game: str):
-    """The game's demo night (companion.core.games.demo) for a bench's --game."""
+def demo_of(game: str, declared: str = "demo"):
+    """The game's demo night (companion.core.games.demo), or its other declaration looked up the
+    same way ("drills": companion.core.games.drills), for a bench's --game."""
     from ..core import games
     from ..core.commands import Malformed
     try:
-        return games.demo(game)
+        return getattr(games, declared)(game)
     except Malformed as error:
         raise CommandError(f"--game {game}: {error}", 2)
 

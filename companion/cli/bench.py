@@ -1,5 +1,6 @@
 """`companion bench journal`: commands per second with fsync, replay time of a whole game,
-(--drills N) racing-writer and SIGKILL-and-retry drills with real `companion do` processes, and
+(--drills N) racing-writer and SIGKILL-and-retry drills with real `companion do` processes (the
+commands the game declares, GameRules.drills), and
 (--damage N) damaged copies opened by a reader and retried by a writer; and the benches a game
 declares itself (GameRules.benches), each `companion bench NAME`."""
 from __future__ import annotations
@@ -20,15 +21,6 @@ from ..core import games
 from . import CommandError, demo_of
 
 BUSY = 3     # companion do's exit code when another writer holds the journal (cli/game.py)
-PLAYERS = [{"no": no, "name": f"P{no}", "account": "ABCDEF"[no - 1], "card": [no + i for i in range(9)]}
-           for no in range(1, 7)]
-SETUP = {"do": "setup", "event": "Drill night", "players": PLAYERS}
-# What two operators might send at once, after what: (prepared commands, the racing pair)
-RACES = [
-    ([SETUP, {"do": "begin_turn"}], [{"do": "draw", "balls": [1, 2, 3]}, {"do": "draw", "balls": [4, 5, 6]}]),
-    ([SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}], [{"do": "undo"}, {"do": "undo"}]),
-    ([SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}], [{"do": "close_voting"}] * 2),
-]
 
 
 def register(sub, groups) -> None:
@@ -62,7 +54,7 @@ def game_bench(bench: games.Bench, args) -> int:
 
 def bench_journal(args) -> int:
     if args.drills:
-        return bench_drills(args.drills, args.dir)
+        return bench_drills(args.drills, args.dir, demo_of(args.game, "drills"))
     if args.damage:
         return bench_damage(args.damage, args.dir)
     from ..core.journal import Journal
@@ -92,13 +84,13 @@ def bench_journal(args) -> int:
     return 0
 
 
-def bench_drills(count: int, where: str | None) -> int:
+def bench_drills(count: int, where: str | None, drills: games.Drills) -> int:
     with tempfile.TemporaryDirectory(dir=where) as folder:
-        races = [racing_drill(Path(folder), i) for i in range(count)]
+        races = [racing_drill(Path(folder), i, drills) for i in range(count)]
         bad = [r for r in races if r["problem"]]
         print(f"racing writers: {count} drills, {sum(r['busy'] for r in races)} refused as busy, "
               f"{sum(r['applied'] for r in races)} commands applied, {len(bad)} broken", flush=True)
-        kills = [kill_drill(Path(folder), i, random.Random(i)) for i in range(count)]
+        kills = [kill_drill(Path(folder), i, random.Random(i), drills) for i in range(count)]
     for drill in bad + [k for k in kills if k["problem"]]:
         print(f"  {drill['problem']}")
     after_commit = sum(k["committed"] and not k["printed"] for k in kills)
@@ -223,12 +215,12 @@ def _full_pipe() -> tuple[int, int]:
     return read, write
 
 
-def racing_drill(folder: Path, index: int) -> dict:
+def racing_drill(folder: Path, index: int, drills: games.Drills) -> dict:
     """Two `companion do` at once on one journal: one may be refused as busy, never both applied
     to one state; the journal always opens afterwards."""
     from ..core.journal import Journal, JournalError
     from ..core.session import Session
-    prepared, pair = RACES[index % len(RACES)]
+    prepared, pair = drills.races[index % len(drills.races)]
     path = folder / f"race{index}.db"
     _prepare(path, prepared)
     processes = [_do(path, command) for command in pair]
@@ -256,13 +248,13 @@ def racing_drill(folder: Path, index: int) -> dict:
     return drill
 
 
-def kill_drill(folder: Path, index: int, rng: random.Random) -> dict:
+def kill_drill(folder: Path, index: int, rng: random.Random, drills: games.Drills) -> dict:
     """`companion do` with an id, SIGKILLed (half the time right after its commit, before "ok" is
     out), then retried with the same id until it answers: the command is journaled exactly once."""
     from ..core.journal import Journal
     path = folder / f"kill{index}.db"
-    _prepare(path, [SETUP, {"do": "begin_turn"}, {"do": "draw", "balls": [1, 2, 3]}])
-    command = {"do": "buy", "player": 1 + index % 6, "item": "inout", "id": f"drill-{index}"}
+    _prepare(path, drills.prepared)
+    command = {**drills.killed[index % len(drills.killed)], "id": f"drill-{index}"}
     with Journal(path, readonly=True) as watcher:
         if index % 2 == 0:                   # stuck writing "ok" after its commit
             read, write = _full_pipe()
@@ -288,8 +280,8 @@ def kill_drill(folder: Path, index: int, rng: random.Random) -> dict:
     if retry.returncode != 0:
         drill["problem"] = f"kill {index}: the retry failed: {(out_retry + err_retry).strip()[:200]}"
     with Journal(path, readonly=True) as journal:
-        bought = [b for b in journal.batches() if b.command.get("do") == "buy"]
-    drill["lost"], drill["doubled"] = int(not bought), max(0, len(bought) - 1)
+        sent = list(journal.batches())[len(drills.prepared):]     # the killed command's batches
+    drill["lost"], drill["doubled"] = int(not sent), max(0, len(sent) - 1)
     if committed and "already applied" not in out_retry:
         drill["problem"] = f"kill {index}: committed before the kill, but the retry said {out_retry.strip()!r}"
     return drill

@@ -121,6 +121,15 @@ class Bench:
 
 
 @dataclass(frozen=True)
+class Drills:
+    """Its commands `companion bench journal --drills` sends with real `companion do` processes."""
+    races: tuple[tuple[tuple[dict, ...], tuple[dict, dict]], ...]   # (sent first, a pair two writers send at
+                                                # once, of which at most one may apply unless both are undo)
+    prepared: tuple[dict, ...]                  # sent first, before a command that is killed and retried
+    killed: tuple[dict, ...]                    # drill i sends killed[i % len] with an id, SIGKILLs it, retries
+
+
+@dataclass(frozen=True)
 class GameRules:
     name: str                                   # the setup's and the event file's `game`
     title: str                                  # shown to people: "Plunder Bingo"
@@ -151,6 +160,7 @@ class GameRules:
     demo: Callable[..., list[dict]] | None = None   # demo(players, seed, turns): a seeded, plausible whole
                                                 # night as its commands (the benches' and rehearsals' script)
     benches: tuple[Bench, ...] = ()             # the measurements only it has (`companion bench NAME`)
+    drills: Drills | None = None                # its racing-writer and SIGKILL drills (`bench journal --drills`)
 
     def heading(self, language: str) -> str:
         """Its title in each of a screen's languages (companion.core.words): "強奪ビンゴ · Plunder Bingo"."""
@@ -201,6 +211,15 @@ def demo(name: str = DEFAULT) -> Callable[..., list[dict]]:
         having = [other.name for other in GAMES.values() if other.demo]
         raise Malformed(f"{game.title} has no demo night; games with one: {', '.join(having)}")
     return game.demo
+
+
+def drills(name: str = DEFAULT) -> Drills:
+    """The game's journal drills (GameRules.drills); raises Malformed for a game without them."""
+    game = rules(name)
+    if game.drills is None:
+        having = [other.name for other in GAMES.values() if other.drills]
+        raise Malformed(f"{game.title} has no journal drills; games with them: {', '.join(having)}")
+    return game.drills
 
 
 def of_setup(command: dict) -> GameRules:

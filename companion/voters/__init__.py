@@ -19,5 +19,5 @@ GAME = GameRules(
     layouts="vision.layouts.voters:CARDS", print_options=(
         PrintOption("--games", "a Voters event: each player's number cards for games 1..N",
                     "--games is for a Voters event's number cards", argparse={"type": int, "metavar": "N"}),),
-    page=("voters.html", "voters.js"), order=1, benches=(BENCH,),
+    page=("voters.css", "voters.html", "voters.js"), order=1, benches=(BENCH,),
     screens=Screens("tui.voters.console:VotersConsoleApp", "tui.voters.display:VotersDisplayApp"))

@@ -372,7 +372,7 @@ def test_no_shared_module_names_a_game_in_a_dispatch():
 
 
 def test_the_shared_page_script_dispatches_on_no_game():
-    """page.js draws Plunder Bingo's view; another game's script adds its drawing to DRAWINGS."""
+    """page.js draws no game's view: each game's script adds its drawing to DRAWINGS."""
     names = "|".join(map(re.escape, games.GAMES))
     compared = re.compile(rf'(?:[=!]==?\s*["\'](?:{names})["\'])|(?:["\'](?:{names})["\']\s*[=!]==?)')
     for script in ("page.js", "words.js"):

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from companion.cli import bench, main
+from companion.core import games
 from companion.core.journal import Journal, JournalBusy
 from companion.core.session import Session
 
@@ -82,13 +83,22 @@ def test_do_on_an_empty_or_missing_file_does_not_start_a_new_game(tmp_path):
 
 
 def test_racing_writers_never_apply_two_commands_to_one_state(tmp_path):
-    drills = [bench.racing_drill(tmp_path, i) for i in range(5)]
+    drills = [bench.racing_drill(tmp_path, i, games.drills()) for i in range(5)]
     assert [d["problem"] for d in drills] == [None] * 5
     assert all(d["busy"] + d["applied"] >= 1 for d in drills)
 
 
+def test_the_drills_are_the_game_s_own_and_a_game_without_them_is_said_in_one_line(tmp_path, capsys):
+    """bench.py names no game's command: the racing pairs and the killed command are the game's
+    declaration (GameRules.drills); --game picks the game, as for the other journal benches."""
+    assert games.drills().races and games.drills().killed
+    assert main(["bench", "journal", "--drills", "1", "--game", "voters", "--dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "companion: --game voters: Voters has no journal drills; games with them: bingo\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_killed_and_retried_with_its_id_a_command_is_never_lost_nor_doubled(tmp_path):
-    drills = [bench.kill_drill(tmp_path, i, random.Random(i)) for i in range(5)]
+    drills = [bench.kill_drill(tmp_path, i, random.Random(i), games.drills()) for i in range(5)]
     assert [d["problem"] for d in drills] == [None] * 5
     assert sum(d["lost"] + d["doubled"] for d in drills) == 0
     assert sum(d["committed"] and not d["printed"] for d in drills) >= 3     # the window the retry is for

@@ -8,7 +8,8 @@ import pytest
 from companion.core.journal import Journal
 from companion.core.session import Session
 from tui.bingo.console import ConsoleApp
-from tui.forms import FormError, tally
+from tui.bingo.forms import tally
+from tui.forms import FormError
 
 from screens_helpers import drive, settle, text_of
 

@@ -1,7 +1,33 @@
 """Plunder Bingo's forms: its commands typed in (tui/forms.py's CommandForm, with its table)."""
 from __future__ import annotations
 
-from ..forms import CARD_SERIAL, FORMS, PLAYER, SERIAL, CommandForm, Field
+import re
+
+from ..forms import CARD_SERIAL, FORMS, PLAYER, SERIAL, CommandForm, Field, FormError
+
+TALLY_TOKEN = re.compile(r"(\d{1,2})([xyz-])", re.IGNORECASE)
+
+
+def tally(text: str) -> list[tuple[int, list[str]]]:
+    """A typed tally, `1x 2y 3z 4-` or `1x2y3z4-`: (player, marks) per vote, marks [] for spoilt.
+    A token that is not a vote, or a player named twice, is a FormError naming it."""
+    votes, seen = [], set()
+    for chunk in text.split():
+        at = 0
+        while at < len(chunk):
+            match = TALLY_TOKEN.match(chunk, at)
+            if not match:
+                raise FormError(f"{chunk[at:]!r} is not a vote: a player number then x, y, z or - (spoilt), e.g. 3x")
+            player, choice = int(match.group(1)), match.group(2).upper()
+            if player in seen:
+                raise FormError(f"{match.group(0)!r}: player {player} is in this line twice")
+            seen.add(player)
+            votes.append((player, [] if choice == "-" else [choice]))
+            at = match.end()
+    if not votes:
+        raise FormError("no votes typed: e.g. 1x 2y 3z 4-")
+    return votes
+
 
 BINGO_FORMS = {
     "draw": ("Draw: the balls as drawn, X Y Z (one number: just that ball)",
@@ -21,7 +47,7 @@ BINGO_FORMS = {
                     Field("lines", "Lines, first first: row1 row2 row3 col1 col2 col3 diag1 diag2", "words")]),
     "cash": ("Cash count", [PLAYER, Field("amount", "Cash in L$", "int")]),
     "tally": ("Typed tally, the scanner down: player and choice, e.g. 1x 2y 3z 4- (- spoilt; spaces optional)",
-              [Field("votes", "Votes", "tally")]),
+              [Field("votes", "Votes", parse=tally)]),
 }
 
 

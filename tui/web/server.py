@@ -42,7 +42,7 @@ log = logging.getLogger("companion.web")
 KEEP_ALIVE_S = 15.0
 POLL_S = 0.2
 PAGE = {"/": ("index.html", "text/html"), "/page.css": ("page.css", "text/css"),
-        "/words.js": ("words.js", "text/javascript"), "/page.js": ("page.js", "text/javascript")}   # the default page: its weight
+        "/words.js": ("words.js", "text/javascript"), "/page.js": ("page.js", "text/javascript")}   # the shared page (each game's part: GameRules.page)
 PARTS = {".css": ('<link rel="stylesheet" href="/{}">', "text/css"), ".js": ('<script src="/{}" defer></script>', "text/javascript")}
 MARKUP = ".html"                  # a game's markup: written into the page's body, not served alone
 GAMES_MARK = "<!-- games -->"     # where index.html takes each game's styles and scripts (GameRules.page)

@@ -1,4 +1,4 @@
-// Voters on the audience page (the view says "game": "voters"), into index.html's #voters: who has
+// Voters on the audience page (the view says "game": "voters"), into its markup (voters.html): who has
 // bet while the bets come in (the view holds no number then), every number at the open with the
 // unique ones highlighted, the winner or DOBON, the pot; always the ledger. Drawn from views.public
 // only; text via textContent; the words are page.js's t() (msgids).
