@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vision import acceptance
 
-from .ball_reader import BallReader
+from .ball_reader import BallReader, rule
 from .camera import Camera, PlaybackSource
 
 CGROUPS = Path("/sys/fs/cgroup")
@@ -31,10 +31,23 @@ class Playback:
     shown_at: list[float]     # when each frame was handed to the camera
     reads: dict               # frame number -> the decoder's FrameRead, for the frames read
     dropped: int              # frames replaced by a newer one before a decoder was free
+    images: list              # the frames played
 
     @property
     def kept(self) -> int:
         return len(self.reads)
+
+    def replay(self, decoder, acceptor: acceptance.Acceptor) -> list:
+        """The pass as a reader that never fell behind would have ruled it: every frame shown
+        decoded (those the live run did not read, now, with `decoder`), fed to `acceptor` in
+        frame order at the time it was shown, then its window left to close. The messages."""
+        messages = []
+        for i, t in enumerate(self.shown_at):
+            result = self.reads[i] if i in self.reads else decoder.read(self.images[i])
+            messages += rule(acceptor, t, result)
+        if self.shown_at:
+            messages += acceptor.tick(self.shown_at[-1] + acceptor.window)
+        return messages
 
 
 def play(images: list, fps: float, decoder, acceptor: acceptance.Acceptor, workers: int = 1) -> Playback:
@@ -49,7 +62,7 @@ def play(images: list, fps: float, decoder, acceptor: acceptance.Acceptor, worke
     reader.start()
     reader.join(timeout=len(images) / fps + 60)
     reader.stop()
-    return Playback(messages, source.shown_at, reads, camera.dropped)
+    return Playback(messages, source.shown_at, reads, camera.dropped, images)
 
 
 class QuotaUnavailable(RuntimeError):

@@ -269,14 +269,17 @@ class BallReader:
 
     def _rule(self, acceptor: acceptance.Acceptor, seq: int) -> list:
         t, result = self._done[seq]
-        if result is None:
-            return []
-        return acceptor.frame(t, result.found, result.ball, result.conflict, result.alert,
-                              result.witnessed, result.leaning)
+        return [] if result is None else rule(acceptor, t, result)
 
     def _send(self, messages: list) -> None:
         for message in messages:
             self.on_message(message)
+
+
+def rule(acceptor: acceptance.Acceptor, t: float, result: FrameRead) -> list:
+    """One frame's read, taken at `t`, to the acceptor: its messages."""
+    return acceptor.frame(t, result.found, result.ball, result.conflict, result.alert,
+                          result.witnessed, result.leaning)
 
 
 __all__ = ["BallReader", "Settings", "SettingsError", "CameraError", "BallRead", "Alert"]

@@ -369,8 +369,9 @@ class _Stats:
 
     def add(self, r: dict) -> None:
         k = self.passes.setdefault(r["kind"], {"passes": 0, "accepted": 0, "misread": 0, "alerts": {}, "none": 0,
-                                               "kept": 0, "dropped": 0})
+                                               "kept": 0, "dropped": 0, "behind": 0})
         k["passes"] += 1
+        k["behind"] += r["behind"]
         k["kept"] += r["processed"]
         k["dropped"] += r["dropped"]
         outcome = r["outcome"]
@@ -405,6 +406,7 @@ class _Stats:
                                           "max": round(max(lat), 1) if lat else None}}
         return {"passes": sum(k["passes"] for k in self.passes.values()),
                 "misreads": sum(k["misread"] for k in self.passes.values()), "kinds": kinds,
+                "lost_behind": sum(k["behind"] for k in self.passes.values()),
                 "labels": {"stickers_read": self.labels_ok, "stickers": self.labels,
                            "balls_all_read": 27 - len(self.balls_failed), "balls_failed": sorted(self.balls_failed)},
                 "frame": {"read_pct": round(100 * self.frames_read / max(self.frames_seen, 1), 2),
@@ -510,7 +512,9 @@ class _Held:
 
 def _bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
     """One pass played to the live reader on the wall clock (inside `held`, e.g. a CPU quota):
-    what happened, frames kept and dropped, and each frame's decode time."""
+    what happened, frames kept and dropped, each frame's decode time, and for a pass not
+    accepted whether it was lost because the reader fell behind (`behind`: a replay with every
+    frame decoded, after the run and outside `held`, accepts its ball)."""
     import contextlib
     from drivers import ball_bench
     from vision import acceptance
@@ -518,7 +522,7 @@ def _bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
     for one in decoder if isinstance(decoder, list) else [decoder]:
         _calibrated(one).fall_deg = p.fall_deg         # the rig's fall direction, as calibration gives it
     with held or contextlib.nullcontext():
-        run = ball_bench.play(images, p.fps, decoder, acceptance.Acceptor(window_ms=WINDOW_MS[p.kind]), workers)
+        run = ball_bench.play(images, p.fps, decoder, _acceptor(p), workers)
     record = {"kind": f"{p.kind} {p.fps:g} fps", "ms": [], "empty_ms": [], "frames_read": 0, "frames_matched": 0,
               "frames_leaning": 0, "leaning_elsewhere": 0, "false_finds": 0}
     for i, result in run.reads.items():
@@ -542,7 +546,26 @@ def _bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
         latency = round((reads[0][0] - run.shown_at[first]) * 1000, 2)
     else:
         outcome = alerts[0].kind if alerts else "none"
-    return {**record, "outcome": outcome, "latency_ms": latency, "dropped": run.dropped, "processed": run.kept}
+    behind = outcome != "accepted" and _accepts(run.replay(_calibrated(_first(decoder)), _acceptor(p)), p.ball)
+    return {**record, "outcome": outcome, "latency_ms": latency, "dropped": run.dropped, "processed": run.kept,
+            "behind": behind}
+
+
+def _acceptor(p):
+    """A fresh acceptor with the window of the pass's rig."""
+    from vision import acceptance
+    return acceptance.Acceptor(window_ms=WINDOW_MS[p.kind])
+
+
+def _first(decoder):
+    return decoder[0] if isinstance(decoder, list) else decoder
+
+
+def _accepts(messages: list, ball: int) -> bool:
+    """The messages accept `ball` and no other."""
+    from vision import acceptance
+    balls = {m.ball for m in messages if isinstance(m, acceptance.BallRead)}
+    return balls == {ball}
 
 
 def _calibrated(decoder):
@@ -573,7 +596,8 @@ def _print_report(report: dict) -> None:
             print(f"  {kind:15} read {k['accepted']:5}/{k['passes']:<5} = {k['success_pct']:7.3f}%  "
                   f"(target {target}%: {_met(k['success_pct'] >= target, k['success_pct'] - target, '%')})  "
                   f"latency median {lat['median']} ms, p95 {lat['p95']} ms  frames kept {k['kept']}, dropped "
-                  f"{k['dropped']} ({100 * k['dropped'] / max(k['kept'] + k['dropped'], 1):.1f}%)  alerts: {alerts}")
+                  f"{k['dropped']} ({100 * k['dropped'] / max(k['kept'] + k['dropped'], 1):.1f}%), "
+                  f"lost to falling behind {k['behind']}  alerts: {alerts}")
         labels, f = r["labels"], r["frame"]
         print(f"  labels: {labels['stickers_read']}/{labels['stickers']} stickers decoded, "
               f"{labels['balls_all_read']}/27 balls with every sticker decoded"
@@ -598,6 +622,9 @@ def _print_report(report: dict) -> None:
             worst, target = max(medians), TARGETS["latency_ms"]
             print(f"  latency, first frame with the ball to accepted: worst median {worst} ms (target {target:g} ms: "
                   f"{_met(worst <= target, worst - target, ' ms')}); frames dropped while busy {r['dropped_pct']}%")
+        lost = r["lost_behind"]
+        print(f"  passes lost because the reader fell behind: {lost} (target 0: {_met(lost == 0, lost, '')}; "
+              "a pass not accepted that every frame, decoded, would have accepted)")
         print()
 
 

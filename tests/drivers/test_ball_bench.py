@@ -50,6 +50,72 @@ def test_the_bench_sees_a_slow_cpu_as_dropped_frames_and_latency():
     assert sorted(slow["ms"])[len(slow["ms"]) // 2] > sorted(fast["ms"])[len(fast["ms"]) // 2]   # wall-clock ms
 
 
+class Marked:
+    """A decoder that reads `ball` in the frames marked readable (pixel 0 at 255), at once, but
+    lingers `slow` seconds over the first frame it is given: a reader that falls behind."""
+    name = "marked"
+
+    def __init__(self, ball, slow):
+        self.ball, self.slow, self.fall_deg = ball, slow, None
+
+    def read(self, image):
+        import time
+        time.sleep(self.slow)
+        self.slow = 0.0
+        ball = self.ball if image[0, 0, 0] == 255 else None
+        return balls.FrameRead(ball, ball is not None, "marked", self.name)
+
+
+class MarkedPass:
+    """A chute pass of 20 grey frames at 30 fps, ball 5 readable in the frames `readable`."""
+    kind, fps, ball, fall_deg = "chute", 30, 5, 90.0
+
+    def __init__(self, readable):
+        self.visible = [True] * 20
+        self.images = [_grey() for _ in range(20)]
+        for i in readable:
+            self.images[i][0, 0] = 255
+
+    def __len__(self):
+        return len(self.images)
+
+    def shot(self, i):
+        from types import SimpleNamespace
+        return SimpleNamespace(image=self.images[i])
+
+
+def test_a_pass_whose_only_readable_frames_were_dropped_is_lost_to_falling_behind():
+    # the first frame takes half a second (15 frames at 30 fps): frames 5-7, the only ones that
+    # read, pass while the reader is busy
+    p = MarkedPass(readable=[5, 6, 7])
+    record = cli._bench_pass(p, Marked(5, slow=0.5))
+    assert record["outcome"] == "none" and record["dropped"] >= 3 and record["behind"]
+
+
+def test_a_pass_no_frame_of_which_reads_is_not_lost_to_falling_behind():
+    record = cli._bench_pass(MarkedPass(readable=[]), Marked(5, slow=0.5))
+    assert record["outcome"] == "none" and record["dropped"] >= 3 and not record["behind"]
+
+
+def test_a_pass_read_at_full_speed_is_accepted_and_not_counted_behind():
+    record = cli._bench_pass(MarkedPass(readable=[5, 6, 7]), Marked(5, slow=0.0))
+    assert record["outcome"] == "accepted" and not record["behind"]
+
+
+def test_the_report_counts_passes_lost_to_falling_behind_per_kind_and_against_its_target(capsys):
+    stats = cli._Stats()
+    for behind in (True, False):
+        stats.add({"kind": "chute 30 fps", "outcome": "none", "latency_ms": None, "ms": [20.0], "empty_ms": [],
+                   "frames_read": 0, "frames_matched": 0, "frames_leaning": 0, "leaning_elsewhere": 0,
+                   "false_finds": 0, "dropped": 15, "processed": 5, "behind": behind})
+    summary = stats.summary()
+    assert summary["lost_behind"] == 1 and summary["kinds"]["chute 30 fps"]["behind"] == 1
+    cli._print_report({"zxing": summary})
+    out = capsys.readouterr().out
+    assert "lost to falling behind 1" in out
+    assert "passes lost because the reader fell behind: 1 (target 0: MISSED by 1" in out
+
+
 def test_a_cpu_quota_writes_cpu_max_and_moves_the_process_in_and_back(tmp_path):
     (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory\n")
     quota = ball_bench.CpuQuota(0.3, root=tmp_path)
