@@ -101,7 +101,7 @@ def test_a_video_file_plays_through(tmp_path):
         writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
     writer.release()
     source = open_source(str(path))
-    with Camera(source) as cam:
+    with Camera(source, lockstep=True) as cam:      # every frame, however loaded the machine
         frames = []
         while (frame := cam.get(timeout=2)) is not None:
             frames.append(frame)
