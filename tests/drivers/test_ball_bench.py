@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli import balls as cli
 from companion.cli import main
 from drivers import ball_bench
 from vision import acceptance, balls
@@ -42,8 +41,8 @@ def test_a_reader_still_busy_drops_frames_and_reads_the_newest_never_a_queue():
 def test_the_bench_sees_a_slow_cpu_as_dropped_frames_and_latency():
     p = br.render_pass(RENDERER, "cradle", 30, 4, seed=8)
     decoder = balls.BallDecoder(distance=br.RIG_DISTANCE)
-    fast = cli._bench_pass(p, decoder, workers=2)
-    slow = cli._bench_pass(p, ball_bench.Slowed(decoder, 0.05), workers=2)   # cores 20 times slower
+    fast = ball_bench.bench_pass(p, decoder, workers=2)
+    slow = ball_bench.bench_pass(p, ball_bench.Slowed(decoder, 0.05), workers=2)   # cores 20 times slower
     assert fast["outcome"] == "accepted" and fast["processed"] + fast["dropped"] == len(p)
     assert slow["dropped"] > fast["dropped"] and slow["processed"] + slow["dropped"] == len(p)
     assert slow["outcome"] != "accepted" or slow["latency_ms"] > fast["latency_ms"]
@@ -88,29 +87,29 @@ def test_a_pass_whose_only_readable_frames_were_dropped_is_lost_to_falling_behin
     # the first frame takes half a second (15 frames at 30 fps): frames 5-7, the only ones that
     # read, pass while the reader is busy
     p = MarkedPass(readable=[5, 6, 7])
-    record = cli._bench_pass(p, Marked(5, slow=0.5))
+    record = ball_bench.bench_pass(p, Marked(5, slow=0.5))
     assert record["outcome"] == "none" and record["dropped"] >= 3 and record["behind"]
 
 
 def test_a_pass_no_frame_of_which_reads_is_not_lost_to_falling_behind():
-    record = cli._bench_pass(MarkedPass(readable=[]), Marked(5, slow=0.5))
+    record = ball_bench.bench_pass(MarkedPass(readable=[]), Marked(5, slow=0.5))
     assert record["outcome"] == "none" and record["dropped"] >= 3 and not record["behind"]
 
 
 def test_a_pass_read_at_full_speed_is_accepted_and_not_counted_behind():
-    record = cli._bench_pass(MarkedPass(readable=[5, 6, 7]), Marked(5, slow=0.0))
+    record = ball_bench.bench_pass(MarkedPass(readable=[5, 6, 7]), Marked(5, slow=0.0))
     assert record["outcome"] == "accepted" and not record["behind"]
 
 
 def test_the_report_counts_passes_lost_to_falling_behind_per_kind_and_against_its_target(capsys):
-    stats = cli._Stats()
+    stats = ball_bench.Stats()
     for behind in (True, False):
         stats.add({"kind": "chute 30 fps", "outcome": "none", "latency_ms": None, "ms": [20.0], "empty_ms": [],
                    "frames_read": 0, "frames_matched": 0, "frames_leaning": 0, "leaning_elsewhere": 0,
                    "false_finds": 0, "dropped": 15, "processed": 5, "behind": behind})
     summary = stats.summary()
     assert summary["lost_behind"] == 1 and summary["kinds"]["chute 30 fps"]["behind"] == 1
-    cli._print_report({"zxing": summary})
+    ball_bench.print_report({"zxing": summary})
     out = capsys.readouterr().out
     assert "lost to falling behind 1" in out
     assert "passes lost because the reader fell behind: 1 (target 0: MISSED by 1" in out

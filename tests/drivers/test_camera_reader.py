@@ -203,12 +203,12 @@ def test_corpus_balls_writes_frames_and_passes_with_truth(tmp_path, capsys):
 
 
 def test_the_bench_records_a_pass_and_reports_misses_by_how_much(capsys):
-    from companion.cli import balls as cli
+    from drivers import ball_bench as bench
     p = br.render_pass(RENDERER, "cradle", 30, 4, seed=8)       # every frame reads: a loaded machine dropping some still accepts
-    record = cli._bench_pass(p, balls.BallDecoder())
+    record = bench.bench_pass(p, balls.BallDecoder())
     assert record["outcome"] == "accepted" and record["latency_ms"] > 0
     assert record["ms"] and record["processed"] + record["dropped"] == len(p)
-    stats = cli._Stats()
+    stats = bench.Stats()
     stats.add(record)
     stats.label(True, 4)
     summary = stats.summary()
@@ -218,7 +218,7 @@ def test_the_bench_records_a_pass_and_reports_misses_by_how_much(capsys):
         stats.add_frame({"set": kind, "truth": truth, "ball": ball, "blur": 9.0, "alert": kind == "two balls",
                          "wrong": ball is not None and ball not in truth})
     summary = {**summary, **{key: stats.summary()[key] for key in ("sets", "blur_bands")}}
-    cli._print_report({"zxing": summary})
+    bench.print_report({"zxing": summary})
     out = capsys.readouterr().out
     assert "cradle 30 fps" in out and "MISSED by 2.4%" in out          # the cradle's target is 99.9%
     assert "8-15 px 100.0% of 1" in out

@@ -134,13 +134,18 @@ def test_an_accepted_read_is_a_draw_the_referee_takes():
 
 def test_a_bench_run_of_some_kinds_draws_the_passes_a_full_run_draws_of_those_kinds():
     from companion.cli import CommandError
-    from companion.cli.balls import PASS_KINDS, _kinds, _pass_indices
-    full = _pass_indices(40, list(PASS_KINDS))
+    from companion.cli.balls import _kinds as named
+    from drivers.ball_bench import pass_indices
+    from vision.sim.balls import PASS_KINDS
+
+    def _kinds(text):
+        return named(text, PASS_KINDS)
+    full = pass_indices(40, list(PASS_KINDS))
     assert full == list(range(40))
     some = _kinds("chute30,cradle60")
     assert some == [("cradle", 60), ("chute", 30)]
-    assert _pass_indices(20, some) == [k for k in full if PASS_KINDS[k % 4] in some]
-    cradle = _pass_indices(27, _kinds("cradle60"))
+    assert pass_indices(20, some) == [k for k in full if PASS_KINDS[k % 4] in some]
+    cradle = pass_indices(27, _kinds("cradle60"))
     assert {k % 27 + 1 for k in cradle} == set(range(1, 28))         # every ball, as in a full run
     with pytest.raises(CommandError, match="cradle30, cradle60, chute30, chute60"):
         _kinds("cradle 60")

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli.balls import _seed
+from vision.sim.balls import seed_for
 from vision import ball_labels as bl
 from vision import balls
 from vision.acceptance import Acceptor, Alert, BallRead
@@ -56,7 +56,7 @@ def test_leaning_counts_once_a_window_and_a_read_frame_does_not_lean():
 def test_a_chute_pass_read_in_one_frame_is_accepted_when_another_leans_to_the_same_ball():
     # tuning seed 5, chute pass 246 (ball 4 at 30 fps): one frame of the six with the ball in view
     # matches ball 4; frame 2's label is closest to ball 4's, below the bar to name it
-    p = sim.render_pass(sim.Renderer(), "chute", 30, 4, _seed(5, "pass246"))
+    p = sim.render_pass(sim.Renderer(), "chute", 30, 4, seed_for(5, "pass246"))
     decoder = balls.BallDecoder("zxing", warn=lambda _: None, distance=sim.RIG_DISTANCE, fall_deg=p.fall_deg)
     acceptor, messages, results = Acceptor(window_ms=400), [], []
     for i in range(len(p)):
@@ -97,28 +97,28 @@ def test_a_look_alike_code_leans_to_no_ball(monkeypatch, ball, text):
 def test_finder_squares_streaked_to_a_faint_likeness_still_place_the_grid():
     # tuning seed 5, chute pass 374 (ball 24 at 30 fps): frame 4's finders correlate 0.22-0.3 with
     # the pattern; laid through them, the grid names ball 24, and only one other frame reads it
-    p = sim.render_pass(sim.Renderer(), "chute", 30, 24, _seed(5, "pass374"))
+    p = sim.render_pass(sim.Renderer(), "chute", 30, 24, seed_for(5, "pass374"))
     decoder = balls.BallDecoder("zxing", warn=lambda _: None, distance=sim.RIG_DISTANCE, fall_deg=p.fall_deg)
     result = decoder.read(p.shot(4).image)
     assert (result.ball, result.matched) == (24, True)
 
 
 def test_the_bench_reports_frames_leaning_to_the_ball_and_to_another(capsys):
-    from companion.cli import balls as cli
-    stats = cli._Stats()
+    from drivers import ball_bench
+    stats = ball_bench.Stats()
     stats.add({"kind": "chute 30 fps", "outcome": "accepted", "latency_ms": 90.0, "ms": [20.0] * 5, "empty_ms": [],
                "frames_read": 1, "frames_matched": 1, "frames_leaning": 2, "leaning_elsewhere": 1,
                "false_finds": 0, "dropped": 0, "processed": 5, "behind": False})
     summary = stats.summary()
     assert (summary["frame"]["leaning_pct"], summary["frame"]["leaning_elsewhere"]) == (40.0, 1)
-    cli._print_report({"zxing": summary})
+    ball_bench.print_report({"zxing": summary})
     assert "not read but leaning to it 40.0% (to another ball: 1 frames)" in capsys.readouterr().out
 
 
 def test_the_numerals_keep_the_stricter_finder_bar_that_turns_them_upright():
     # tuning seed 5, chute pass 26 (ball 27): the one frame that reads is witnessed by its numerals;
     # with matching's fainter finders the whole sticker was turned the wrong way up and was not
-    p = sim.render_pass(sim.Renderer(), "chute", 30, 27, _seed(5, "pass26"))
+    p = sim.render_pass(sim.Renderer(), "chute", 30, 27, seed_for(5, "pass26"))
     decoder = balls.BallDecoder("zxing", warn=lambda _: None, distance=sim.RIG_DISTANCE, fall_deg=p.fall_deg)
     result = decoder.read(p.shot(3).image)
     assert (result.ball, result.witnessed) == (27, True)

@@ -3,7 +3,7 @@ Acceptor counting a witnessed read as the second of `agree` (vision.acceptance),
 the printed PDF stickers."""
 import pytest
 
-from companion.cli.balls import _seed
+from vision.sim.balls import seed_for
 from vision import ball_labels as labels
 from vision.acceptance import Acceptor, Alert, BallRead
 from vision.balls import BallDecoder
@@ -72,7 +72,7 @@ def test_a_witnessed_read_after_another_ball_is_still_a_conflict():
 
 def test_a_chute_pass_with_one_frame_read_is_accepted_when_its_numerals_agree():
     # the bench's chute pass 198 of seed 5 (ball 10 at 30 fps): one frame of six reads
-    p = sim.render_pass(RENDERER, "chute", 30, 10, _seed(5, "pass198"))
+    p = sim.render_pass(RENDERER, "chute", 30, 10, seed_for(5, "pass198"))
     decoder = BallDecoder("zxing", warn=lambda _: None, distance=sim.RIG_DISTANCE, fall_deg=p.fall_deg)
     acceptor, messages, reads = Acceptor(window_ms=400), [], []
     for i in range(len(p)):

@@ -25,6 +25,7 @@ Passes (all in mm, seconds):
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 
 import cv2
@@ -57,6 +58,8 @@ FORGED = {**{b: f"PB{b:02d}{(int(labels.check_digits(b)) + 1) % 100:02d}" for b 
           3: "HELLO", 8: "BALL 8"}
 PLATES = 2                         # noisy versions of the empty scene made per pass
 PAPER, INK = 0.82, 0.05            # sticker albedo (white paper, black toner)
+# (kind, frames a second) of the passes a corpus or a bench draws, in turn
+PASS_KINDS = (("cradle", 30), ("cradle", 60), ("chute", 30), ("chute", 60))
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,11 @@ class Camera:
     def project(self, p: np.ndarray) -> np.ndarray:
         f, (cx, cy) = self.focal, self.centre
         return np.stack([f * p[..., 0] / p[..., 2] + cx, f * p[..., 1] / p[..., 2] + cy], -1)
+
+
+def seed_for(seed: int, name: str) -> int:
+    """The seed of one pass or frame, named within a run's seed."""
+    return seed * 1_000_003 + zlib.crc32(name.encode())
 
 
 def rotation(axis, angle: float) -> np.ndarray:
