@@ -62,6 +62,11 @@ PAPER, INK = 0.82, 0.05            # sticker albedo (white paper, black toner)
 PASS_KINDS = (("cradle", 30), ("cradle", 60), ("chute", 30), ("chute", 60))
 
 
+def seed_for(seed: int, name: str) -> int:
+    """The seed of one pass or frame, named within a run's seed."""
+    return seed * 1_000_003 + zlib.crc32(name.encode())
+
+
 @dataclass(frozen=True)
 class Camera:
     width: int = WIDTH
@@ -79,11 +84,6 @@ class Camera:
     def project(self, p: np.ndarray) -> np.ndarray:
         f, (cx, cy) = self.focal, self.centre
         return np.stack([f * p[..., 0] / p[..., 2] + cx, f * p[..., 1] / p[..., 2] + cy], -1)
-
-
-def seed_for(seed: int, name: str) -> int:
-    """The seed of one pass or frame, named within a run's seed."""
-    return seed * 1_000_003 + zlib.crc32(name.encode())
 
 
 def rotation(axis, angle: float) -> np.ndarray:
