@@ -27,7 +27,7 @@ def pulse(pin, seconds=0.0):
     pin.drive_high()
 
 
-def wait(condition, seconds=3.0):
+def wait(condition, seconds=10.0):
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -41,20 +41,22 @@ def test_each_break_of_the_beam_counts_a_ball_and_opens_a_read_window(rig):
     assert beams == [1, 2, 3] and panel.balls == 3
 
 
-def test_draw_spins_the_motor_for_its_seconds_and_a_second_press_meanwhile_is_the_same_draw(rig):
-    panel, factory, pressed, _ = rig
-    pulse(factory.pin(5))
-    assert pressed == ["draw"]
-    wait(lambda: factory.pin(16).state)
-    pulse(factory.pin(5))
-    assert pressed == ["draw"]
-    wait(lambda: not factory.pin(16).state)
-    assert [s.state for s in factory.pin(16).states] == [False, True, False]
-    on_for = factory.pin(16).states[2].timestamp
-    assert 0.1 <= on_for < 0.5
-    time.sleep(0.05)
-    pulse(factory.pin(5))
-    assert pressed == ["draw", "draw"]
+def test_draw_spins_the_motor_for_its_seconds_and_a_second_press_meanwhile_is_the_same_draw():
+    # A motor run long enough that a loaded machine still presses again while it turns.
+    factory, pressed = MockFactory(), []
+    config = PanelConfig(bounce_ms=0, motor_seconds=1.0, undo_hold_seconds=0.1)
+    with Panel(config, pin_factory=factory, on_button=pressed.append):
+        motor = factory.pin(16)
+        pulse(factory.pin(5))
+        assert pressed == ["draw"]
+        wait(lambda: len(motor.states) >= 2)
+        pulse(factory.pin(5))
+        assert pressed == ["draw"]
+        wait(lambda: len(motor.states) >= 3, seconds=30)
+        assert [s.state for s in motor.states] == [False, True, False]
+        assert 1.0 <= motor.states[2].timestamp < 10
+        pulse(factory.pin(5))
+        assert pressed == ["draw", "draw"]
 
 
 def test_close_posts_at_once_and_undo_only_when_held(rig):
@@ -92,11 +94,11 @@ def test_buzzer_warns_at_30_seconds_and_sounds_time_up_once_each(rig):
     wait(lambda: len(buzzer.states) >= 7)
     time.sleep(0.2)
     assert [s.state for s in buzzer.states] == [False] + [True, False] * 3          # three short beeps
-    assert all(0.1 <= s.timestamp < 0.3 for s in buzzer.states[2:])
+    assert all(0.1 <= s.timestamp < 1.0 for s in buzzer.states[2:])        # short beside the long one, on a loaded machine too
     buzzer.clear_states()
     panel.update_turn(0)
     panel.update_turn(-1)
-    wait(lambda: len(buzzer.states) >= 3, 4)
+    wait(lambda: len(buzzer.states) >= 3, 30)
     assert [s.state for s in buzzer.states] == [False, True, False]
     assert buzzer.states[2].timestamp >= 1.4                                          # one long beep
     buzzer.clear_states()
