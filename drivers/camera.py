@@ -217,7 +217,7 @@ class SimSource(Source):
         self._diameter = diameter
         self._pass, self._next, self._empty = None, 0, None
         self._asked = None
-        self._again, self._lifted = False, 0
+        self._again, self._lifted, self._held = False, 0, False
         self.passes: list[int] = []          # the balls sent, in order: the truth
 
     def ask(self, ball) -> None:
@@ -228,7 +228,8 @@ class SimSource(Source):
         self._asked = ball
 
     def again(self) -> None:
-        """Staff lift the ball shown and, after the gap, roll it in again (the reader asked them to turn it)."""
+        """Staff lift the ball shown and, after the gap, roll it in again (the reader asked them to turn it);
+        a ball asked for that went down the chute they hold to the camera, at rest, until it is taken."""
         self._again = True
 
     def open(self) -> None:
@@ -240,13 +241,14 @@ class SimSource(Source):
     def read(self) -> np.ndarray | None:
         asked = self._asked() if self._asked else None
         if self._asked and self._pass is not None and self.passes[-1] != asked:
-            self._pass = None                # another ball (or none) was asked for: this pass ends now
+            self._pass, self._held = None, False     # another ball (or none) was asked for: this pass ends now
         if self._asked and asked is None:
             if self._empty is None:
                 self._empty = self._render.single_frame(self._renderer, int(self._rng.integers(2 ** 31)), empty=True)[0]
             return self._empty
         if self._again and self._pass is not None:
             self._again, self._pass, self._lifted = False, None, int(self.gap * self.fps)
+            self._held = self._asked is not None
         if self._lifted:
             self._lifted -= 1
             return self._empty
@@ -255,14 +257,15 @@ class SimSource(Source):
             if ball is None:
                 return None
             seed = int(self._rng.integers(2 ** 31))
-            self._pass = self._render.render_pass(self._renderer, self.kind, self.fps, ball, seed)
+            kind = "cradle" if self._held else self.kind
+            self._pass = self._render.render_pass(self._renderer, kind, self.fps, ball, seed)
             self._empty = self._render.single_frame(self._renderer, seed, empty=True)[0]
             self._next = 0
             self.passes.append(ball)
         i, self._next = self._next, self._next + 1
         if i < len(self._pass):
             return self._pass.shot(i).image
-        if self._asked and self.kind == "cradle":      # it rests in the cradle until taken
+        if self._asked and (self.kind == "cradle" or self._held):      # it rests until taken
             return self._pass.shot(len(self._pass) - 1).image
         if i >= len(self._pass) + int(self.gap * self.fps):
             self._pass = None

@@ -176,3 +176,22 @@ def test_a_ball_down_the_simulated_chute_still_asked_for_is_dropped_through_agai
         if len(source.passes) == 2:
             break
     assert source.passes == [9, 9]
+
+
+def test_a_ball_from_the_chute_staff_are_asked_to_turn_they_hold_to_the_camera_until_taken():
+    """However slow the reader, a ball it could not read on its way down is then shown at rest
+    (the simulated demo's staff turn it to the camera, as the reader's alert asks)."""
+    source = SimSource("chute", fps=30, seed=4, gap_seconds=0.1)
+    shown = [9]
+    source.ask(lambda: shown[0])
+    source.open()
+    while len(source.passes) < 1:
+        source.read()
+    source.again()
+    frames = [source.read() for _ in range(200)]
+    assert source.passes == [9, 9]                       # held, not dropped through again and again
+    assert np.array_equal(frames[-1], frames[-50])
+    shown[0] = 12
+    for _ in range(200):
+        source.read()
+    assert source.passes[:3] == [9, 9, 12] and len(source.passes) > 3    # the next ball falls down the chute
