@@ -86,12 +86,12 @@ def test_a_lockstep_camera_stops_while_its_frame_waits_to_be_taken(tmp_path):
 
 def test_a_paced_source_keeps_its_frame_rate_and_a_quick_reader_misses_nothing(tmp_path):
     folder = numbered_images(tmp_path / "shots", 10)
-    with Camera(FolderSource(str(folder), fps=50)) as cam:
+    with Camera(FolderSource(str(folder), fps=10)) as cam:       # 100 ms a frame: room for a loaded machine
         frames = []
         while (frame := cam.get(timeout=2)) is not None:
             frames.append(frame)
     assert [f.seq for f in frames] == list(range(10)) and cam.dropped == 0
-    assert frames[-1].t - frames[0].t == pytest.approx(9 / 50, abs=0.05)
+    assert frames[-1].t - frames[0].t == pytest.approx(9 / 10, abs=0.2)
 
 
 def test_a_video_file_plays_through(tmp_path):

@@ -177,7 +177,7 @@ def test_a_display_session_ends_when_its_server_dies(served):
 
     sessions = asyncio.run(connect_then_kill_server())
     server.wait(10)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60         # it checks each second; a loaded machine is slow to exit it
     while any(Path(f"/proc/{pid}").exists() and "companion display" in cmdline(pid) for pid in sessions):
         assert time.monotonic() < deadline, "the display session outlived its server"
         time.sleep(0.2)
