@@ -4,10 +4,10 @@ the same lines for the same seed, and a demo killed with SIGKILL during voting, 
 resolution and during the cash count resumes from its journal to the same end as a run straight through."""
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import fcntl
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,12 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.core.words import languages, say
 from companion.core.journal import Journal, JournalError
 from companion.core.session import Game
-from tui.bingo.demo import Night, console_class
-
-from screens_helpers import drive, settle, text_of
+from tui.bingo.demo import prepare
 
 SEED, TURNS = 154, 4        # seed 154: lines in turn 2 (a three-way tie), a robbery resolved in turn 3
 PACE = 0.3                  # the operator's pause: each phase lasts long enough to be killed in
@@ -82,22 +79,39 @@ def comparable(state) -> dict:
     return dataclasses.asdict(state)
 
 
-def clean_run(tmp_path_factory) -> tuple[Path, str]:
-    """The demo played straight through, once a test run: this module and test_demo_faults compare
-    with it. Under xdist the workers share it in their common folder (one plays it, the others wait)."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        folder = tmp_path_factory.mktemp("clean")
-        return folder, finished(folder)[0]
-    shared = tmp_path_factory.getbasetemp().parent          # this run's, shared by its workers
-    folder, out = shared / "demo-clean", shared / "demo-clean.out"
-    with open(shared / "demo-clean.lock", "w") as lock:
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder `name`, made by make(folder) once a test run: under xdist the workers share it in
+    their common folder (one makes it, the others wait for it)."""
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent                                  # this run's, shared by its workers
+    folder = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not out.exists():
-            playing = Path(tempfile.mkdtemp(dir=shared))      # a run that fails midway leaves no half folder
-            text, _ = finished(playing)
-            playing.rename(folder)
-            out.write_text(text, encoding="utf-8")
-    return folder, out.read_text(encoding="utf-8")
+        if not folder.exists():
+            making = Path(tempfile.mkdtemp(dir=shared))      # a make that fails midway leaves no half folder
+            make(making)
+            making.rename(folder)
+    return folder
+
+
+def set_up(tmp_path_factory, folder: Path) -> Path:
+    """folder holding the demo's event file and printed cards, as prepare() writes them: printed once
+    a test run (seconds of CPU each time), not again for each night."""
+    template = made_once(tmp_path_factory, "demo-prepared", lambda made: prepare(made, SEED, TURNS))
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("event.toml", "cards.pdf", "demo-seed"):
+        shutil.copy2(template / name, folder / name)
+    return folder
+
+
+def clean_run(tmp_path_factory) -> tuple[Path, str]:
+    """The demo played straight through, once a test run: this module and test_demo_faults compare with it."""
+    def play(folder: Path) -> None:
+        out, _ = finished(set_up(tmp_path_factory, folder))
+        (folder / "demo.out").write_text(out, encoding="utf-8")
+    folder = made_once(tmp_path_factory, "demo-clean", play)
+    return folder, (folder / "demo.out").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -129,13 +143,13 @@ def test_the_demo_plays_every_turn_through_cage_scanner_and_review(clean):
     assert list((folder / "scan" / "review").iterdir())
 
 
-def test_killed_during_voting_resolution_and_count_it_ends_as_the_clean_run(clean, tmp_path):
-    """Each kill waits for its moment in the journal, SIGKILLs the demo, and starts it again on its folder."""
-    clean_folder, clean_out = clean
+def test_killed_during_voting_resolution_and_count_it_ends_as_the_clean_run(tmp_path_factory, tmp_path):
+    """Each kill waits for its moment in the journal, SIGKILLs the demo, and starts it again on its folder.
+    The clean run is asked for at the end: another worker may be playing it meanwhile."""
     moments = [("voting", lambda s: s.phase == "voting" and s.turn == 2 and len(s.ballots) >= 1),
                ("a robbery's resolution", lambda s: s.phase == "resolve" and bool(s.robberies)),
                ("the cash count", lambda s: s.phase == "counting" and any(p.cash is not None for p in s.players.values()))]
-    night = Follower(tmp_path)
+    night = Follower(set_up(tmp_path_factory, tmp_path))
     for what, moment in moments:
         process = demo(tmp_path, PACE)
         deadline = time.monotonic() + 180
@@ -148,141 +162,12 @@ def test_killed_during_voting_resolution_and_count_it_ends_as_the_clean_run(clea
         process.stdout.close()
         process.stderr.close()
     out, _ = finished(tmp_path)
+    clean_folder, clean_out = clean_run(tmp_path_factory)
     assert comparable(state_of(tmp_path)) == comparable(state_of(clean_folder))
     assert out == clean_out                                     # the same lines, the same ranking
     verified = subprocess.run([sys.executable, "-m", "companion", "journal", "verify", str(tmp_path / "demo-night.db"),
                                "--event", str(tmp_path / "event.toml")], capture_output=True, text=True)
     assert verified.returncode == 0 and "authentic" in verified.stdout, verified.stderr   # sealed with its secret
-
-
-def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tmp_path):
-    night = Night(tmp_path, SEED, turns=TURNS, pace=0.1)
-    app = console_class()(night, "http://127.0.0.1:8080")
-    pending = night._pending
-
-    async def body(pilot):
-        await settle(pilot, lambda app: night.state.phase == "voting" and app.batches, timeout=120)
-        assert "P  " + say("pause/resume demo players", languages()[0]) in text_of(pilot.app)   # the key bar's words
-        await pilot.press("P")
-        assert night.paused and "simulated players paused" in text_of(pilot.app)
-        await pilot.pause(1.0)                                     # the command under way lands
-        await settle(pilot, lambda app: not pending(), timeout=30)  # and the cards already dropped
-        await pilot.pause(0.5)
-        held = max(app.batches)
-        await pilot.pause(1.5)
-        assert max(app.batches) == held                            # nobody plays while paused
-        await pilot.press("P")
-        await settle(pilot, lambda app: max(app.batches) > held, timeout=60)
-        await pilot.press("ctrl+q")                                 # the players leave before the screen
-
-    try:
-        drive(app, body, (160, 45))
-    finally:
-        night.stop()
-
-
-def test_resumed_after_the_staff_played_the_players_carry_on_from_where_the_staff_left(tmp_path):
-    """P, then the operator closes the voting themselves, then P: the players do not retry their
-    stale close_voting (refused, and the players stopped); they end the turn and begin the next."""
-    night = Night(tmp_path, SEED, turns=TURNS, pace=0.1)
-    app = console_class()(night, "http://127.0.0.1:8080")
-
-    async def body(pilot):
-        await settle(pilot, lambda app: night.state.phase == "voting" and app.batches, timeout=120)
-        turn = night.state.turn
-        await pilot.press("P")
-        await pilot.pause(1.0)                                     # the command under way lands
-        await settle(pilot, lambda app: not night._pending(), timeout=30)
-        await pilot.press("t")                                     # the staff close the voting
-        await settle(pilot, lambda app: night.state.phase == "resolve", timeout=30)
-        await pilot.press("P")
-        await settle(pilot, lambda app: night.state.turn == turn + 1, timeout=90)
-        assert "demo players stopped" not in text_of(pilot.app)
-        await pilot.press("ctrl+q")
-
-    try:
-        drive(app, body, (160, 45))
-    finally:
-        night.stop()
-
-
-def test_the_audience_displays_address_stays_on_the_demo_console(tmp_path):
-    """The message bar answers every key: the address is under the demo's turn log instead."""
-    from test_small_terminal import TableOnly
-    from screens_game import game
-    session, _ = game(tmp_path / "d.db", "turn1_voting")
-    app = console_class()(TableOnly(session), "http://127.0.0.1:8123")
-
-    async def body(pilot):
-        await settle(pilot, lambda app: app.ready)
-        assert "audience display http://127.0.0.1:8123" in text_of(pilot.app)
-        await pilot.press("t")                                     # an answer in the message bar
-        await settle(pilot, lambda app: app.handled)
-        assert "✔ close_voting" in text_of(pilot.app)
-        assert "audience display http://127.0.0.1:8123" in text_of(pilot.app)
-
-    drive(app, body, (80, 24))
-
-
-def test_on_a_terminal_the_demo_prints_the_displays_address_before_the_console_opens(tmp_path, capsys, monkeypatch):
-    import types
-    import tui.bingo.demo
-    from companion.cli import main
-    said_before = []
-    night = types.SimpleNamespace(state=types.SimpleNamespace(turn=0, phase="ready"),
-                                  event=types.SimpleNamespace(journal=tmp_path / "j.db"), stop=lambda: None)
-    monkeypatch.setattr(tui.bingo.demo, "Night", lambda *args, **kwargs: night)
-    monkeypatch.setattr(tui.bingo.demo, "run_on_screen", lambda night, port: said_before.append(capsys.readouterr().err))
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    assert main(["demo", "--folder", str(tmp_path), "--port", "8123"]) == 0
-    assert len(said_before) == 1 and "audience display: http://127.0.0.1:8123" in said_before[0]
-
-
-def headless_lines(folder: Path, turns: int) -> list[str]:
-    """What `companion demo --headless` prints for the journal in folder."""
-    lines: list[str] = []
-    night = Night(folder, SEED, say=lines.append, turns=turns)
-    night.tell()
-    night.stop()
-    return lines
-
-
-async def quit_app(pilot) -> None:
-    await pilot.press("ctrl+q")
-    await settle(pilot, lambda app: app.return_code is not None)
-
-
-def logged_on_screen(folder: Path) -> list[str]:
-    """The demo console's log of lines once its players are done (the night played to its end),
-    after ctrl+q, which must close the console within 5 s: the players' worker has finished, and
-    Textual's wait_for_complete([]) would wait for every worker, the session's too, which never ends."""
-    night = Night(folder, SEED, turns=1)
-    app = console_class()(night)
-    playing = lambda app: any(w.group == "demo players" for w in app.workers)      # noqa: E731
-
-    async def body(pilot):
-        await settle(pilot, lambda app: night.state.phase == "finished" and not playing(app), timeout=120)
-        await settle(pilot, lambda app: "rank 6" in text_of(app))
-        app.logged = [strip.text.rstrip() for strip in app.query_one("#turns").lines]
-        try:
-            await asyncio.wait_for(quit_app(pilot), 5)
-        except TimeoutError:
-            app.workers.cancel_all()      # ends the session's worker, or the app would never close
-            pytest.fail("ctrl+q did not quit within 5 s of the players' end")
-
-    try:
-        drive(app, body, (200, 50))
-    finally:
-        night.stop()
-    return app.logged
-
-
-def test_on_screen_each_turns_line_is_logged_and_ctrl_q_quits_once_the_players_are_done(tmp_path):
-    played = logged_on_screen(tmp_path)
-    resumed = logged_on_screen(tmp_path)          # the console opened again on the finished night
-    told = headless_lines(tmp_path, 1)
-    assert told[0].startswith("turn  1: X=") and len(told) == 1 + 1 + 6      # a turn, the final, the ranking
-    assert played == told and resumed == told
 
 
 def test_a_folder_holding_another_seeds_demo_is_refused_in_one_line(tmp_path):

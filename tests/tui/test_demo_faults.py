@@ -23,37 +23,32 @@ from companion.core.journal import JournalError
 from tui.bingo.demo import Night, console_class
 
 from screens_helpers import drive, settle
-from test_demo import SEED, TURNS, clean_run, comparable, state_of
+from test_demo import SEED, TURNS, clean_run, comparable, set_up, state_of
 
 
-@pytest.fixture(scope="module")
-def clean(tmp_path_factory):
-    folder, out = clean_run(tmp_path_factory)
-    return comparable(state_of(folder)), out
-
-
-def night_of(folder, lines):
+def night_of(tmp_path_factory, folder, lines):
     """The balls come over the cage link here (the cage's own reader): the drills pull its cable."""
-    night = Night(folder, SEED, say=lines.append, turns=TURNS, camera=False)
+    night = Night(set_up(tmp_path_factory, folder), SEED, say=lines.append, turns=TURNS, camera=False)
     night.start()
     return night
 
 
-def ended_as_clean(night, folder, lines, clean):
-    state, out = clean
+def ended_as_clean(night, folder, lines, tmp_path_factory):
+    """Asked for at the end, the clean run (test_demo's) may be played meanwhile on another worker."""
+    clean_folder, out = clean_run(tmp_path_factory)
     assert night.state.phase == "finished"
-    assert comparable(state_of(folder)) == state
+    assert comparable(state_of(folder)) == comparable(state_of(clean_folder))
     assert "".join(line + "\n" for line in lines) == out          # the same turns, the same ranking
     verified = subprocess.run([sys.executable, "-m", "companion", "journal", "verify", str(folder / "demo-night.db")],
                               capture_output=True, text=True)
     assert verified.returncode == 0, verified.stderr
 
 
-def test_the_cage_unplugged_mid_draw_loses_and_doubles_no_ball(clean, tmp_path):
+def test_the_cage_unplugged_mid_draw_loses_and_doubles_no_ball(tmp_path_factory, tmp_path):
     """Turn 2: the cable is pulled before its second ball is read (the BALL frame waits in the cage);
     turn 3: pulled just after its first ball is read (the ACK may be lost). Plugged back after 1 s."""
     lines: list[str] = []
-    night = night_of(tmp_path, lines)
+    night = night_of(tmp_path_factory, tmp_path, lines)
     read, pulled = night.cage.read, []
 
     def unplugging_read(ball):
@@ -77,7 +72,7 @@ def test_the_cage_unplugged_mid_draw_loses_and_doubles_no_ball(clean, tmp_path):
         assert len({b.command["ball"] for b in draws}) == 3 * TURNS    # no ball twice
     finally:
         night.stop()
-    ended_as_clean(night, tmp_path, lines, clean)
+    ended_as_clean(night, tmp_path, lines, tmp_path_factory)
 
 
 def huge_png() -> bytes:
@@ -87,11 +82,11 @@ def huge_png() -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk + os.urandom(200)
 
 
-def test_garbage_in_the_scan_folder_is_rejected_with_a_reason_and_the_night_goes_on(clean, tmp_path):
+def test_garbage_in_the_scan_folder_is_rejected_with_a_reason_and_the_night_goes_on(tmp_path_factory, tmp_path):
     """Dropped as turn 2's voting opens, before the players' cards: an empty file, random bytes named
     .jpg, a FIFO named .jpg (opening it for reading would block forever) and a huge-header PNG."""
     lines: list[str] = []
-    night = night_of(tmp_path, lines)
+    night = night_of(tmp_path_factory, tmp_path, lines)
     scan, cards, dropped = tmp_path / "scan", night._cards, []
     garbage = {"empty.jpg": "empty file", "noise.jpg": "not an image", "fifo.jpg": "not a regular file (a FIFO)",
                "huge.png": "100000x100000 pixels, over the limit"}
@@ -117,7 +112,7 @@ def test_garbage_in_the_scan_folder_is_rejected_with_a_reason_and_the_night_goes
     for name, why in garbage.items():
         assert logged[name]["decision"] == "rejected" and why in logged[name]["reason"], logged[name]
     assert not [p for p in scan.iterdir() if p.name in garbage]
-    ended_as_clean(night, tmp_path, lines, clean)
+    ended_as_clean(night, tmp_path, lines, tmp_path_factory)
 
 
 @pytest.fixture
@@ -135,12 +130,12 @@ def tiny_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
-def test_a_full_disk_refuses_the_command_in_one_line_loses_nothing_and_the_night_goes_on(clean, tiny_disk):
+def test_a_full_disk_refuses_the_command_in_one_line_loses_nothing_and_the_night_goes_on(tmp_path_factory, tiny_disk):
     """At turn 2's end the disk is filled; the operator's next command (begin turn 3) is refused in
     one line, the journal still verifies with every committed batch; space freed, the demo goes on."""
     lines: list[str] = []
     folder = tiny_disk / "demo"
-    night = night_of(folder, lines)
+    night = night_of(tmp_path_factory, folder, lines)
     try:
         night.run(lambda: night.state.phase == "turn_over" and night.state.turn == 2)
         committed = night.session.journal.count()
@@ -160,14 +155,14 @@ def test_a_full_disk_refuses_the_command_in_one_line_loses_nothing_and_the_night
         night.run()
     finally:
         night.stop()
-    ended_as_clean(night, folder, lines, clean)
+    ended_as_clean(night, folder, lines, tmp_path_factory)
 
 
-def test_a_turns_happy_path_with_the_readers_working_takes_three_operator_keys(tmp_path):
+def test_a_turns_happy_path_with_the_readers_working_takes_three_operator_keys(tmp_path_factory, tmp_path):
     """The console with the demo's simulated cage and card scanner, no simulated operator: the staff
     press b (begin turn), t (close voting), n (end turn); the cage gives the balls and the players'
     cards come through the scan folder by themselves. Turn 1 of seed 154 holds no card for review."""
-    night = Night(tmp_path, SEED, turns=TURNS)
+    night = Night(set_up(tmp_path_factory, tmp_path), SEED, turns=TURNS)
     night.run = lambda *args, **kwargs: None      # the demo's players and operator stay away: the keys are ours
     app = console_class()(night)
     keys: list[str] = []

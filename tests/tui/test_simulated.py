@@ -39,7 +39,8 @@ def play_one_draw(event, tmp_path, name: str) -> tuple[list, object]:
     async def body(pilot):
         await settle(pilot, lambda app: app.ready)
         await pilot.press("b")
-        await settle(pilot, lambda app: session.state.phase == "voting", timeout=60)
+        # three balls rendered, dropped and read: a load average of 17 stretched it past 60 s
+        await settle(pilot, lambda app: session.state.phase == "voting", timeout=180)
         assert app.sources["link"].health().state == "ok"
 
     drive(app, body)
