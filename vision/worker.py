@@ -22,6 +22,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 # spawn, not fork: the parent runs threads (camera, screens), and a forked child may inherit a lock one held
 CONTEXT = multiprocessing.get_context("spawn")
@@ -41,6 +42,7 @@ class ProcessWorker:
     def __init__(self, make, args: tuple = (), name: str = "worker"):
         self.make, self.args, self.name = make, args, name
         self._lock = threading.Lock()      # one call at a time: the pipe carries one question and its answer
+        self._closed = False
         self._start()
 
     @property
@@ -61,6 +63,8 @@ class ProcessWorker:
 
     def call(self, method: str, *args):
         with self._lock:
+            if self._closed:
+                raise WorkerDied(f"{self.name}: closed")
             try:
                 self._conn.send((method, args))
                 ok, answer = self._conn.recv()
@@ -83,16 +87,33 @@ class ProcessWorker:
         return f"killed by signal {-code}" if code < 0 else f"exit code {code}"
 
     def close(self) -> None:
-        with self._lock:
+        close_all([self])
+
+    def _ask_to_stop(self) -> None:
+        with self._lock:             # after a call under way; none after it
+            self._closed = True
             try:
                 self._conn.send(None)
             except OSError:
                 pass
+
+    def _stopped_by(self, deadline: float) -> None:
+        """Waits for the process to end until `deadline`, then kills it: a worker keeps nothing to lose."""
+        self._process.join(max(0.0, deadline - time.monotonic()))
+        if self._process.is_alive():
+            self._process.kill()
             self._process.join(STOP_SECONDS)
-            if self._process.is_alive():
-                self._process.kill()
-                self._process.join(STOP_SECONDS)
-            self._conn.close()
+        self._conn.close()
+
+
+def close_all(workers: list[ProcessWorker]) -> None:
+    """Asks every worker to stop, then waits STOP_SECONDS for them all together, not each in turn:
+    workers still starting (a night stopped at once) would otherwise cost that much apiece."""
+    for worker in workers:
+        worker._ask_to_stop()
+    deadline = time.monotonic() + STOP_SECONDS
+    for worker in workers:
+        worker._stopped_by(deadline)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from drivers.camera import Camera, PlaybackSource
 from vision import acceptance, balls
 from vision.acceptance import Alert, BallRead
 from vision.sim import balls as br
-from vision.worker import ProcessWorker, WorkerDied, WorkerFailed
+from vision.worker import STOP_SECONDS, ProcessWorker, WorkerDied, WorkerFailed, close_all
 
 
 def test_a_worker_that_dies_is_said_in_one_line_and_started_again():
@@ -42,6 +42,19 @@ def test_an_error_inside_a_worker_is_one_line_and_the_worker_goes_on():
         assert worker.call("get", "ball") == 7
     finally:
         worker.close()
+
+
+def test_workers_still_starting_are_closed_together_and_take_no_call_after():
+    """A night stopped at once: workers still making their objects (here asleep for a minute) are
+    waited for STOP_SECONDS together, not that much apiece."""
+    workers = [ProcessWorker(time.sleep, (60,), f"slow worker {n}") for n in range(3)]
+    started = time.monotonic()
+    close_all(workers)
+    assert time.monotonic() - started < 2 * STOP_SECONDS
+    assert not any(worker._process.is_alive() for worker in workers)
+    with pytest.raises(WorkerDied) as closed:
+        workers[0].call("anything")
+    assert str(closed.value) == "slow worker 0: closed"
 
 
 class Numbered:

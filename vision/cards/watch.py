@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..worker import ProcessWorker, WorkerDied, WorkerFailed
+from ..worker import ProcessWorker, WorkerDied, WorkerFailed, close_all
 from .result import Result
 from .scanner import Scanner
 
@@ -83,8 +83,7 @@ class FolderWatcher:
     def close(self) -> None:
         if self._threads is not None:
             self._threads.shutdown()
-        for worker in self.workers:
-            worker.close()
+        close_all(self.workers)
 
     def pending(self) -> list[Path]:
         """The files due a read: unchanged for SETTLE seconds (seen unchanged for GIVE_UP after a failed decode)."""
