@@ -200,3 +200,17 @@ def test_a_sharp_hand_shadow_round_a_blank_bubble_is_no_circle(scanner, over, an
     P.shadow(picture, P.finger((over.x, over.y), angle, 12), depth=0.5, soft_mm=0.6)
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review" or (result.decision, result.fields) == ("counted", {"mark": ["X"]}), result
+
+
+@pytest.mark.parametrize("light,width,at", [(0.55, 13, (0, -4)), (0.7, 10, (-2, -3)), (0.55, 10, (0, -2.5))])
+def test_a_glare_spot_in_a_blank_bubble_at_a_fingertip_is_no_mark(scanner, light, width, at):
+    """A glare spot on a blank bubble's ring or inside it, at the tip of a finger's shadow: the glare's tail
+    (under the glare ceiling) spread its light into the shade round it, which read as ink steep against it: a
+    blank card counted as X. Light before ink: near glare the soft light starts from the darkest paper
+    within LIGHT.line_mm (glare is brightness without ink's edges, the shade beside it no ink)."""
+    picture = P.printed(P.card("vote", 3, 4))
+    P.light(picture, light, light)
+    P.shadow(picture, P.finger((X.x, X.y), 90, width), depth=0.5, soft_mm=1.6)
+    P.glare(picture, (X.x + at[0], X.y + at[1]), 1.5, 250)
+    result = scanner.scan_image(P.photo(picture))
+    assert result.decision == "review" or (result.decision, result.fields) == ("invalid", {"mark": []}), result
