@@ -76,7 +76,7 @@ def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.nda
     rises steeply out of it (_steep within a quarter pixel and brighter by the noise floor, SHADE.enclosed of
     it, leaving out the lines on it, a ring's or a label's): a fill's inside (a pencil fill's is as flat as a
     shadow), not a shadow (soft round, however the print crosses it; a sliver along a sharp shade's edge)."""
-    # glare (over its ceiling) is its own paper, but no light spreads from it (nor its tail, within line_mm)
+    # glare (over its ceiling) is its own paper, but no light spreads from it (nor its tail, within half line_mm)
     glare, capped, disc = lines_closed > ceiling, cv2.min(lines_closed, ceiling), _step(LIGHT.line_mm * PX / 8)
     soft = cv2.max(_soft_light(np.where(cv2.dilate(glare.view(np.uint8), disc) > 0, cv2.erode(capped, disc), capped)),
                    lines_closed * glare)
