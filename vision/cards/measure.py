@@ -76,8 +76,10 @@ def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.nda
     rises steeply out of it (_steep within a quarter pixel and brighter by the noise floor, SHADE.enclosed of
     it, leaving out the lines on it, a ring's or a label's): a fill's inside (a pencil fill's is as flat as a
     shadow), not a shadow (soft round, however the print crosses it; a sliver along a sharp shade's edge)."""
-    # glare (over its ceiling) is its own paper, but no light spreads from it into the shade beside it
-    soft = cv2.max(_soft_light(cv2.min(lines_closed, ceiling)), lines_closed * (lines_closed > ceiling))
+    # glare (over its ceiling) is its own paper, but no light spreads from it (nor its tail, within half line_mm)
+    glare, capped, disc = lines_closed > ceiling, cv2.min(lines_closed, ceiling), _step(LIGHT.line_mm * PX / 8)
+    soft = cv2.max(_soft_light(np.where(cv2.dilate(glare.view(np.uint8), disc) > 0, cv2.erode(capped, disc), capped)),
+                   lines_closed * glare)
     lowered = cv2.compare(soft, cv2.convertScaleAbs(closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) // 255
     count, patches = cv2.connectedComponents(lowered, connectivity=8)
     if count <= 1:
@@ -93,8 +95,10 @@ def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.nda
 
 
 @lru_cache(maxsize=None)
-def _step(n: int = 0) -> np.ndarray:
-    """One pixel's neighbours: the square's (n even), the cross's (n odd)."""
+def _step(n: int | float = 0) -> np.ndarray:
+    """One pixel's neighbours: the square's (n even), the cross's (n odd); a disc n pixels round (n a float)."""
+    if isinstance(n, float):
+        return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * round(n) + 1,) * 2)
     return cv2.getStructuringElement((cv2.MORPH_RECT, cv2.MORPH_CROSS)[n % 2], (3, 3))
 
 

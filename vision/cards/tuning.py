@@ -84,7 +84,7 @@ class Settings(_Checked):
     circled: float = entry(0.55, "share of rays", 0.2, 1.0, "a bubble's rays crossing ink at least this: circled, the "
                            "circle's ink is its mark (one open by nearly half, or drawn off towards a neighbour)")
     partial: float = entry(0.4, "share of rays", 0.1, 1.0, "a bubble read blank with this cover: part of a circle?")
-    faint: float = entry(0.035, "ink", 0.0, 0.5, "a line round a blank bubble (ink standing out of the paper either "
+    faint: float = entry(0.032, "ink", 0.0, 0.5, "a line round a blank bubble (ink standing out of the paper either "
                          "side along its rays, noise not taken off) this much darker than round the other blank "
                          "bubbles: a light pencil circle?")
     noisy: float = entry(0.2, "ink", 0.05, 1.0, "a noise floor this high hides light pencil: a field read blank goes "
