@@ -121,10 +121,10 @@ class _DecoderInProcess:
     def __init__(self, settings: dict):
         cv2.setNumThreads(1)           # one core's work, as its process (vision.worker)
         self.decoder = BallDecoder(**settings, warn=lambda _: None)
-        self.warm = self.decoder.warm()
+        self.warm_read = self.decoder.warm()
 
     def warmed(self) -> FrameRead:
-        return self.warm
+        return self.warm_read
 
     def read(self, image, fall_deg: float | None) -> FrameRead:
         self.decoder.fall_deg = fall_deg
