@@ -16,6 +16,7 @@ from pathlib import Path
 
 from vision import acceptance
 from vision.sim.balls import PASS_KINDS, seed_for
+from vision.worker import close_all
 
 from .ball_reader import BallReader, process_decoders, rule
 from .camera import Camera, PlaybackSource
@@ -201,6 +202,7 @@ def run(settings: Run, decoders: dict) -> dict:
     print(f"  every sticker of every ball: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
     started = time.monotonic()
     try:
+        held.ready()
         for done, k in enumerate(pass_indices(settings.passes, settings.kinds), 1):
             kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
             ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
@@ -413,7 +415,7 @@ def _held(settings: "Run", decoders: dict):
     share = settings.share
     live = {name: process_decoders(d, settings.workers) for name, d in decoders.items()}
     if share is None:
-        return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live)), live
+        return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live), ready=lambda: _ready(live)), live
     what = f"{share:g} of a core x {settings.cores}"
     try:
         quota = CpuQuota(share, settings.cores, lambda: [d.worker.pid for team in live.values() for d in team])
@@ -423,18 +425,24 @@ def _held(settings: "Run", decoders: dict):
         return _Held(contextlib.nullcontext(), f"with decodes stretched to {what}", workers="thread(s)"), \
             {name: Slowed(d, share) for name, d in decoders.items()}
     return _Held(quota, f"held to {what} (cgroup CPU quotas, one a process and core)",
-                 lambda: (_close(live), quota.close())), live
+                 lambda: (_close(live), quota.close()), ready=lambda: _ready(live)), live
 
 
 def _close(live: dict) -> None:
+    close_all([decoder.worker for team in live.values() for decoder in team])
+
+
+def _ready(live: dict) -> None:
+    """Every decoding process started and warm, so that the first pass is not what waits for it."""
     for team in live.values():
         for decoder in team:
-            decoder.close()
+            decoder.ready()
 
 
 class _Held:
-    def __init__(self, context, describe: str, close=lambda: None, workers: str = "process(es)"):
-        self.context, self.describe, self.close, self.workers = context, describe, close, workers
+    def __init__(self, context, describe: str, close=lambda: None, workers: str = "process(es)",
+                 ready=lambda: None):
+        self.context, self.describe, self.close, self.workers, self.ready = context, describe, close, workers, ready
 
     def __enter__(self):
         return self.context.__enter__()

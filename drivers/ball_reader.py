@@ -22,7 +22,7 @@ import cv2
 from vision import acceptance
 from vision.acceptance import Alert, BallRead  # noqa: F401  (what on_message receives)
 from vision.balls import DEFAULT_DECODER, DEFAULT_DISTANCE, DEFAULT_FOV, BallDecoder, FrameRead
-from vision.worker import ProcessWorker, WorkerDied, WorkerFailed
+from vision.worker import ProcessWorker, WorkerDied, WorkerFailed, close_all
 
 from . import settings as section_settings
 from .camera import Camera, CameraError, open_source
@@ -84,7 +84,8 @@ def _distance(value: list) -> tuple[float, float]:
 class ProcessDecoder:
     """A BallDecoder in a process of its own, read from one of the reader's threads (which waits
     without holding the interpreter lock): frames decoded side by side on a Pi's cores. `decoder`
-    holds the settings; its fall direction is sent with each frame (calibration may change it)."""
+    holds the settings; its fall direction is sent with each frame (calibration may change it).
+    The process warms its decoder as it starts (BallDecoder.warm), before any frame comes."""
 
     def __init__(self, decoder: BallDecoder, number: int = 1):
         self.decoder = decoder
@@ -96,6 +97,10 @@ class ProcessDecoder:
 
     def read(self, image) -> FrameRead:
         return self.worker.call("read", image, self.decoder.fall_deg)
+
+    def ready(self) -> FrameRead:
+        """Wait until the process is started and warm: what its warm-up frame read."""
+        return self.worker.call("warmed")
 
     def close(self) -> None:
         self.worker.close()
@@ -116,6 +121,10 @@ class _DecoderInProcess:
     def __init__(self, settings: dict):
         cv2.setNumThreads(1)           # one core's work, as its process (vision.worker)
         self.decoder = BallDecoder(**settings, warn=lambda _: None)
+        self.warm_read = self.decoder.warm()
+
+    def warmed(self) -> FrameRead:
+        return self.warm_read
 
     def read(self, image, fall_deg: float | None) -> FrameRead:
         self.decoder.fall_deg = fall_deg
@@ -175,8 +184,7 @@ class BallReader:
         self._close_owned()
 
     def _close_owned(self) -> None:
-        for decoder in self.owned:
-            decoder.close()
+        close_all([decoder.worker for decoder in self.owned])
         self.owned = []
 
     def __enter__(self) -> "BallReader":

@@ -192,6 +192,26 @@ def test_a_decoding_process_reads_a_frame_in_one_thread():
     assert len(threads) == 1, threads
 
 
+def test_a_decoding_process_is_warm_before_its_first_frame():
+    """The process reads a drawn ball as it starts: the first ball going by does not pay for it."""
+    decoder = ProcessDecoder(balls.BallDecoder(distance=br.RIG_DISTANCE, fall_deg=30.0), 1)
+    try:
+        warmed = decoder.ready()
+    finally:
+        decoder.close()
+    assert (warmed.ball, warmed.found) == (1, True), warmed.why
+
+
+def test_the_bench_waits_for_its_decoding_processes_before_the_first_pass():
+    run = ball_bench.Run(passes=1, kinds=[("chute", 30)], seed=1, workers=2, share=None, cores=1, jobs=1, frames=0)
+    held, live = ball_bench._held(run, {"zxing": balls.BallDecoder(distance=br.RIG_DISTANCE)})
+    try:
+        held.ready()
+        assert [d.worker.call("warmed").ball for d in live["zxing"]] == [1, 1]
+    finally:
+        held.close()
+
+
 def test_a_quota_of_several_cores_holds_each_process_to_one(tmp_path):
     (tmp_path / "cgroup.controllers").write_text("cpu\n")
     quota = ball_bench.CpuQuota(0.3, cores=3, pids=lambda: [101, 102, 103, 104], root=tmp_path)

@@ -120,7 +120,7 @@ def test_ball_camera_reads_a_ball_into_the_draw(tmp_path):
     app = ConsoleApp(session, sources=sources)
 
     async def body(pilot):
-        await settle(pilot, lambda app: 13 in session.state.drawn, timeout=20)
+        await settle(pilot, lambda app: 13 in session.state.drawn, timeout=120)   # its decoding processes start and warm up first
         await pilot.pause(0.2)
         assert "frames read" in text_of(pilot.app)
 

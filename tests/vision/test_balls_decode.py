@@ -69,6 +69,14 @@ def test_each_decoder_reads_a_ball_resting_in_the_cradle(name):
         assert result.decoder == name and result.ms > 0
 
 
+@pytest.mark.parametrize("distance, fall_deg", [(balls.DEFAULT_DISTANCE, None), (br.RIG_DISTANCE, 30.0)])
+def test_a_decoder_warms_up_on_a_drawn_ball_through_the_whole_read(distance, fall_deg):
+    """At start, not on the first ball going by: a drawn ball found, its label unrolled and read
+    (in the chute, the way a streaked ball is read)."""
+    warmed = balls.BallDecoder(distance=distance, fall_deg=fall_deg).warm()
+    assert (warmed.ball, warmed.found) == (1, True), warmed.why
+
+
 def test_a_frame_without_a_ball_says_so():
     image, _, truth = br.single_frame(RENDERER, seed=5, empty=True)
     result = balls.BallDecoder().read(image)

@@ -105,6 +105,12 @@ class BallDecoder:
         return BallDecoder(self.name, self.design.diameter, self.fov, self.roi, self.mode, warn=lambda _: None,
                            distance=self.distance, fall_deg=self.fall_deg)
 
+    def warm(self) -> FrameRead:
+        """Read a drawn ball once, its label facing the camera, and say what it read. A decoder's
+        first read builds what later ones reuse (sampling grids, patterns at the rig's scale):
+        done at start, it is not paid by the first ball going by."""
+        return self.read(_drawn_ball(self.design, self.fov, self.distance[0]))
+
     def read(self, image: np.ndarray) -> FrameRead:
         start = time.perf_counter()
         result = self._read(image)
@@ -274,3 +280,24 @@ class BallDecoder:
         why = "ball found, no label readable" + (f" (leaning to ball {leaning})" if leaning else "")
         return FrameRead(None, True, why, self.name, circle=circle, leaning=leaning)
 
+
+
+WARM_FRAME = (640, 480)        # the camera's default frame (drivers.ball_reader.Settings)
+
+
+def _drawn_ball(design: labels.Design, fov: float, distance: float) -> np.ndarray:
+    """A frame with one bright ball on a dark ground, `distance` mm from the camera on its axis,
+    ball 1's label drawn flat where it faces the camera (a label that small lies almost flat)."""
+    width, height = WARM_FRAME
+    view = View.of(width, height, fov)
+    px_per_mm = view.focal / (distance - design.radius)
+    frame = np.full((height, width), 25, np.uint8)
+    cv2.circle(frame, (width // 2, height // 2), round(view.focal * design.radius / distance), 215, -1,
+               cv2.LINE_AA)
+    quiet = 2                                           # modules of white round the symbol
+    code = np.pad(~labels.modules(1), quiet, constant_values=True).astype(np.uint8) * 215
+    side = round((labels.QR_MODULES + 2 * quiet) * design.module * px_per_mm)
+    label = cv2.resize(code, (side, side), interpolation=cv2.INTER_AREA)
+    top, left = (height - side) // 2, (width - side) // 2
+    frame[top:top + side, left:left + side] = label
+    return frame
