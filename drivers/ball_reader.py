@@ -65,9 +65,9 @@ class Settings:
                                 "(no longer than one frame at fps)")
         return settings
 
-    def decoder_for(self, warn=print) -> BallDecoder:
+    def decoder_for(self, warn=print, prepare: bool = True) -> BallDecoder:
         return BallDecoder(self.decoder, self.ball_diameter, self.fov, self.roi, warn=warn,
-                           distance=self.ball_distance, fall_deg=self.fall_deg)
+                           distance=self.ball_distance, fall_deg=self.fall_deg, prepare=prepare)
 
     def acceptor_for(self, places: Callable[[], dict] | None = None) -> acceptance.Acceptor:
         return acceptance.Acceptor(self.window_ms, self.agree, self.gone_ms, places)
@@ -161,7 +161,7 @@ class BallReader:
                       places: Callable[[], dict] | None = None, warn=print) -> "BallReader":
         source = open_source(settings.source, settings.width, settings.height, settings.fps,
                              settings.exposure_us, settings.gain)
-        decoders = process_decoders(settings.decoder_for(warn), settings.workers)
+        decoders = process_decoders(settings.decoder_for(warn, prepare=False), settings.workers)
         reader = cls(Camera(source), decoders, settings.acceptor_for(places), on_message)
         reader.owned = decoders
         return reader

@@ -4,6 +4,8 @@ again, and the CPU quota that holds each process to one Pi core. No timings are 
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -223,3 +225,15 @@ def test_a_quota_of_several_cores_holds_each_process_to_one(tmp_path):
         # (a fake cgroup file keeps only the last pid written to it)
         assert [(g / "cgroup.procs").read_text() for g in groups] == ["103", "104", "102"]
     assert (tmp_path / "cgroup.procs").read_text() == "104"          # each moved back home
+
+
+def test_a_reader_made_from_settings_leaves_the_codebooks_to_its_decoding_processes():
+    """The console's own process only hands the settings on: building the codebooks there too
+    cost every start a second or more."""
+    script = ("from drivers.ball_reader import BallReader, Settings\n"
+              "from vision.balls import match\n"
+              "reader = BallReader.from_settings(Settings.from_section({'source': 'sim:chute', 'workers': 1}), print)\n"
+              "reader._close_owned()\n"
+              "print(match.codebook.cache_info().currsize)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["0"], done.stderr

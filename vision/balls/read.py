@@ -83,7 +83,10 @@ class BallDecoder:
 
     def __init__(self, decoder: str = DEFAULT_DECODER, diameter: float = 40.0, fov: float = DEFAULT_FOV,
                  roi: tuple[int, int, int, int] | None = None, mode: str = "flatten", warn=print,
-                 distance: tuple[float, float] = DEFAULT_DISTANCE, fall_deg: float | None = None):
+                 distance: tuple[float, float] = DEFAULT_DISTANCE, fall_deg: float | None = None,
+                 prepare: bool = True):
+        """prepare: build the codebooks and templates now (seconds); not for a decoder that only hands
+        its settings to decoding processes, which build their own."""
         self.backend = backend(decoder, warn=warn)
         self.design = labels.Design(diameter)
         self.fov, self.roi, self.mode, self.distance = fov, roi, mode, tuple(distance)
@@ -91,8 +94,9 @@ class BallDecoder:
         if not self.design.radius < self.distance[0] <= self.distance[1]:
             raise ValueError(f"ball distance {list(self.distance)} mm: near then far, both beyond the ball's "
                              f"radius ({self.design.radius:g} mm)")
-        match.prepare()
-        numeral.prepare(self.design)
+        if prepare:
+            match.prepare()
+            numeral.prepare(self.design)
         if mode not in ("flatten", "raw"):
             raise ValueError(f"unknown mode {mode!r}")
 
