@@ -78,8 +78,9 @@ def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.nda
     shadow), not a shadow (soft round, however the print crosses it; a sliver along a sharp shade's edge)."""
     # glare (over its ceiling) is its own paper, but no light spreads from it (nor its tail, within half line_mm)
     glare, capped, disc = lines_closed > ceiling, cv2.min(lines_closed, ceiling), _step(LIGHT.line_mm * PX / 8)
-    soft = cv2.max(_soft_light(np.where(cv2.dilate(glare.view(np.uint8), disc) > 0, cv2.erode(capped, disc), capped)),
-                   lines_closed * glare)
+    if glare.any():
+        capped = np.where(cv2.dilate(glare.view(np.uint8), disc) > 0, cv2.erode(capped, disc), capped)
+    soft = cv2.max(_soft_light(capped), lines_closed * glare)
     lowered = cv2.compare(soft, cv2.convertScaleAbs(closed, alpha=1 - LIGHT.noise_floor), cv2.CMP_LT) // 255
     count, patches = cv2.connectedComponents(lowered, connectivity=8)
     if count <= 1:
