@@ -16,9 +16,8 @@ from pathlib import Path
 
 from vision import acceptance
 from vision.sim.balls import PASS_KINDS, seed_for
-from vision.worker import close_all
 
-from .ball_reader import BallReader, process_decoders, rule
+from .ball_reader import BallReader, close_decoders, process_decoders, rule
 from .camera import Camera, PlaybackSource
 
 CGROUPS = Path("/sys/fs/cgroup")
@@ -429,7 +428,7 @@ def _held(settings: "Run", decoders: dict):
 
 
 def _close(live: dict) -> None:
-    close_all([decoder.worker for team in live.values() for decoder in team])
+    close_decoders([decoder for team in live.values() for decoder in team])
 
 
 def _ready(live: dict) -> None:

@@ -110,6 +110,11 @@ def process_decoders(decoder: BallDecoder, count: int) -> list[ProcessDecoder]:
     return [ProcessDecoder(decoder, n) for n in range(1, count + 1)]
 
 
+def close_decoders(decoders: list[ProcessDecoder]) -> None:
+    """Their processes stopped together (vision.worker.close_all), not one after another."""
+    close_all([decoder.worker for decoder in decoders])
+
+
 def _settings_of(decoder: BallDecoder) -> dict:
     return {"decoder": decoder.name, "diameter": decoder.design.diameter, "fov": decoder.fov, "roi": decoder.roi,
             "mode": decoder.mode, "distance": decoder.distance, "fall_deg": decoder.fall_deg}
@@ -184,7 +189,7 @@ class BallReader:
         self._close_owned()
 
     def _close_owned(self) -> None:
-        close_all([decoder.worker for decoder in self.owned])
+        close_decoders(self.owned)
         self.owned = []
 
     def __enter__(self) -> "BallReader":

@@ -38,21 +38,6 @@ def finished(folder: Path) -> tuple[str, str]:
     return out, err
 
 
-def state_of(folder: Path):
-    path = folder / "demo-night.db"
-    try:
-        journal = Journal(path, readonly=True)
-    except JournalError:             # not made yet, or still empty
-        return None
-    try:
-        game = Game()
-        for _ in game.follow(journal):
-            pass
-        return game.state
-    finally:
-        journal.close()
-
-
 class Follower:
     """The demo's journal followed batch by batch as it grows: a moment that lasts a single batch
     is seen even when the demo is faster than the polling."""
@@ -73,6 +58,13 @@ class Follower:
             return False
         finally:
             journal.close()
+
+
+def state_of(folder: Path):
+    """The night as its journal holds it now (None before the journal has a batch)."""
+    night = Follower(folder)
+    night.reached(lambda state: False)
+    return night.game.state if night.last else None
 
 
 def comparable(state) -> dict:
