@@ -291,6 +291,18 @@ def _refine(gray: np.ndarray, c: Circle, background: float, level: float, foreig
 
 
 
+def share_in_view(circle: Circle, shape) -> float:
+    """The share of the ball's disc inside an image of `shape` (a ball coming into view: less)."""
+    h, w = shape[:2]
+    ys, xs = np.mgrid[-1:1:_DISC_STEPS, -1:1:_DISC_STEPS]
+    disc = xs * xs + ys * ys <= 1
+    x, y = circle.x + circle.r * xs[disc], circle.y + circle.r * ys[disc]
+    return float(((x >= 0) & (x < w) & (y >= 0) & (y < h)).mean())
+
+
+_DISC_STEPS = 41j       # points across the disc, for share_in_view
+
+
 def apart_from(circles, ball: Circle) -> list[Circle]:
     """The circles far enough from `ball` to be a second ball: two balls' discs barely overlap.
     Nearer, one is a piece of the ball read (at a corner, the ball's own cut-off blob beside its

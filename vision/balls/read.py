@@ -15,6 +15,9 @@ direction in the image), the streak's length along it is measured (`motion_blur`
 streaked ball is read deblurred by that length (Wiener deconvolution with a line kernel), then
 deblurred sharper; a ball with no clear streak is read as taken, then deblurred by a guessed
 length. The ball's outline and centre are kept from the frame as taken.
+
+A ball less than half in view (coming into the frame) gets its first try only: the frames after
+it show it whole, and a reader on a Pi's cores that gave it every second chance would drop them.
 """
 from __future__ import annotations
 
@@ -28,13 +31,19 @@ import numpy as np
 from .. import ball_labels as labels
 from . import match, numeral
 from .decode import DEFAULT_DECODER, backend, finder_restored
-from .find import DEFAULT_DISTANCE, Circle, apart_from, ball_radius_px, find_balls, label_spots
+from .find import DEFAULT_DISTANCE, Circle, apart_from, ball_radius_px, find_balls, label_spots, share_in_view
 from .motion_blur import SHARPER_NOISE, blur_length, deblurred
 from .unroll import DEFAULT_FOV, View, ball_centre, point_on_ball, sphere_fit, unroll
 
 OVERVIEW_DEG = 62.0                # how far from the facing point the overview unrolls
 OVERVIEW_SCALE = 0.5               # the finding view needs only half the camera's detail
 REPAIR_CANDIDATES = 2          # labels given second chances when nothing read
+# a ball less than this share in view (coming into the frame) gets its first try only. Chute
+# passes of tuning seeds 5 and 13 at 30 and 60 fps: such frames read 5-14% at the first try and
+# 26-32% with every second chance, which cost them 30 ms more a frame here (43 ms in all, a
+# whole ball's frame 24 ms); a reader on a Pi's cores that pays that for the first frames of a
+# pass misses the whole frames that come after them
+FIRST_TRY_ONLY_BELOW = 0.5
 DEBLUR_GUESS_PX = 12.0         # the streak deblurred where none is measured: a chute's 8-15 px, halfway
 
 
@@ -156,10 +165,11 @@ class BallDecoder:
         box = gray[max(int(circle.y - circle.r / 2), 0):int(circle.y + circle.r / 2),
                    max(int(circle.x - circle.r / 2), 0):int(circle.x + circle.r / 2)]
         fill = int(cv2.mean(box)[0])
+        first_only = share_in_view(circle, gray.shape) < FIRST_TRY_ONLY_BELOW
         leanings: set[int] = set()
         for image in self._sharpened(gray, circle):
-            texts, matched, normal = self._decode_surface(image, view, centre, origin, fill, leanings)
-            if texts:
+            texts, matched, normal = self._decode_surface(image, view, centre, origin, fill, leanings, first_only)
+            if texts or first_only:
                 break
         read = _BallRead(in_frame, texts, matched, leanings=leanings)
         if read.ball is not None:
@@ -185,15 +195,16 @@ class BallDecoder:
             yield deblurred(gray, circle, length, angle)
             yield deblurred(gray, circle, length, angle, SHARPER_NOISE)
 
-    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int,
-                        leanings: set) -> tuple[list[str], bool, np.ndarray]:
+    def _decode_surface(self, gray, view: View, centre: np.ndarray, origin, fill: int, leanings: set,
+                        first_only: bool) -> tuple[list[str], bool, np.ndarray]:
         """Unroll the visible cap coarsely to find the labels, then each label at full detail,
         the one facing the camera most squarely first. Each of the first REPAIR_CANDIDATES that
         does not decode is matched at once (a label blurred past decoding is what a chute shows
         most: matching it before unrolling the others saves their time); then a finder square
         drawn back on them. Returns the texts read, whether the ball was matched, not decoded, and
         where on the ball (its outward normal) the last label tried lies; the balls the matched
-        labels lean to are added to `leanings`.
+        labels lean to are added to `leanings`. `first_only`: the label facing the camera most
+        squarely, decoded and matched, is all that is tried.
         A label that decodes to a text that is not a ball label ends it: that is not one of our
         balls, and no blurred neighbour of that label is matched to one."""
         r = self.design.radius
@@ -218,6 +229,8 @@ class BallDecoder:
                     return texts + [labels.payload(weighed.ball)], True, normal
                 leanings.update({weighed.leaning} - {None})
             unread.append((patch, normal))
+            if first_only:
+                return texts, False, normal
         for patch, normal in unread[:REPAIR_CANDIDATES]:
             for fixed in finder_restored(patch, module_px):
                 found = self.backend.decode(fixed)
