@@ -38,8 +38,9 @@ HOSTILE = ["[/]", "[/bold]", "[b]", "[bold red]x", "[link=a]x[/]", "[@click=app.
 PRINTABLE = st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=12) \
     .map(str.strip).filter(bool)
 TEXT = st.one_of(st.sampled_from(HOSTILE), PRINTABLE)
-# each example runs two apps (seconds on a busy Pi-sized machine): few examples, and no shrinking
-SLOW = settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck),
+# each example runs two apps (seconds on a busy Pi-sized machine): the hostile examples written out
+# (@example) and three drawn, and no shrinking
+SLOW = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck),
                 phases=[Phase.explicit, Phase.reuse, Phase.generate])
 CONSOLE, DISPLAY = (160, 45), (160, 45)
 
