@@ -290,17 +290,21 @@ def _refine(gray: np.ndarray, c: Circle, background: float, level: float, foreig
     return Circle(fit.x, fit.y, fit.r, rim, fit.roundness)
 
 
+def _unit_disc(steps: int = 41) -> tuple[np.ndarray, np.ndarray]:
+    """Points evenly over a disc of radius 1 (x, y), `steps` across."""
+    ys, xs = np.mgrid[-1:1:steps * 1j, -1:1:steps * 1j]
+    inside = xs * xs + ys * ys <= 1
+    return xs[inside], ys[inside]
+
+
+_UNIT_DISC = _unit_disc()
+
 
 def share_in_view(circle: Circle, shape) -> float:
     """The share of the ball's disc inside an image of `shape` (a ball coming into view: less)."""
     h, w = shape[:2]
-    ys, xs = np.mgrid[-1:1:_DISC_STEPS, -1:1:_DISC_STEPS]
-    disc = xs * xs + ys * ys <= 1
-    x, y = circle.x + circle.r * xs[disc], circle.y + circle.r * ys[disc]
+    x, y = circle.x + circle.r * _UNIT_DISC[0], circle.y + circle.r * _UNIT_DISC[1]
     return float(((x >= 0) & (x < w) & (y >= 0) & (y < h)).mean())
-
-
-_DISC_STEPS = 41j       # points across the disc, for share_in_view
 
 
 def apart_from(circles, ball: Circle) -> list[Circle]:

@@ -298,7 +298,6 @@ class BallDecoder:
         return FrameRead(None, True, why, self.name, circle=circle, leaning=leaning)
 
 
-
 WARM_FRAME = (640, 480)        # the camera's default frame (drivers.ball_reader.Settings)
 
 
