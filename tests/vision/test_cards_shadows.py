@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+import fingertip_glare_sweep
 import printed_cards as P
 from vision.cards import measure
 
@@ -216,3 +217,15 @@ def test_a_glare_spot_in_a_blank_bubble_at_a_fingertip_is_no_mark(scanner, light
     P.glare(picture, (X.x + at[0], X.y + at[1]), 1.5, 250)
     result = scanner.scan_image(P.photo(picture))
     assert result.decision == "review" or (result.decision, result.fields) == ("invalid", {"mark": []}), result
+
+
+@pytest.mark.parametrize("light,width,at,radius,strength,voted", [
+    (0.55, 8, (0, 0), 1.0, 200, None), (0.55, 8, (0, 0), 1.0, 200, Y), (0.7, 10, (0, -1), 1.5, 250, None),
+    (0.85, 13, (-1, 0), 1.5, 250, Y)])
+def test_glare_in_the_middle_of_a_blank_bubble_at_a_fingertip_is_no_mark(scanner, light, width, at, radius,
+                                                                          strength, voted):
+    """A glare spot in a blank bubble's middle, at a fingertip in shade: the shade round the spot read as a
+    light mark there (a blank card counted as X; beside a vote for Y, `invalid: two marks`). The spot is
+    brighter than any paper on the card (measure.glare_on) and the mark mostly fainter than a stroke:
+    glare's halo, held for the operator. (fingertip_glare_sweep.py draws the whole class.)"""
+    assert not fingertip_glare_sweep.silent(scanner, light, width, at, radius, strength, voted)

@@ -40,7 +40,7 @@ from companion.core.cards import CardRead
 from .. import layouts as L
 from .circles import Circles, faint_free
 from .measure import Levels, bubble_geometry, measured, restored, typical_ring, beside_drawn, closer_scores, paper_noise, \
-    ring_peaks, ring_sectors, stroke_share, washed_arc
+    glare_on, ring_peaks, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Finding, at, why
 from .blank import PX
 from .tuning import CIRCLES, GLARE, LIGHT, MEASURE, Settings, neighbours
@@ -53,6 +53,7 @@ LOOKED_CLOSER = ("number",)   # cards read blank are invalid (V7), the bet lost:
 class Reading:
     """What was measured on one card: everything the table decides on."""
     layout: L.Layout
+    grey: np.ndarray            # the rectified card
     amount: np.ndarray          # ink() of the rectified card
     levels: Levels
     scores: dict                # (field, value) -> new ink in the disc
@@ -177,14 +178,12 @@ def _while_measuring(r: Reading, s: Settings) -> tuple:
 
 
 def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
-    """A bubble whose printed ring has faded against the others' is under glare (or washed
-    out). Glare lowers contrast, so a faint mark there can drop out of sight: a faded bubble
-    read as blank is scored again with its contrast restored, sector by sector (glare is a
-    patch), and must hold no ink even then. Where its ring is almost gone (under GLARE.faded of the
-    others') nothing is left to restore: a bubble mostly under such sectors cannot be read. A
-    faded bubble whose every sector keeps its ring's peak is blurred or a little off the blank, not
-    under glare, marked or not; a marked one whose ring faded far (under s.glare) may be glare's
-    shade, no mark."""
+    """A bubble whose printed ring has faded against the others' is under glare (or washed out). Glare lowers
+    contrast, so a faint mark there can drop out of sight: a faded bubble read as blank is scored again with its
+    contrast restored, sector by sector (glare is a patch), and must hold no ink even then. Where its ring is almost
+    gone (under GLARE.faded of the others') nothing is left to restore: a bubble mostly under such sectors cannot be
+    read. A faded bubble whose every sector keeps its ring's peak is blurred or a little off the blank, not under
+    glare, marked or not; a marked one whose ring faded far (under s.glare) may be glare's shade, no mark."""
     kind, levels, scores = r.layout.kind, r.levels, r.scores
     typical = typical_ring(levels.rings, scores, s.marginal)
     yield from _halo(r, s, typical)
@@ -219,14 +218,15 @@ def _glare(r: Reading, s: Settings) -> Iterator[Finding]:
 
 
 def _halo(r: Reading, s: Settings, typical: float) -> Iterator[Finding]:
-    """A glare streak across a bubble washes out an arc of its ring (its ring's median may keep), and
-    either side of it leaves a soft shade that reads as faint ink spread over the disc: a bubble read
+    """Glare on a bubble (a streak washing out an arc of its ring, whose median may keep; a spot in its disc,
+    glare_on) leaves a soft shade beside it that reads as faint ink (a fingertip's round a spot): a bubble read
     marked there whose ink is mostly fainter than a stroke's may be only that (8:hard:371, X)."""
-    marked = r.marked(s)
+    marked, kind = r.marked(s), r.layout.kind
     for n, key in enumerate(r.levels.rings):
-        if key[1] in marked[key[0]] and washed_arc(r.amount, r.layout.kind, n, GLARE.faded * typical) and \
-                stroke_share(r.amount, r.layout.kind, r.levels, key,
-                             r.circles.path if key in r.circles.circled else None) < GLARE.stroked:
+        if key[1] in marked[key[0]] and (washed_arc(r.amount, kind, n, GLARE.faded * typical)
+                                         or glare_on(r.grey, kind, key)) \
+                and stroke_share(r.amount, kind, r.levels, key,
+                                 r.circles.path if key in r.circles.circled else None) < GLARE.stroked:
             yield why(Code.GLARE_HALO, **at(key))
 
 

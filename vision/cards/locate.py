@@ -345,9 +345,8 @@ def _fine_grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _print_shifts(amount: np.ndarray, kind: str) -> np.ndarray | None:
-    """Per piece of print on a grid LOCATE.step_mm apart, (dx, dy) in pixels from where the fit puts it to
-    where it is seen; pieces that match poorly (a mark over them) or have no print to go by take
-    their neighbours'."""
+    """Per piece of print on a grid LOCATE.step_mm apart, (dx, dy) in pixels from where the fit puts it to where it is
+    seen; pieces that match poorly (a mark over them) or have no print to go by take their neighbours'."""
     matched, pieces, rows, cols = _pieces(kind, amount.shape)
     half, reach = round(LOCATE.tile_mm * PX * LOCATE.half / 2), round(LOCATE.reach_mm * PX * LOCATE.half)
     seen = cv2.resize(amount * matched, None, fx=LOCATE.half, fy=LOCATE.half, interpolation=cv2.INTER_AREA)

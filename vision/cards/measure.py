@@ -511,8 +511,7 @@ def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray, np.ndar
 
 @lru_cache(maxsize=None)
 def _ring_footprints(kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Every bubble's printed-ring footprint (flat indices, padded): one row per bubble, one per
-    bubble and sector."""
+    """Every bubble's printed-ring footprint (flat indices, padded): one row per bubble, one per bubble and sector."""
     width, rings = blank_card(kind).shape[1], _ring_footprint(kind)
     sectors = [part for near, b in rings for part in _by_sector(near, b, width)]
     return _padded([near for near, _ in rings]), _padded(sectors)
@@ -543,11 +542,17 @@ def _ring_arcs(kind: str) -> list:
             for near, b in _ring_footprint(kind)]
 
 
+def glare_on(grey: np.ndarray, kind: str, key: tuple) -> bool:
+    """Whether a bubble's disc holds glare: brighter than LIGHT.glare_ceiling times the card's brightest blank
+    paper: ink() takes it for paper (in a fingertip's shade, the shade round it looks like ink)."""
+    g = bubble_geometry(kind)[key]
+    return bool((grey[g.where][g.disc] > LIGHT.glare_ceiling * grey.ravel()[_paper(kind)].max()).any())
+
+
 def stroke_share(amount: np.ndarray, kind: str, levels: Levels, key: tuple, path: np.ndarray | None) -> float:
-    """The share of a bubble's new ink at MEASURE.stroke strength or more, in its disc and on the path (flat
-    bool) of the circle traced round it if it is circled: a pen or pencil mark has most of its ink
-    there, the soft shade a glare streak leaves either side of it (ink()'s paper level lifted by its
-    light) little."""
+    """The share of a bubble's new ink at MEASURE.stroke strength or more, in its disc and on the path (flat bool) of
+    the circle traced round it if it is circled: a pen or pencil mark has most of its ink there, the soft shade a
+    glare streak leaves either side of it (ink()'s paper level lifted by its light) little."""
     index, _, outer = _glare_zones(kind)[key]
     where = index[~outer] if path is None else index[~outer | path[index]]
     new = _new_ink(amount.ravel()[where], spread_print(kind).ravel()[where], levels)

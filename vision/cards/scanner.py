@@ -92,7 +92,7 @@ class Scanner:
             # and the printed rings' thin lines soft too (a light pencil line as soft as they are)
             blurred = blurred and self._blur(amount) and _soft_rings(amount, code.kind)
             m = measured(amount, code.kind)
-        reading = self._measure(m, layout, blurred)
+        reading = self._measure(card.grey, m, layout, blurred)
         result.scores = {f.name: {b.value: round(reading.scores[f.name, b.value], 3) for b in f.bubbles}
                          for f in layout.fields}
         result.fields = reading.marked(self.settings)
@@ -106,7 +106,7 @@ class Scanner:
         else:
             result.command = read
 
-    def _measure(self, m: Measured, layout: L.Layout, blurred: bool) -> Reading:
+    def _measure(self, grey: np.ndarray, m: Measured, layout: L.Layout, blurred: bool) -> Reading:
         """Every bubble's ink, with a circle drawn round another bubble, a stray line's ink and a
         neighbour's spilt ink taken out."""
         s, kind, amount, levels = self.settings, layout.kind, m.amount, m.levels
@@ -134,9 +134,9 @@ class Scanner:
                  and scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
         scores = {**scores, **{key: own[key] for key in spilt}}
         light = D.light_marks(amount, layout, levels, scores, numbers.band, s, one_stroke)
-        return Reading(layout, amount, levels, scores, numbers.around, numbers.filled, light, blurred, line_findings,
-                       circles, tuple(under_circle(m, kind, circles, s.marginal)) if circles.circled else (),
-                       stroke_cuts[0].pixels if stroke_cuts else None)
+        under = tuple(under_circle(m, kind, circles, s.marginal)) if circles.circled else ()
+        return Reading(layout, grey, amount, levels, scores, numbers.around, numbers.filled, light, blurred,
+                       line_findings, circles, under, stroke_cuts[0].pixels if stroke_cuts else None)
 
     def _numbers(self, m: Measured, kind: str, cuts: list[Cut], circles: Circles) -> BubbleInk:
         """score_bubbles's numbers with the cuts made, a circled bubble scoring its circle's ink too."""
@@ -198,8 +198,7 @@ class Scanner:
         return left >= s.marginal and _apart(m, layout.kind, key, covered)
 
     def _on_time(self) -> None:
-        """A card whose scan works too long (a huge or hostile image) is not waited for; the time is the
-        scan's own CPU time, so other work on the machine never turns a card away."""
+        """A scan working too long (a huge or hostile image) is cut short, by its own CPU time (not the machine's)."""
         if time.thread_time() > self._deadline:
             raise Rejection(f"too slow: the scan ran over the {self.settings.time_limit_ms:.0f} ms limit per card "
                             "(time_limit_ms in [cards])")
@@ -223,8 +222,7 @@ class Scanner:
 
 
 def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
-    """A grey image's file again in colour, for the operator's crop (a pen's colour tells ink from
-    print); the grey image itself when there is no such file (any more)."""
+    """A grey image's file in colour for the operator's crop (a pen's colour tells ink from print) if there."""
     if image.ndim == 3:
         return image
     try:
@@ -236,9 +234,9 @@ def _in_colour(path: str, image: np.ndarray) -> np.ndarray:
 
 def _line_doubts(m: Measured, layout: L.Layout, scores: dict, again: dict, stroke_cut, crossed: np.ndarray,
                  touched: np.ndarray, plain: list, circles: Circles, s: Settings) -> Iterator[Finding]:
-    """What the strokes leave in doubt, scores before and again after their ink is taken out: a line
-    only touching a bubble with ink there; one running into it with a little ink beside it (the line's
-    or a mark?), or over more ink than a line carries (a mark under it?)."""
+    """What the strokes leave in doubt, scores before and again after their ink is taken out: a line only touching
+    a bubble with ink there; one running into it with a little ink beside it (the line's or a mark?), or over more
+    ink than a line carries (a mark under it?)."""
     covered, expected = stroke_cut.covered, stroke_cut.expected
     for n, (name, b) in enumerate(layout.bubbles()):
         key = name, b.value
@@ -262,9 +260,9 @@ def _apart(m: Measured, kind: str, key: tuple, covered: np.ndarray) -> bool:
 
 
 def _misfit(m: Measured, kind: str) -> bool:
-    """The printed rings look washed out (the print off the blank, or glare), or some far fainter
-    than the others with their ink mostly beside where the blank prints them: a ring's median
-    well under its own darkest close by (ring_peaks), which a misfit lowers and glare does not."""
+    """The printed rings look washed out (the print off the blank, or glare), or some far fainter than the others
+    with their ink mostly beside where the blank prints them: a ring's median well under its own darkest close by
+    (ring_peaks), which a misfit lowers and glare does not."""
     rings = m.levels.rings
     typical = median(rings.values())
     if typical < GLARE.washed:
@@ -287,8 +285,7 @@ def _circle_cut(circles: Circles, layout: L.Layout) -> list:
 
 
 def _same_cut(a: Circles, b: Circles) -> bool:
-    """Whether two looks at a card's circles take the same ink out of its bubbles and add the same
-    (then its numbers are the same too)."""
+    """Whether two looks at a card's circles take the same ink out of its bubbles and add the same ink."""
     return a.circled == b.circled and a.ink == b.ink and (not a.circled or np.array_equal(a.path, b.path))
 
 
