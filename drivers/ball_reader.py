@@ -124,7 +124,6 @@ class _DecoderInProcess:
     """The decoder inside a ProcessDecoder's process."""
 
     def __init__(self, settings: dict):
-        cv2.setNumThreads(1)           # one core's work, as its process (vision.worker)
         self.decoder = BallDecoder(**settings, warn=lambda _: None)
         self.warm_read = self.decoder.warm()
 

@@ -9,7 +9,7 @@ raises WorkerDied saying so in one line; an exception inside the method is Worke
 line too (its type and message), and the process goes on.
 
 A worker is one core's work: its process starts with the thread pools of OpenBLAS and OpenMP
-held to one thread (numpy's matrix products would otherwise start one a core). Threads beyond
+held to one thread (numpy's matrix products would otherwise start one a core), and OpenCV's too. Threads beyond
 the worker's core only compete with the other workers, and under a CPU quota a pool's idle
 threads spin its budget away (chute frames read in a process held to 0.3 of a core here:
 69 ms a frame with the pools as they start, 37 ms with one thread each).
@@ -23,6 +23,8 @@ import signal
 import sys
 import threading
 import time
+
+import cv2
 
 # spawn, not fork: the parent runs threads (camera, screens), and a forked child may inherit a lock one held
 CONTEXT = multiprocessing.get_context("spawn")
@@ -134,6 +136,7 @@ def _environment(values: dict):
 def _serve(conn, make, args: tuple, name: str) -> None:
     """The worker process: make the object, then answer calls until told to stop or the parent goes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # Ctrl-C is for the parent, which closes its workers
+    cv2.setNumThreads(1)
     try:
         target = make(*args)
     except Exception as error:

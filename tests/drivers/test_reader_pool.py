@@ -194,6 +194,26 @@ def test_a_decoding_process_reads_a_frame_in_one_thread():
     assert len(threads) == 1, threads
 
 
+class Blurring:
+    """Runs one of OpenCV's parallel loops (a big blur) and says how many threads OpenCV has."""
+
+    def blur(self) -> int:
+        import cv2
+        cv2.GaussianBlur(np.zeros((2000, 2000), np.uint8), (31, 31), 0)
+        return cv2.getNumThreads()
+
+
+@pytest.mark.skipif(os.cpu_count() == 1 or not os.path.isdir("/proc/self/task"), reason="one core, or no /proc")
+def test_every_worker_process_runs_opencv_in_one_thread():
+    """Any worker (a card scanning process of the watched folder too), not only the ball decoders."""
+    worker = ProcessWorker(Blurring, (), "blurring")
+    try:
+        assert worker.call("blur") == 1
+        assert len(os.listdir(f"/proc/{worker.pid}/task")) == 1
+    finally:
+        worker.close()
+
+
 def test_a_decoding_process_is_warm_before_its_first_frame():
     """The process reads a drawn ball as it starts: the first ball going by does not pay for it."""
     decoder = ProcessDecoder(balls.BallDecoder(distance=br.RIG_DISTANCE, fall_deg=30.0), 1)
