@@ -543,10 +543,11 @@ def _ring_arcs(kind: str) -> list:
 
 
 def glare_on(grey: np.ndarray, kind: str, key: tuple) -> bool:
-    """Whether a bubble's disc holds glare: brighter than LIGHT.glare_ceiling times the card's brightest blank
-    paper: ink() takes it for paper (in a fingertip's shade, the shade round it looks like ink)."""
-    g = bubble_geometry(kind)[key]
-    return bool((grey[g.where][g.disc] > LIGHT.glare_ceiling * grey.ravel()[_paper(kind)].max()).any())
+    """Whether a bubble's disc holds glare, which ink() takes for paper (a fingertip's shade round it looks like
+    ink): brighter than LIGHT.glare_ceiling times the card's brightest blank paper, or the camera's white where
+    that paper is short of it (a photo lit near white)."""
+    g, paper, white = bubble_geometry(kind)[key], grey.ravel()[_paper(kind)].max(), np.iinfo(grey.dtype).max
+    return paper < white and bool((grey[g.where][g.disc] >= min(LIGHT.glare_ceiling * paper, white)).any())
 
 
 def stroke_share(amount: np.ndarray, kind: str, levels: Levels, key: tuple, path: np.ndarray | None) -> float:

@@ -207,9 +207,8 @@ def _ink_points(binary: np.ndarray, a: np.ndarray, b: np.ndarray, margin: int) -
 
 
 def _follow(binary: np.ndarray, hidden: np.ndarray, p: np.ndarray, u: np.ndarray, t: float) -> float:
-    """How far the stroke through p along u goes on beyond t: while its ink does, with gaps of at
-    most STROKES.gap_mm (print it crosses hides it there: no gap). Walked a stretch at a time: most
-    strokes end within the first."""
+    """How far the stroke through p along u goes on beyond t: while its ink does, with gaps of at most STROKES.gap_mm
+    (print it crosses hides it there: no gap). Walked a stretch at a time: most strokes end within the first."""
     h, w = binary.shape
     last, missed = t, 0         # the last step with ink; the steps missing ink since (or since t)
     for first in range(1, h + w, STROKES.follow_steps):
