@@ -221,12 +221,13 @@ def test_a_glare_spot_in_a_blank_bubble_at_a_fingertip_is_no_mark(scanner, light
 
 @pytest.mark.parametrize("light,width,at,radius,strength,voted", [
     (0.55, 8, (0, 0), 1.0, 200, None), (0.55, 8, (0, 0), 1.0, 200, Y), (0.7, 10, (0, -1), 1.5, 250, None),
-    (0.85, 13, (-1, 0), 1.5, 250, Y), (0.95, 8, (0, 0), 1.0, 250, None)])
+    (0.85, 13, (-1, 0), 1.5, 250, Y), (0.95, 8, (0, 0), 1.0, 250, None), (0.55, 8, (0, -1), 1.0, 80, None)])
 def test_glare_in_the_middle_of_a_blank_bubble_at_a_fingertip_is_no_mark(scanner, light, width, at, radius,
                                                                           strength, voted):
     """A glare spot in a blank bubble's middle, at a fingertip in shade: the shade round the spot read as a
     light mark there (a blank card counted as X; beside a vote for Y, `invalid: two marks`). The spot is
     brighter than any paper on the card, or white as the camera sees in a photo lit near white
-    (measure.glare_on), and the mark mostly fainter than a stroke:
-    glare's halo, held for the operator. (fingertip_glare_sweep.py draws the whole class.)"""
+    (measure.glare_on), and the mark mostly fainter than a stroke: glare's halo, held for the operator. A
+    fainter spot (80 over the shade) is no glare, but the shade round it is no light mark: its outline rises
+    steeply on the spot's side only (measure.steep_outline). (fingertip_glare_sweep.py draws the whole class.)"""
     assert not fingertip_glare_sweep.silent(scanner, light, width, at, radius, strength, voted)

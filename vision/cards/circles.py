@@ -142,14 +142,13 @@ def _print_along(kind: str) -> np.ndarray:
 
 
 def _joined(new: np.ndarray, traced: np.ndarray, kind: str, circled: list, flat: float) -> tuple:
-    """Ink in one piece with a traced path (across gaps up to CIRCLES.join_mm: where the pen runs along a
-    printed ring, the print model hides some of it) beyond the path and its soft edge: a circle wider
-    than the rays look, or a mark touching it. Each such stroke is fitted with an ellipse: its ink
-    off the ellipse is astray (not the circle), and another bubble's centre inside it is a circle
-    round two labels. A part of it beyond the path lying off the ellipse, all of it close round
-    another bubble and in its middle, is that bubble's own mark touching the circle (a tick, a cross,
-    a fill): not the circle's, left to that bubble (_own_marks). Returns (reach, astray,
-    ((circled key, other key), ...))."""
+    """Ink in one piece with a traced path (across gaps up to CIRCLES.join_mm: where the pen runs along a printed
+    ring, the print model hides some of it) beyond the path and its soft edge: a circle wider than the rays look, or a
+    mark touching it. Each such stroke is fitted with an ellipse: its ink off the ellipse is astray (not the circle),
+    and another bubble's centre inside it is a circle round two labels. A part of it beyond the path lying off the
+    ellipse, all of it close round another bubble and in its middle, is that bubble's own mark touching the circle (a
+    tick, a cross, a fill): not the circle's, left to that bubble (_own_marks). Returns (reach, astray, ((circled key,
+    other key), ...))."""
     inked = new >= CIRCLES.crossed
     join = round(CIRCLES.join_mm * PX / 2)
     box = padded_box(inked, join)      # the ink and all its bridging: the pieces found there are the card's
@@ -207,13 +206,12 @@ def _off_ellipse(ellipse: tuple | None, beyond: np.ndarray, kind: str, width: in
 
 
 def _own_marks(ellipse: tuple | None, beyond: np.ndarray, kind: str, shape, taken: list, flat: float) -> np.ndarray:
-    """Which pixels of beyond (flat, in order) are another bubble's own mark touching the circle:
-    the parts of beyond outside the ellipse (each in one piece across gaps up to CIRCLES.join_mm), most of
-    their ink off it (by more than CIRCLES.on_mm: not the circle going on) and that ink all within CIRCLES.own radii
-    of a bubble's centre and some within CIRCLES.middle of it, not one straight dash (a mark drawn on it: a
-    tick, a cross, a fill; a stray line or a crease runs on far beyond it, or is a dash where it
-    breaks; its end by the ellipse is where it joins the circle), that bubble neither circled nor
-    inside the ellipse (taken)."""
+    """Which pixels of beyond (flat, in order) are another bubble's own mark touching the circle: the parts of beyond
+    outside the ellipse (each in one piece across gaps up to CIRCLES.join_mm), most of their ink off it (by more than
+    CIRCLES.on_mm: not the circle going on) and that ink all within CIRCLES.own radii of a bubble's centre and some
+    within CIRCLES.middle of it, not one straight dash (a mark drawn on it: a tick, a cross, a fill; a stray line or a
+    crease runs on far beyond it, or is a dash where it breaks; its end by the ellipse is where it joins the circle),
+    that bubble neither circled nor inside the ellipse (taken)."""
     own = np.zeros(len(beyond), bool)
     if ellipse is None:
         return own
@@ -260,9 +258,8 @@ def _cover(along: np.ndarray, hidden: np.ndarray) -> list[float]:
 
 
 def _trace(along: np.ndarray, b: L.Bubble, radii: np.ndarray, shape) -> tuple[tuple, np.ndarray]:
-    """The circle's path round a bubble: on each ray crossing ink, where the ink is darkest; runs
-    of neighbouring rays joined into lines. Drawn in the box round it (a card of this shape):
-    (the box's slices, the path there)."""
+    """The circle's path round a bubble: on each ray crossing ink, where the ink is darkest; runs of neighbouring rays
+    joined into lines. Drawn in the box round it (a card of this shape): (the box's slices, the path there)."""
     angles = np.linspace(0, 2 * np.pi, CIRCLES.angles, endpoint=False)
     crossed = along.max(axis=1) >= CIRCLES.crossed
     rho = radii[_on_the_circle(along)]

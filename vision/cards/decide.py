@@ -2,8 +2,8 @@
 
 A bubble is marked at definite or above (scores: new ink in mm² of full-strength stroke per mm of radius;
 a circled bubble scores its circle's ink, about 3); a light mark under definite is marked when it is its
-field's one inked bubble, one mark's shape (measure.one_stroke, or its printed ring inked all round)
-with nothing reaching in (light_marks).
+field's one inked bubble, one mark's shape (measure.one_stroke, or its printed ring inked all round), its
+outline rising steeply out of it (measure.steep_outline), with nothing reaching in (light_marks).
 
 findings() makes every finding (a code, the bubble or field, what was measured) from the evidence in one
 place: the doubts (DOUBTS, below; stray lines and circles found while measuring come with the Reading),
@@ -40,10 +40,10 @@ from companion.core.cards import CardRead
 from .. import layouts as L
 from .circles import Circles, faint_free
 from .measure import Levels, bubble_geometry, measured, restored, typical_ring, beside_drawn, closer_scores, paper_noise, \
-    glare_on, ring_peaks, ring_sectors, stroke_share, washed_arc
+    glare_on, ring_peaks, steep_outline, ring_sectors, stroke_share, washed_arc
 from .reasons import Code, Finding, at, why
 from .blank import PX
-from .tuning import CIRCLES, GLARE, LIGHT, MEASURE, Settings, neighbours
+from .tuning import CIRCLES, GLARE, LIGHT, MEASURE, SHADE, Settings, neighbours
 
 ALIKE_LABELS = ("vote",)   # cards whose labels print alike (X, Y, Z): one darker than the others is inked over
 LOOKED_CLOSER = ("number",)   # cards read blank are invalid (V7), the bet lost: a field read blank is looked at closer
@@ -133,15 +133,16 @@ def rules(kind: str, fields: dict) -> list[Finding]:
     return [why(Code(code), **values) for code, values in L.game_of(kind).card_rules.marks(read)]
 
 
-def light_marks(amount: np.ndarray, layout: L.Layout, levels: Levels, scores: dict, band: dict, s: Settings,
-                one_stroke) -> frozenset:
-    """Light marks (under definite) read as marked: each its field's one inked bubble (_lone_ink), one
-    mark's shape (one_stroke), nothing in the band around it. Beside another mark it stays a doubt
-    (a correction? which one is meant?)."""
+def light_marks(grey: np.ndarray, amount: np.ndarray, layout: L.Layout, levels: Levels, scores: dict, band: dict,
+                s: Settings, one_stroke) -> frozenset:
+    """Light marks (under definite) read as marked: each its field's one inked bubble (_lone_ink), its outline
+    steep as a stroke's (SHADE.enclosed of it, as a fill's: no shade), one mark's shape (one_stroke), nothing in
+    the band around it. Beside another mark it stays a doubt (a correction? which one is meant?)."""
     light, ink = set(), {}
     for f in layout.fields:
         key = _lone_ink(f, scores, s)
         if key and scores[key] < s.definite and band[key] <= s.quiet \
+                and steep_outline(grey, amount, layout.kind, levels, key) >= SHADE.enclosed \
                 and (one_stroke(amount, layout.kind, levels, key, s)
                      or _drawn_on_ring(amount, layout.kind, scores, key, s, ink)
                      and one_stroke(amount, layout.kind, levels, key, s, on_ring=True)):
@@ -348,10 +349,9 @@ def _drawn_round(r: Reading) -> np.ndarray | None:
 
 
 def _faint_in_blank(r: Reading, s: Settings) -> Iterator[Finding]:
-    """A field read blank on a card whose blank is a lost bet, looked at with the noise floor as low
-    as its paper allows: a faint pencil tick over the printed digit, its ink under the usual floor
-    but for a little on the paper beside the digit, shows there (a blank bubble's print, spread so
-    a slight misfit is not ink, shows none)."""
+    """A field read blank on a card whose blank is a lost bet, looked at with the noise floor as low as its paper
+    allows: a faint pencil tick over the printed digit, its ink under the usual floor but for a little on the paper
+    beside the digit, shows there (a blank bubble's print, spread so a slight misfit is not ink, shows none)."""
     if r.layout.kind not in LOOKED_CLOSER:
         return
     blank = [name for name, values in r.marked(s).items() if not values]

@@ -364,9 +364,8 @@ def _print_shifts(amount: np.ndarray, kind: str) -> np.ndarray | None:
 
 @lru_cache(maxsize=None)
 def _pieces(kind: str, shape: tuple) -> tuple:
-    """Where a card of this kind holds only the blank's print (not its own data or code); the
-    pieces of the blank's print to match (as ink, 0 paper .. 1 black, at half size), each with its
-    place on the grid; the grid's size."""
+    """Where a card of this kind holds only the blank's print (not its own data or code); the pieces of the blank's
+    print to match (as ink, 0 paper .. 1 black, at half size), each with its place on the grid; the grid's size."""
     printed = cv2.resize((255 - blank_card(kind)).astype(np.float32) / 255, None, fx=LOCATE.half, fy=LOCATE.half,
                          interpolation=cv2.INTER_AREA)
     matched = ~card_data(kind)
@@ -392,9 +391,8 @@ def _vertex(values: np.ndarray) -> float:
 
 
 def _smoothed(shifts: np.ndarray) -> np.ndarray | None:
-    """Each piece's shift the median of its own and its neighbours' found ones, with at least three
-    found (one piece pulled by a mark is outvoted); pieces without take the nearest such. None if
-    there are none."""
+    """Each piece's shift the median of its own and its neighbours' found ones, with at least three found (one piece
+    pulled by a mark is outvoted); pieces without take the nearest such. None if there are none."""
     rows, cols = shifts.shape[:2]
     padded = np.pad(shifts, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
     near = np.stack([padded[dj:dj + rows, di:di + cols] for dj in range(3) for di in range(3)])

@@ -62,11 +62,15 @@ def _steep(grey: np.ndarray, shape: tuple) -> np.ndarray:
     """Where the picture darkens steeper than SHADE.edge per mm (its slope, Sobel's: a grainy photo's
     noise makes no edge, as the darkest and brightest of a few pixels would), against the brighter side,
     marked at a quarter of the resolution (a quarter pixel with any)."""
+    return cv2.resize(cv2.dilate(_steep_edges(grey), np.ones((5, 5), np.uint8)), (shape[1], shape[0]),
+                      interpolation=cv2.INTER_NEAREST) // 255
+
+
+def _steep_edges(grey: np.ndarray) -> np.ndarray:
+    """_steep's edges at full resolution (255 there)."""
     # 128 times the slope: whole-number Sobel sums (a quarter of the float's time), the same bits scaled
     slope = cv2.magnitude(*(cv2.Sobel(grey, cv2.CV_16S, dx, 1 - dx, ksize=5).astype(np.float32) for dx in (0, 1)))
-    edge = cv2.compare(slope, cv2.dilate(grey, _step()).astype(np.float32) * (SHADE.edge / PX * 128), cv2.CMP_GE)
-    return cv2.resize(cv2.dilate(edge, np.ones((5, 5), np.uint8)), (shape[1], shape[0]),
-                      interpolation=cv2.INTER_NEAREST) // 255
+    return cv2.compare(slope, cv2.dilate(grey, _step()).astype(np.float32) * (SHADE.edge / PX * 128), cv2.CMP_GE)
 
 
 def _light_before_ink(steep: np.ndarray, small: np.ndarray, lines_closed: np.ndarray, closed: np.ndarray,
@@ -245,14 +249,13 @@ class BubbleInk:
 
 
 def score_bubbles(m: Measured, kind: str, definite: float, stray: float, cuts: list[Cut] = ()) -> BubbleInk:
-    """Per bubble: its new ink, the ink in the band around it, the share of it filled, and `own`,
-    the new ink in the disc away from the other bubbles' spill zones. New ink is darkness beyond
-    the blank's own print (scaled to how dark the print looks on this card); it is counted in mm²
-    of full-strength stroke per mm of radius, so a 0.5 mm pen circle scores about 3 whatever the
-    bubble's size. `around` leaves out the spill zones of marked bubbles (`definite`) with
-    little ink in their own band (`stray`: no line runs through them): a big circle drawn round
-    such a bubble reaches there. `band` is all the band's ink. `cuts`: ink left out of some bubbles (a
-    stray stroke's, a circle's round another)."""
+    """Per bubble: its new ink, the ink in the band around it, the share of it filled, and `own`, the new ink in the
+    disc away from the other bubbles' spill zones. New ink is darkness beyond the blank's own print (scaled to how
+    dark the print looks on this card); it is counted in mm² of full-strength stroke per mm of radius, so a 0.5 mm pen
+    circle scores about 3 whatever the bubble's size. `around` leaves out the spill zones of marked bubbles
+    (`definite`) with little ink in their own band (`stray`: no line runs through them): a big circle drawn round such
+    a bubble reaches there. `band` is all the band's ink. `cuts`: ink left out of some bubbles (a stray stroke's, a
+    circle's round another)."""
     regions = bubble_regions(kind)
     flat = m.new.ravel()
     keys = regions.keys
@@ -437,8 +440,7 @@ def _paper(kind: str) -> np.ndarray:
 
 @lru_cache(maxsize=None)
 def _contrast_masks():
-    """The thin printed outline (its long runs between the markers) and the markers' solid black
-    (flat indices)."""
+    """The thin printed outline (its long runs between the markers) and the markers' solid black (flat indices)."""
     blank = blank_card("vote")
     frame = np.zeros_like(blank, np.uint8)
     a, bx, by = (round(v * PX) for v in (L.FRAME_INSET, L.CARD_W - L.FRAME_INSET, L.CARD_H - L.FRAME_INSET))
@@ -462,12 +464,11 @@ def sharpness(amount: np.ndarray) -> tuple[float, float]:
 
 def restored(amount: np.ndarray, kind: str, levels: Levels, key: tuple, kept: np.ndarray, faded: float,
               hidden: np.ndarray) -> tuple[float, float, float]:
-    """A bubble's new ink with its contrast restored sector by sector (glare over it kept `kept` of
-    it there): in its disc, and in the ring around it where a circle drawn round it lies (off the
-    other bubbles' discs); and the share of its disc under sectors washed out (under `faded`:
-    nothing left to restore, unknown). The noise floor is taken off after the gain (light added
-    over the paper dims its noise as it dims the ink); `hidden` pixels (flat) are another bubble's
-    circle."""
+    """A bubble's new ink with its contrast restored sector by sector (glare over it kept `kept` of it there): in its
+    disc, and in the ring around it where a circle drawn round it lies (off the other bubbles' discs); and the share
+    of its disc under sectors washed out (under `faded`: nothing left to restore, unknown). The noise floor is taken
+    off after the gain (light added over the paper dims its noise as it dims the ink); `hidden` pixels (flat) are
+    another bubble's circle."""
     index, sector, outer = _glare_zones(kind)[key]
     kept = kept[sector]
     known = (kept >= faded) & ~hidden[index]
@@ -493,12 +494,11 @@ def _glare_zones(kind: str) -> dict:
 
 
 def ring_peaks(amount: np.ndarray, kind: str) -> tuple[dict, np.ndarray, np.ndarray]:
-    """How dark each bubble's printed ring looks at its darkest (a tenth of its footprint darker),
-    over the whole ring and per sector (rows: bubbles), and how full each sector's footprint is
-    (its median over its peak). Unlike the ring's median, the peak keeps when blur spreads the
-    thin ring or the card sits a little off the blank: it falls as glare washes the contrast out.
-    The print's thin line fills about 0.4 of it, less as glare washes it out; a pen line drawn
-    along the ring fills it."""
+    """How dark each bubble's printed ring looks at its darkest (a tenth of its footprint darker), over the whole ring
+    and per sector (rows: bubbles), and how full each sector's footprint is (its median over its peak). Unlike the
+    ring's median, the peak keeps when blur spreads the thin ring or the card sits a little off the blank: it falls as
+    glare washes the contrast out. The print's thin line fills about 0.4 of it, less as glare washes it out; a pen
+    line drawn along the ring fills it."""
     whole, sectors = _ring_footprints(kind)
     flat = amount.ravel()
     peaks = _quantiles(flat, whole, 0.9)
@@ -543,9 +543,8 @@ def _ring_arcs(kind: str) -> list:
 
 
 def glare_on(grey: np.ndarray, kind: str, key: tuple) -> bool:
-    """Whether a bubble's disc holds glare, which ink() takes for paper (a fingertip's shade round it looks like
-    ink): brighter than LIGHT.glare_ceiling times the card's brightest blank paper, or the camera's white where
-    that paper is short of it (a photo lit near white)."""
+    """Whether a bubble's disc holds glare (ink() takes it for paper): brighter than LIGHT.glare_ceiling times the
+    card's brightest blank paper, or the camera's white where that paper is short of it (lit near white)."""
     g, paper, white = bubble_geometry(kind)[key], grey.ravel()[_paper(kind)].max(), np.iinfo(grey.dtype).max
     return paper < white and bool((grey[g.where][g.disc] >= min(LIGHT.glare_ceiling * paper, white)).any())
 
@@ -610,17 +609,16 @@ def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = MEASURE.sect
 
 
 def one_stroke(amount: np.ndarray, kind: str, levels: Levels, key: tuple, s: Settings, on_ring: bool = False) -> bool:
-    """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least
-    s.span radii long, and (with the other sizeable pieces) a figure, not a lone straight dash, with
-    some of it on open paper (s.open_paper, or s.open_room of the disc's own share of open paper where
-    the print leaves little: a small bubble's label fills most of it, and a tick across it shows
-    only where it leaves the label). A ring, tick, cross or dot is; noise, JPEG and uneven
-    light scatter; the print's misfit on a curled card lies only right along the print. Print the
-    stroke crosses (the ring, the letter) hides its ink there, so print right beside the ink joins
-    it up (and is measured with it), and so does the whole of a printed label it touches (a cross
-    over the label: its arms either side), though the label is no part of the mark's size or shape.
-    on_ring: its printed ring is inked over all round (a circle drawn on the ring, which the print's
-    misfit never is): its ink may all lie right along the print."""
+    """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least s.span radii long,
+    and (with the other sizeable pieces) a figure, not a lone straight dash, with some of it on open paper
+    (s.open_paper, or s.open_room of the disc's own share of open paper where the print leaves little: a small
+    bubble's label fills most of it, and a tick across it shows only where it leaves the label). A ring, tick, cross
+    or dot is; noise, JPEG and uneven light scatter; the print's misfit on a curled card lies only right along the
+    print. Print the stroke crosses (the ring, the letter) hides its ink there, so print right beside the ink joins it
+    up (and is measured with it), and so does the whole of a printed label it touches (a cross over the label: its
+    arms either side), though the label is no part of the mark's size or shape. on_ring: its printed ring is inked
+    over all round (a circle drawn on the ring, which the print's misfit never is): its ink may all lie right along
+    the print."""
     g = bubble_geometry(kind)[key]
     where, inside, ring, printed = g.where, g.disc, g.ring, g.printed
     new = _new_ink(amount[where], printed, levels) * inside
@@ -641,6 +639,16 @@ def one_stroke(amount: np.ndarray, kind: str, levels: Levels, key: tuple, s: Set
         return False
     long, short = _extent(np.isin(labels, 1 + np.nonzero(pieces >= MEASURE.piece_share * pieces.sum())[0]) & shown)
     return short >= s.flat * long
+
+
+def steep_outline(grey: np.ndarray, amount: np.ndarray, kind: str, levels: Levels, key: tuple) -> float:
+    """The share of the outline of a bubble's new ink (in its disc, off the print) rising steeply (_steep_edges):
+    a stroke's all round, a shade's beside a bright spot on one side only (none off the print: 1)."""
+    g = bubble_geometry(kind)[key]
+    ink = ((_new_ink(amount[g.where], g.printed, levels) >= MEASURE.traced) & g.disc).view(np.uint8)
+    outline = (cv2.dilate(ink, _step()) > 0) & (ink == 0) & g.disc & (g.printed < SHAPE.printed)
+    edges = cv2.dilate(_steep_edges(grey[g.where]), _step()) > 0
+    return float(edges[outline].mean()) if outline.any() else 1.0
 
 
 def beside_drawn(amount: np.ndarray, kind: str, levels: Levels, key: tuple, drawn: np.ndarray) -> bool:

@@ -133,7 +133,7 @@ class Scanner:
         spilt = [(name, b.value) for name, b in layout.bubbles() if (name, b.value) not in circles.circled
                  and scores[name, b.value] >= s.trace and D.spilt(layout, (name, b.value), b, scores, own, s)]
         scores = {**scores, **{key: own[key] for key in spilt}}
-        light = D.light_marks(amount, layout, levels, scores, numbers.band, s, one_stroke)
+        light = D.light_marks(grey, amount, layout, levels, scores, numbers.band, s, one_stroke)
         under = tuple(under_circle(m, kind, circles, s.marginal)) if circles.circled else ()
         return Reading(layout, grey, amount, levels, scores, numbers.around, numbers.filled, light, blurred,
                        line_findings, circles, under, stroke_cuts[0].pixels if stroke_cuts else None)
@@ -145,10 +145,9 @@ class Scanner:
 
     def _unstroked(self, m: Measured, layout: L.Layout, numbers: BubbleInk, cuts: list[Cut], circles: Circles,
                    stroke_cut: StrokeCut):
-        """The numbers again without the ink of long straight strokes running right through a bubble
-        (a stray pen line is no mark), and a doubt if a stroke covers more ink than its own (a mark
-        drawn along it?); and which bubbles the strokes' ink was taken out of. Only run where some
-        bubble is not clearly blank."""
+        """The numbers again without the ink of long straight strokes running right through a bubble (a stray pen line
+        is no mark), and a doubt if a stroke covers more ink than its own (a mark drawn along it?); and which bubbles
+        the strokes' ink was taken out of. Only run where some bubble is not clearly blank."""
         s, covered, crossed, touched = self.settings, stroke_cut.covered, stroke_cut.crossed, stroke_cut.touched
         keys = [(name, b.value) for name, b in layout.bubbles()]
         if touched.any():

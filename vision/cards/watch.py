@@ -47,15 +47,13 @@ def photo_id(result: Result) -> str | None:
 
 
 class FolderWatcher:
-    """The live event's scanner folder: each new image is scanned, sent to the referee, logged,
-    and moved to done/, review/ or rejected/ (a forged, foreign or unreadable card never counts).
-    A file is read once its size and time have stopped changing for SETTLE seconds (seen so, or
-    its time says so); one that does not decode (the first half of a slow copy) waits while it
-    changes, and is rejected only when it has been seen unchanged for GIVE_UP seconds.
-    With `workers` > 1 the files due are scanned side by side in as many processes (a Pi's
-    cores); each is still refereed, logged and moved one at a time, in the order they arrived.
-    A file whose scanning process died or failed is rejected saying so (its process is started
-    again): a photo that crashes the scanner is not tried for ever."""
+    """The live event's scanner folder: each new image is scanned, sent to the referee, logged, and moved to done/,
+    review/ or rejected/ (a forged, foreign or unreadable card never counts). A file is read once its size and time
+    have stopped changing for SETTLE seconds (seen so, or its time says so); one that does not decode (the first half
+    of a slow copy) waits while it changes, and is rejected only when it has been seen unchanged for GIVE_UP seconds.
+    With `workers` > 1 the files due are scanned side by side in as many processes (a Pi's cores); each is still
+    refereed, logged and moved one at a time, in the order they arrived. A file whose scanning process died or failed
+    is rejected saying so (its process is started again): a photo that crashes the scanner is not tried for ever."""
 
     SETTLE = 0.3        # seconds a file's size and time must stay the same before it is read (the scanner may be writing)
     GIVE_UP = 5.0       # seconds a file that does not decode must stay the same before it is rejected (a copy paused)
