@@ -1,8 +1,22 @@
-"""Run-wide reporting: a run that skipped tests says so in one line before pytest's own tally,
-with how many and why (each reason names what to install to run them)."""
+"""Run-wide: the order tests start in, and a run that skipped tests says so in one line before
+pytest's own tally, with how many and why (each reason names what to install to run them)."""
 from __future__ import annotations
 
 from collections import Counter
+
+
+# The screens' and nights' drills (over half the run's time, much of it waiting on a clock) start
+# first; the many quick tests come last and fill in round them, so no worker ends the run alone.
+FIRST = ("tui", "vision", "drivers", "companion")
+
+
+def started_first(nodeid: str) -> int:
+    folder = nodeid.split("/")[1] if nodeid.count("/") > 1 else ""
+    return FIRST.index(folder) if folder in FIRST else len(FIRST)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    items.sort(key=lambda item: started_first(item.nodeid))       # stable: a file's tests stay in order
 
 
 def skip_reason(report) -> str:
