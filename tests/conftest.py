@@ -10,13 +10,13 @@ from collections import Counter
 FIRST = ("tui", "vision", "drivers", "companion")
 
 
-def started_first(nodeid: str) -> int:
-    folder = nodeid.split("/")[1] if nodeid.count("/") > 1 else ""
+def start_rank(item) -> int:
+    folder = item.path.parent.name
     return FIRST.index(folder) if folder in FIRST else len(FIRST)
 
 
 def pytest_collection_modifyitems(items) -> None:
-    items.sort(key=lambda item: started_first(item.nodeid))       # stable: a file's tests stay in order
+    items.sort(key=start_rank)       # stable: a file's tests stay in order
 
 
 def skip_reason(report) -> str:
