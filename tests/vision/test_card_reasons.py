@@ -19,7 +19,8 @@ cv2.setNumThreads(1)
 def values(code: Code) -> dict:
     """Values enough for any message (those it does not name are ignored)."""
     return {"field": "ball", "value": "7", "score": 0.41, "cover": 0.5, "count": 2, "kind": "bingo",
-            "circled": (("ball", "3"),), "other": (("ball", "4"),), "counts": [("ball", 0), ("cell", 2)]}
+            "circled": (("ball", "3"),), "other": (("ball", "4"),), "counts": [("ball", 0), ("cell", 2)],
+            "outline": 0.3}
 
 
 @pytest.mark.parametrize("code", list(Code))

@@ -221,7 +221,8 @@ def test_a_glare_spot_in_a_blank_bubble_at_a_fingertip_is_no_mark(scanner, light
 
 @pytest.mark.parametrize("light,width,at,radius,strength,voted", [
     (0.55, 8, (0, 0), 1.0, 200, None), (0.55, 8, (0, 0), 1.0, 200, Y), (0.7, 10, (0, -1), 1.5, 250, None),
-    (0.85, 13, (-1, 0), 1.5, 250, Y), (0.95, 8, (0, 0), 1.0, 250, None), (0.55, 8, (0, -1), 1.0, 80, None)])
+    (0.85, 13, (-1, 0), 1.5, 250, Y), (0.95, 8, (0, 0), 1.0, 250, None), (0.55, 8, (0, -1), 1.0, 80, None),
+    (1.0, 13, (0, -1), 1.5, 250, None), (1.0, 13, (0.5, -0.5), 1.5, 160, Y), (1.0, 8, (0, 0), 1.5, 250, Y)])
 def test_glare_in_the_middle_of_a_blank_bubble_at_a_fingertip_is_no_mark(scanner, light, width, at, radius,
                                                                           strength, voted):
     """A glare spot in a blank bubble's middle, at a fingertip in shade: the shade round the spot read as a
@@ -229,5 +230,7 @@ def test_glare_in_the_middle_of_a_blank_bubble_at_a_fingertip_is_no_mark(scanner
     brighter than any paper on the card, or white as the camera sees in a photo lit near white
     (measure.glare_on), and the mark mostly fainter than a stroke: glare's halo, held for the operator. A
     fainter spot (80 over the shade) is no glare, but the shade round it is no light mark: its outline rises
-    steeply on the spot's side only (measure.steep_outline). (fingertip_glare_sweep.py draws the whole class.)"""
+    steeply on the spot's side only (measure.steep_outline). Where the paper is at the camera's white no glare
+    shows, and the shade read a definite mark (0.63-1.14): its outline is as soft, held for the operator
+    (`soft_mark`). (fingertip_glare_sweep.py draws the whole class.)"""
     assert not fingertip_glare_sweep.silent(scanner, light, width, at, radius, strength, voted)

@@ -1,12 +1,10 @@
 """Card scanner: one image in, one decision out — counted, invalid, review or rejected.
 
-Per image: find the four ArUco fiducials and fit a homography (or, with a marker hidden,
-the printed outline), rectify the card, read and verify its QR code (locate), then score every
-bubble as new ink against the blank card rendered from the same layout (blank, measure). Before
-deciding, the ink of long straight strokes (a stray pen line) is taken out of the bubbles they
-cross (strokes), and ink that only a neighbour's big circle put into a bubble is that
-neighbour's. One table (decide) turns the measurements into blank / mark / review with the
-reason. A confident wrong answer is the worst failure: whenever a check is unsure, review.
+Per image: find the four ArUco fiducials and fit a homography (or, with a marker hidden, the printed outline), rectify
+the card, read and verify its QR code (locate), then score every bubble's new ink against the blank card, the paper's
+own light taken out first (blank, measure), with a stray pen line's ink taken out (strokes) and a circle drawn round a
+bubble scored as its mark (circles). Every doubt is a finding with a code (reasons); one table (decide) turns them
+into counted / invalid / review. A confident wrong answer is the worst failure: whenever a check is unsure, review.
 The watched scanner folder and the way into the referee are in watch.
 """
 from .result import Result

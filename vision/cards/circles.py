@@ -1,15 +1,13 @@
 """Circles drawn round a bubble (R6: players circle X, Y or Z, ○で囲む).
 
-A pen circle round a bubble may lie anywhere from inside its printed ring to well outside it
-(0.9-1.8 x the ring's radius, an ellipse, open at a gap), and a wide one crosses its neighbours'
-rings and discs. Seen from the bubble's centre, its ink lies on nearly every ray; seen from a
-neighbour's, on a few. So each bubble is looked at along CIRCLES.angles rays between CIRCLES.arc_inner
-and arc_outer radii of its
-centre: the share of rays that cross new ink (of those not hidden by black print) is its cover.
-A bubble with most rays covered is circled: the circle's path is traced (where each ray's ink
-is darkest), its ink is that bubble's mark, and the path is taken out of every other bubble's
-disc and band, so it is never read as a neighbour's mark. A bubble partly covered after that
-(part of a circle, a circle round two labels) is a doubt, never a blank.
+A pen circle round a bubble may lie anywhere from inside its printed ring to well outside it (0.9-1.8 x the ring's
+radius, an ellipse, open at a gap), and a wide one crosses its neighbours' rings and discs. Seen from the bubble's
+centre, its ink lies on nearly every ray; seen from a neighbour's, on a few. So each bubble is looked at along
+CIRCLES.angles rays between CIRCLES.arc_inner and arc_outer radii of its centre: the share of rays that cross new ink
+(of those not hidden by black print) is its cover. A bubble with most rays covered is circled: the circle's path is
+traced (where each ray's ink is darkest), its ink is that bubble's mark, and the path is taken out of every other
+bubble's disc and band, so it is never read as a neighbour's mark. A bubble partly covered after that (part of a
+circle, a circle round two labels) is a doubt, never a blank.
 """
 from __future__ import annotations
 

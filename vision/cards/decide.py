@@ -15,9 +15,9 @@ holding a finding decides, in this order:
     review   long stray lines: touching a bubble with ink, ink beside one running in, one over more ink
              than its own, a line in pieces through a mark (D19: a line running through is taken out)
     review   circles: round two bubbles, ink joined to one in another's middle, reaching in, over ink
-    review   the marks: unclear (between marginal and definite), a line through one, a correction beside
-             a filled mark; faint ink, an inked ring or label, part of a circle or a faint circle round a
-             bubble read blank; a number card's blank field looked at closer; a blank field in a noisy picture
+    review   the marks: unclear (between marginal and definite), a line through one, one without ink's steep outline (a
+             shade?), a correction beside a filled mark; faint ink, an inked ring or label, part of a circle or a faint
+             circle round a bubble read blank; a number card's blank field looked at closer; a noisy blank field
     invalid  a vote blank, with two marks or more (R6; D18); a number card blank or with several (V7)
     review   a dice-vote card with two faces on a die or none at all (AB7); another card with a field
              holding none or several (D2)
@@ -241,6 +241,9 @@ def _unseen(r: Reading, s: Settings, key: tuple, kept) -> str | None:
 
 
 def _unclear(r: Reading, s: Settings) -> Iterator[Finding]:
+    """Marks unclear: between marginal and definite; a line through one; a definite one whose outline mostly does not
+    rise steeply out of it (measure.steep_outline under SHADE.enclosed, as a light mark's must): ink is dark and has
+    edges, a shade has none (a fingertip's round a glare spot on paper at the camera's white; a pencil fill as faint)."""
     scores, around, filled, light, run = r.scores, r.around, r.filled, r.light, run_on(r, s)
     for f in r.layout.fields:
         for b in f.bubbles:
@@ -249,6 +252,9 @@ def _unclear(r: Reading, s: Settings) -> Iterator[Finding]:
                 continue
             if s.marginal <= scores[key] < s.definite and key not in light and not _edge(r, s, key):
                 yield why(Code.UNCLEAR_MARK, **at(key), score=scores[key])
+            if scores[key] >= s.definite and key not in r.circles.circled and \
+                    (outline := steep_outline(r.grey, r.amount, r.layout.kind, r.levels, key)) < SHADE.enclosed:
+                yield why(Code.SOFT_MARK, **at(key), outline=outline)
             # a circled bubble's mark is its circle, which no line through it makes (ink on most rays round it)
             if scores[key] >= s.marginal and filled[key] < s.heavy and around[key] >= s.stray \
                     and key not in r.circles.circled:
@@ -400,6 +406,7 @@ TABLE = (
     # the marks
     (Code.UNCLEAR_MARK, "review"),
     (Code.LINE_THROUGH, "review"),
+    (Code.SOFT_MARK, "review"),
     (Code.CORRECTION, "review"),
     (Code.MARKS_JOINED, "review"),
     (Code.FAINT_INK, "review"),

@@ -20,14 +20,13 @@ MAD_SIGMA = 1.4826       # a median absolute deviation times this: the standard 
 def ink(grey: np.ndarray) -> np.ndarray:
     """How much darker than the paper around it each pixel is (0 paper .. 1 black).
 
-    The paper level is a closing wider than any mark, so a shadow or uneven light (broad, or a
-    step) is paper, while a pen stroke or a filled dot (narrower than the window) is ink. The card
-    is padded with its own edge first: a shadow's corner cut off by the card's edge (a fold's shade
-    narrower there than the window) would otherwise be closed over and read as ink. Glare is
-    capped first (_glare_ceiling), and a narrow closing keeps a pen line under glare on its bright paper.
-    Light before ink: where the paper darkens more softly than any ink's edge (a hand's or a phone's
-    shadow narrower than the window, light falling off steeply), the paper level follows it down
-    (_light_before_ink): ink is dark and has edges, a shadow is dark without them."""
+    The paper level is a closing wider than any mark, so a shadow or uneven light (broad, or a step) is paper, while a
+    pen stroke or a filled dot (narrower than the window) is ink. The card is padded with its own edge first: a shadow's
+    corner cut off by the card's edge (a fold's shade narrower there than the window) would otherwise be closed over and
+    read as ink. Glare is capped first (_glare_ceiling), and a narrow closing keeps a pen line under glare on its bright
+    paper. Light before ink: where the paper darkens more softly than any ink's edge (a hand's or a phone's shadow
+    narrower than the window, light falling off steeply), the paper level follows it down (_light_before_ink): ink is
+    dark and has edges, a shadow is dark without them."""
     grey = cv2.GaussianBlur(grey, (3, 3), 0)       # sensor noise would read as faint ink everywhere
     small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     window = int(LIGHT.paper_window_mm * PX / 4) | 1
@@ -301,7 +300,7 @@ def _a_figure(regions: _Regions, inside_ink: np.ndarray, k: int, width: int) -> 
     start, end = np.searchsorted(label, [k, k + 1])
     own = regions.own_disc[start:end]
     weights = inside_ink[start:end][own]
-    if weights.sum() <= 0:
+    if np.count_nonzero(weights) <= 1:      # (one pixel has no spread: np.cov divides by zero)
         return False
     at = index[start:end][own]
     spread = np.cov(np.stack([at % width, at // width]), aweights=weights)
@@ -402,11 +401,10 @@ def _quiet_paper(paper: np.ndarray) -> bool:
 
 
 def closer_scores(amount: np.ndarray, kind: str, levels: Levels, floor: float) -> dict:
-    """Per bubble, the new ink in its disc on open paper (_open_paper: off the print's misfit and
-    its soft edges), with the noise floor at `floor`, under LIGHT.noise_floor where the paper is quiet:
-    a faint pencil stroke is not much darker than LIGHT.noise_floor, and over the print its ink hardly
-    shows (the print was dark there already), so where it leaves the print is what there is to see.
-    Counted as score_bubbles counts it (mm² per mm of radius), no cuts."""
+    """Per bubble, the new ink in its disc on open paper (_open_paper: off the print's misfit and its soft edges), with
+    the noise floor at `floor`, under LIGHT.noise_floor where the paper is quiet: a faint pencil stroke is not much
+    darker than LIGHT.noise_floor, and over the print its ink hardly shows (the print was dark there already), so where
+    it leaves the print is what there is to see. Counted as score_bubbles counts it (mm² per mm of radius), no cuts."""
     regions = bubble_regions(kind)
     index, label = regions.inside
     new = _new_ink(amount.ravel()[index], spread_print(kind).ravel()[index], replace(levels, floor=floor))
@@ -609,16 +607,15 @@ def _sector(flat: np.ndarray, b: L.Bubble, width: int, parts: int = MEASURE.sect
 
 
 def one_stroke(amount: np.ndarray, kind: str, levels: Levels, key: tuple, s: Settings, on_ring: bool = False) -> bool:
-    """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least s.span radii long,
-    and (with the other sizeable pieces) a figure, not a lone straight dash, with some of it on open paper
-    (s.open_paper, or s.open_room of the disc's own share of open paper where the print leaves little: a small
-    bubble's label fills most of it, and a tick across it shows only where it leaves the label). A ring, tick, cross
-    or dot is; noise, JPEG and uneven light scatter; the print's misfit on a curled card lies only right along the
-    print. Print the stroke crosses (the ring, the letter) hides its ink there, so print right beside the ink joins it
-    up (and is measured with it), and so does the whole of a printed label it touches (a cross over the label: its
-    arms either side), though the label is no part of the mark's size or shape. on_ring: its printed ring is inked
-    over all round (a circle drawn on the ring, which the print's misfit never is): its ink may all lie right along
-    the print."""
+    """Whether a bubble's new ink is one mark's shape: most of it in one connected piece at least s.span radii long, and
+    (with the other sizeable pieces) a figure, not a lone straight dash, with some of it on open paper (s.open_paper, or
+    s.open_room of the disc's own share of open paper where the print leaves little: a small bubble's label fills most
+    of it, and a tick across it shows only where it leaves the label). A ring, tick, cross or dot is; noise, JPEG and
+    uneven light scatter; the print's misfit on a curled card lies only right along the print. Print the stroke crosses
+    (the ring, the letter) hides its ink there, so print right beside the ink joins it up (and is measured with it), and
+    so does the whole of a printed label it touches (a cross over the label: its arms either side), though the label is
+    no part of the mark's size or shape. on_ring: its printed ring is inked over all round (a circle drawn on the ring,
+    which the print's misfit never is): its ink may all lie right along the print."""
     g = bubble_geometry(kind)[key]
     where, inside, ring, printed = g.where, g.disc, g.ring, g.printed
     new = _new_ink(amount[where], printed, levels) * inside

@@ -1,8 +1,7 @@
-"""Why a card goes to review, is invalid or is ignored: one code per finding, with its message in
-Japanese and English. The scanner's checks give Findings (a code, the bubble it concerns, the measured
-quantities its message names); decide's table picks the one that decides, the Result keeps its code
-(reason_code) and English message (reason), which the console, the journal and the review queue show,
-and every finding seen; `companion bench cards` counts the codes.
+"""Why a card goes to review, is invalid or is ignored: one code per finding, with its message in Japanese and English.
+The scanner's checks give Findings (a code, the bubble it concerns, the measured quantities its message names);
+decide's table picks the one that decides, the Result keeps its code (reason_code) and English message (reason), which
+the console, the journal and the review queue show, and every finding seen; `companion bench cards` counts the codes.
 """
 from __future__ import annotations
 
@@ -97,6 +96,8 @@ class Code(StrEnum):
                   "{value} ({field}) の印刷の輪がなぞられている：印が描かれている？")
     LABEL_INKED = (auto(), "the printed label {value} ({field}) looks inked over: a light mark drawn along it?",
                    "{value} ({field}) の印刷の文字がなぞられているように見える：薄い印？")
+    SOFT_MARK = (auto(), "the mark at {value} ({field}) has no ink's sharp outline ({outline:.0%} of it): a mark or a shade?",
+                 "{value} ({field}) の印にインクのくっきりした輪郭がない（{outline:.0%}）：印か、影か？")
     # the rules' verdicts on what was read
     BLANK_VOTE = auto(), "blank: nothing marked (R6)", "白票：印がない (R6)"
     TWO_MARKS = auto(), "two marks (R6)", "印がふたつ (R6)"

@@ -1,17 +1,16 @@
-"""The card scanner's one tuning table: every threshold it decides by, grouped by stage, each with its
-value, unit, valid range and the reason it exists (entry()). Geometry that follows from the layout
-(the patch round a bubble, the band beyond a big circle, which bubbles are neighbours) is derived
-from the bubbles' radii here, not written again where it is used.
+"""The card scanner's one tuning table: every threshold it decides by, grouped by stage, each with its value, unit,
+valid range and the reason it exists (entry()). Geometry that follows from the layout (the patch round a bubble, the
+band beyond a big circle, which bubbles are neighbours) is derived from the bubbles' radii here, not written again
+where it is used.
 
-Scores are new ink in mm² of full-strength stroke per mm of bubble radius: a 0.5 mm pen circle
-scores about 3, a small tick about 1, a blank bubble under 0.2 (see the bench). "radii" are a
-bubble's own radius; "ink" is measure.ink()'s darkness against the paper (0 paper .. 1 black); "new
-ink" is darkness beyond the blank's print as a share of a full-strength stroke.
+Scores are new ink in mm² of full-strength stroke per mm of bubble radius: a 0.5 mm pen circle scores about 3, a small
+tick about 1, a blank bubble under 0.2 (see the bench). "radii" are a bubble's own radius; "ink" is measure.ink()'s
+darkness against the paper (0 paper .. 1 black); "new ink" is darkness beyond the blank's print as a share of a
+full-strength stroke.
 
-Only the decision stage (Settings) is set per event, in [cards] of event.toml (settings_for): a
-value out of its range, or one breaking an ordering (marginal < definite, ...), is one line naming
-the key and the file. The other stages are fixed with the code that measures them.
-"""
+Only the decision stage (Settings) is set per event, in [cards] of event.toml (settings_for): a value out of its
+range, or one breaking an ordering (marginal < definite, ...), is one line naming the key and the file. The other
+stages are fixed with the code that measures them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
