@@ -249,6 +249,15 @@ def test_the_per_style_table_counts_each_style_and_the_silent_errors():
     assert tally.circled == [1, 2] and len(tally.errors) == 1 and len(tally.times) == 2
 
 
+@pytest.mark.parametrize("circled,said,missed", [([0, 0], "circled votes counted: none in this corpus", False),
+                                                 ([95, 100], "circled votes counted: 95/100 = 95.00% (target 97%)", True)])
+def test_the_circled_votes_target_is_judged_only_over_circled_votes(circled, said, missed):
+    tally, lines = B.Tally(), []
+    tally.circled = circled
+    failed = B._report("clean", tally, lines.append)
+    assert f"  {said}" in lines and any("circled" in f for f in failed) == missed
+
+
 def test_the_bench_prints_every_style_row_the_bad_input_and_the_watched_folder(deck, tmp_path, monkeypatch):
     monkeypatch.setattr(D, "deck", lambda cache=None: deck)
     said = []
@@ -283,8 +292,8 @@ def test_the_shadow_corpus_is_its_own_and_the_bench_names_its_seeds(deck, tmp_pa
         next(C.generate(deck, 1, "hard", 7, corpus="shade"))
     monkeypatch.setattr(D, "deck", lambda cache=None: deck)
     said = []
-    B.bench(4, S.SHADOW_TUNING[0], 0, said.append, tmp_path, workers=1, corpus="shadows")   # (827 stays unseen)
-    assert "shadows corpus, seed 1 (the tuning seed; tune on 1-9, report from 827)" in said[0], said[0]
+    B.bench(4, S.SHADOW_TUNING[0], 0, said.append, tmp_path, workers=1, corpus="shadows")   # (929 stays unseen)
+    assert "shadows corpus, seed 1 (the tuning seed; tune on 1-9, report from 929)" in said[0], said[0]
     assert [line for line in said[said.index("hard tier"):] if line.startswith(tuple(S.STYLES))], said
 
 
