@@ -96,8 +96,8 @@ class Code(StrEnum):
                   "{value} ({field}) の印刷の輪がなぞられている：印が描かれている？")
     LABEL_INKED = (auto(), "the printed label {value} ({field}) looks inked over: a light mark drawn along it?",
                    "{value} ({field}) の印刷の文字がなぞられているように見える：薄い印？")
-    SOFT_MARK = (auto(), "the mark at {value} ({field}) has no ink's sharp outline ({outline:.0%} of it): a mark or a shade?",
-                 "{value} ({field}) の印にインクのくっきりした輪郭がない（{outline:.0%}）：印か、影か？")
+    SOFT_MARK = (auto(), "the mark at {value} ({field}) has a soft outline ({outline:.0%} of it sharp): a mark or a shade?",
+                 "{value} ({field}) の印の輪郭がぼやけている（くっきりした縁 {outline:.0%}）：印か、影か？")
     # the rules' verdicts on what was read
     BLANK_VOTE = auto(), "blank: nothing marked (R6)", "白票：印がない (R6)"
     TWO_MARKS = auto(), "two marks (R6)", "印がふたつ (R6)"

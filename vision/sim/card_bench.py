@@ -186,7 +186,8 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
     if not all_:        # (a corpus of other classes, the shadow corpus: no target over no cards)
         say("  circled votes counted: none in this corpus")
     else:
-        say(f"  circled votes counted: {right}/{all_} = {right / all_:.2%}" + (f" (target {target:.0%})" if target else ""))
+        say(f"  circled votes counted: {right}/{all_} = {right / all_:.2%}"
+            + (f" (target {target:.0%})" if target else ""))
         if target and right / all_ < target:
             failed.append(f"{tier}: circled votes counted {right / all_:.2%} < {target:.0%}")
     if tally.times:
