@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import itertools
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -19,6 +21,30 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
 
 def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def launch(*args: str) -> subprocess.Popen:
+    """Chromium with FLAGS and args, in a process group of its own (its helpers with it: see stop)."""
+    return subprocess.Popen([chromium(), *FLAGS, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def stop(browser: subprocess.Popen, seconds: float = 10) -> None:
+    """Chromium and every helper it started gone: a helper outliving the browser still wrote in its profile
+    folder while the folder was removed (`Directory not empty: 'Default'`)."""
+    try:
+        os.killpg(browser.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    browser.wait(seconds)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(browser.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.killpg(browser.pid, signal.SIGKILL)
 
 
 def free_port() -> int:
@@ -50,9 +76,8 @@ class DevTools:
 async def _shoot(url: str, size: tuple[int, int], ready_js: str, settle: float, timeout: float) -> bytes:
     port = free_port()
     with tempfile.TemporaryDirectory() as profile:
-        browser = subprocess.Popen([chromium(), *FLAGS, f"--user-data-dir={profile}",
-                                    f"--remote-debugging-port={port}", f"--window-size={size[0]},{size[1]}",
-                                    "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        browser = launch(f"--user-data-dir={profile}", f"--remote-debugging-port={port}",
+                         f"--window-size={size[0]},{size[1]}", "about:blank")
         try:
             async with aiohttp.ClientSession() as http:
                 target = await _page(http, port, timeout)
@@ -69,8 +94,7 @@ async def _shoot(url: str, size: tuple[int, int], ready_js: str, settle: float, 
                     shot = await tools.call("Page.captureScreenshot", format="png")
                     return base64.b64decode(shot["data"])
         finally:
-            browser.terminate()
-            browser.wait(10)
+            stop(browser)
 
 
 async def _page(http, port: int, timeout: float) -> dict:

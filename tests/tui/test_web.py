@@ -23,7 +23,7 @@ import pytest
 
 from companion.core import words
 
-from screens_chromium import FLAGS, DevTools, _page, chromium, free_port
+from screens_chromium import DevTools, _page, chromium, free_port, launch, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = [json.loads(line) for line in (ROOT / "examples/demo-game.jsonl").read_text().splitlines()
@@ -112,9 +112,7 @@ class Browser:
     def __init__(self, profile: str):
         self.loop = asyncio.new_event_loop()
         port = free_port()
-        self.process = subprocess.Popen([chromium(), *FLAGS, f"--user-data-dir={profile}",
-                                         f"--remote-debugging-port={port}", "about:blank"],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = launch(f"--user-data-dir={profile}", f"--remote-debugging-port={port}", "about:blank")
         self.run(self._connect(port))
 
     def run(self, work):
@@ -165,8 +163,7 @@ class Browser:
             await self.http.close()
         self.run(closing())
         self.loop.close()
-        self.process.terminate()
-        self.process.wait(10)
+        stop(self.process)
 
 
 @pytest.fixture(scope="module")
