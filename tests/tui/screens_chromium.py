@@ -32,19 +32,18 @@ def launch(*args: str) -> subprocess.Popen:
 def stop(browser: subprocess.Popen, seconds: float = 10) -> None:
     """Chromium and every helper it started gone: a helper outliving the browser still wrote in its profile
     folder while the folder was removed (`Directory not empty: 'Default'`)."""
-    try:
-        os.killpg(browser.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    browser.wait(seconds)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    for sign in (signal.SIGTERM, signal.SIGKILL):       # the group asked to end, then made to
         try:
-            os.killpg(browser.pid, 0)
+            os.killpg(browser.pid, sign)
+            browser.wait(seconds)                        # (reaped: a zombie still counts in its group)
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                os.killpg(browser.pid, 0)
+                time.sleep(0.05)
         except ProcessLookupError:
             return
-        time.sleep(0.05)
-    os.killpg(browser.pid, signal.SIGKILL)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 def free_port() -> int:

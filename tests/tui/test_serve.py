@@ -17,7 +17,7 @@ import pytest
 from tui.serve import DisplayServer, display_command
 from tui.bingo.widgets import PLACE_COLOURS
 
-from screens_chromium import DevTools, chromium, free_port
+from screens_chromium import DevTools, _page, chromium, free_port, launch, stop
 from screens_game import game
 from screens_helpers import first_answer
 
@@ -108,13 +108,10 @@ def test_chromium_shows_the_board_and_reconnects(served, tmp_path):
     async def run():
         port = free_port()
         profile = tmp_path / "profile"
-        from screens_chromium import FLAGS
-        browser = subprocess.Popen([chromium(), *FLAGS, f"--user-data-dir={profile}", f"--remote-debugging-port={port}",
-                                    "--window-size=1920,1080", "about:blank"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        browser = launch(f"--user-data-dir={profile}", f"--remote-debugging-port={port}", "--window-size=1920,1080",
+                         "about:blank")
         try:
             async with aiohttp.ClientSession() as http:
-                from screens_chromium import _page
                 target = await _page(http, port, 30)
                 async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
                     tools = DevTools(ws)
@@ -134,8 +131,7 @@ def test_chromium_shows_the_board_and_reconnects(served, tmp_path):
                     again = await tools.call("Page.captureScreenshot", format="png")
                     return first["data"], again["data"]
         finally:
-            browser.terminate()
-            browser.wait(10)
+            stop(browser)
 
     import base64
     first, again = (base64.b64decode(data) for data in asyncio.run(run()))

@@ -186,10 +186,10 @@ def _report(tier: str, tally: Tally, say) -> list[str]:
     if not all_:        # (a corpus of other classes, the shadow corpus: no target over no cards)
         say("  circled votes counted: none in this corpus")
     else:
-        say(f"  circled votes counted: {right}/{all_} = {right / all_:.2%}"
-            + (f" (target {target:.0%})" if target else ""))
-        if target and right / all_ < target:
-            failed.append(f"{tier}: circled votes counted {right / all_:.2%} < {target:.0%}")
+        share = right / all_
+        say(f"  circled votes counted: {right}/{all_} = {share:.2%}" + (f" (target {target:.0%})" if target else ""))
+        if target and share < target:
+            failed.append(f"{tier}: circled votes counted {share:.2%} < {target:.0%}")
     if tally.times:
         cpu, wall = _spread(tally.cpu), _spread(tally.times)
         say(f"  time per 1600x1200 photo on one core: CPU median {cpu[0]:.1f} ms, p95 {cpu[1]:.1f} ms; "
