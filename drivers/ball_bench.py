@@ -33,7 +33,8 @@ class Playback:
     messages: list            # (time.monotonic() it reached on_message, BallRead or Alert)
     shown_at: list[float]     # when each frame was handed to the camera
     reads: dict               # frame number -> the decoder's FrameRead, for the frames read
-    dropped: int              # frames replaced by a newer one before a decoder was free
+    dropped: int              # frames replaced by a newer one before a decoder was free, never read
+    late: int                 # frames replaced so, read after (BallReader.late)
     images: list              # the frames played
 
     @property
@@ -65,7 +66,7 @@ def play(images: list, fps: float, decoder, acceptor: acceptance.Acceptor, worke
     reader.start()
     reader.join(timeout=len(images) / fps + 60)
     reader.stop()
-    return Playback(messages, source.shown_at, reads, camera.dropped, images)
+    return Playback(messages, source.shown_at, reads, reader.missed, reader.late, images)
 
 
 class QuotaUnavailable(RuntimeError):
@@ -321,11 +322,12 @@ class Stats:
 
     def add(self, r: dict) -> None:
         k = self.passes.setdefault(r["kind"], {"passes": 0, "accepted": 0, "misread": 0, "alerts": {}, "none": 0,
-                                               "kept": 0, "dropped": 0, "behind": 0})
+                                               "kept": 0, "dropped": 0, "late": 0, "behind": 0})
         k["passes"] += 1
         k["behind"] += r["behind"]
         k["kept"] += r["processed"]
         k["dropped"] += r["dropped"]
+        k["late"] += r["late"]
         outcome = r["outcome"]
         if outcome in ("accepted", "misread", "none"):
             k[outcome] += 1
@@ -484,8 +486,8 @@ def bench_pass(p, decoder, workers: int = 1, held=None) -> dict:
     else:
         outcome = alerts[0].kind if alerts else "none"
     behind = outcome != "accepted" and _accepts(run.replay(_calibrated(_first(decoder)), _acceptor(p)), p.ball)
-    return {**record, "outcome": outcome, "latency_ms": latency, "dropped": run.dropped, "processed": run.kept,
-            "behind": behind}
+    return {**record, "outcome": outcome, "latency_ms": latency, "dropped": run.dropped, "late": run.late,
+            "processed": run.kept, "behind": behind}
 
 
 def _acceptor(p):
@@ -531,7 +533,8 @@ def print_report(report: dict) -> None:
             print(f"  {kind:15} read {k['accepted']:5}/{k['passes']:<5} = {k['success_pct']:7.3f}%  "
                   f"(target {target}%: {_met(k['success_pct'] >= target, k['success_pct'] - target, '%')})  "
                   f"latency median {lat['median']} ms, p95 {lat['p95']} ms  frames kept {k['kept']}, dropped "
-                  f"{k['dropped']} ({100 * k['dropped'] / max(k['kept'] + k['dropped'], 1):.1f}%), "
+                  f"{k['dropped']} ({100 * k['dropped'] / max(k['kept'] + k['dropped'], 1):.1f}%; read late, of the "
+                  f"dropped: {k['late']}), "
                   f"lost to falling behind {k['behind']}  alerts: {alerts}")
         labels, f = r["labels"], r["frame"]
         print(f"  labels: {labels['stickers_read']}/{labels['stickers']} stickers decoded, "

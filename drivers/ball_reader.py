@@ -140,7 +140,12 @@ class BallReader:
     list of decoders, one a worker), feeds the acceptor in the order the frames were taken (but
     for a frame still being read when the frames after it already agree: _decide_early);
     messages go to on_message, and each frame's read, with its sequence number, to on_read when
-    given (the benchmark's record). A decoder that fails on a frame is an alert; the frame is skipped."""
+    given (the benchmark's record). A decoder that fails on a frame is an alert; the frame is skipped.
+
+    A decoder with no new frame to read while the acceptor's window is open without a verdict
+    reads a frame the camera dropped since the window opened (Camera.passed, the newest first):
+    a reader that fell behind on a fast pass reads the ball's frames it missed in the time the
+    empty frames after it leave, before the window closes, and never ahead of a new frame."""
 
     def __init__(self, camera: Camera, decoder: BallDecoder | list, acceptor: acceptance.Acceptor,
                  on_message: Callable[[object], None], workers: int = 1,
@@ -152,6 +157,7 @@ class BallReader:
         self.owned: list = []            # decoders to close with the reader (processes it started)
         self.on_message, self.on_read = on_message, on_read
         self.frames = 0                  # frames read (the camera counts those dropped)
+        self.late = 0                    # of them, frames the camera had dropped, read after (Camera.passed)
         self.last = None                 # the last frame's FrameRead, for a status line
         self._lock = threading.Lock()    # the acceptor and the queue below: workers and the beam
         self._take = threading.Lock()    # frames are taken one worker at a time, so in order
@@ -197,6 +203,11 @@ class BallReader:
     def __exit__(self, *_) -> None:
         self.stop()
 
+    @property
+    def missed(self) -> int:
+        """Frames the camera dropped that no decoder read after."""
+        return self.camera.dropped - self.late
+
     def join(self, timeout: float | None = None) -> None:
         """Wait until the camera's stream has ended and every frame is read."""
         if self._thread is not None:
@@ -225,7 +236,7 @@ class BallReader:
     def _work(self, decoder: BallDecoder) -> None:
         while not self._stop.is_set():
             with self._take:
-                frame = self.camera.get(timeout=0.1)
+                frame = self.camera.get(timeout=0) or self._passed() or self.camera.get(timeout=0.1)
                 if frame is not None:
                     with self._lock:
                         self._taken.append(frame.seq)
@@ -246,6 +257,17 @@ class BallReader:
                 self._done[frame.seq] = (frame.t, result)
                 messages = self._feed_in_order()
             self._send(failed + messages)
+
+    def _passed(self):
+        """A frame dropped since the open window opened, to read now; None with no window open or
+        past its end on the clock (where the camera's stream ends with the pass, as on the bench,
+        no empty frame after it closes the window: the clock does)."""
+        with self._lock:
+            since = self.acceptor.open_since()
+        in_time = since is not None and time.monotonic() < since + self.acceptor.window
+        frame = self.camera.passed(since) if in_time else None
+        self.late += frame is not None
+        return frame
 
     def _feed_in_order(self) -> list:
         messages = []

@@ -12,7 +12,9 @@ Sources, chosen by configuration (the event file's [camera] source):
 
 Capture never waits for the consumer: the thread keeps only the newest frame, and a frame
 replaced before anyone took it is counted in `dropped`. A slow decoder therefore always
-reads the freshest frame instead of falling further and further behind.
+reads the freshest frame instead of falling further and further behind. The last PASSED_KEPT
+frames dropped are kept aside (`passed`): a reader with time to spare while a ball is still
+unread may read them then (drivers.ball_reader), never before a new frame.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import glob
 import os
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +34,7 @@ from vision.image_files import read_image
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 NO_FRAME_SECONDS = 3.0      # a started camera with no new frame for this long is not working
+PASSED_KEPT = 8             # dropped frames kept aside: a chute pass at 60 fps shows a ball in about 9
 
 
 class CameraError(RuntimeError):
@@ -334,6 +338,7 @@ class Camera:
         self._started_at: float | None = None
         self._last_frame_at: float | None = None
         self._slot: Frame | None = None
+        self._passed: deque[Frame] = deque(maxlen=PASSED_KEPT)     # the newest frames dropped, oldest first
         self._ended = False
         self._stop = threading.Event()
         self._ready = threading.Condition()
@@ -396,6 +401,14 @@ class Camera:
             self._ready.notify_all()          # a lockstep capture may take the next
             return frame
 
+    def passed(self, since: float) -> Frame | None:
+        """The newest frame dropped that was captured at `since` or later, taken out of those kept
+        aside (the ones before `since` are let go): None when there is none."""
+        with self._ready:
+            while self._passed and self._passed[0].t < since:
+                self._passed.popleft()
+            return self._passed.pop() if self._passed else None
+
     def _run(self) -> None:
         start = time.monotonic()
         seq = 0
@@ -424,6 +437,7 @@ class Camera:
                 self._ready.wait_for(lambda: self._slot is None or self._stop.is_set())
             if self._slot is not None:
                 self.dropped += 1
+                self._passed.append(self._slot)
             self._slot = frame
             self._last_frame_at = frame.t
             self.captured += 1

@@ -103,7 +103,7 @@ class ReaderSource:
         if self.reader is None:
             return Health("down", self.problem)
         camera, last = self.reader.camera, self.reader.last
-        detail = f"{self.reader.frames} frames read, {camera.dropped} dropped"
+        detail = f"{self.reader.frames} frames read, {self.reader.missed} dropped"
         problem = camera.problem()
         if problem:
             return Health("down", f"{problem}; {detail}")

@@ -91,6 +91,10 @@ class Acceptor:
         other._open, other._settled = copy.deepcopy(self._open), set(self._settled)
         return other
 
+    def open_since(self) -> float | None:
+        """When the window still waiting for a verdict opened; None when none is open."""
+        return None if self._open is None else self._open.opened
+
     def beam(self, t: float) -> list:
         """The break-beam saw a ball pass: a new ball, whatever came before."""
         out = self._expire(t)

@@ -106,12 +106,12 @@ def test_the_report_counts_passes_lost_to_falling_behind_per_kind_and_against_it
     for behind in (True, False):
         stats.add({"kind": "chute 30 fps", "outcome": "none", "latency_ms": None, "ms": [20.0], "empty_ms": [],
                    "frames_read": 0, "frames_matched": 0, "frames_leaning": 0, "leaning_elsewhere": 0,
-                   "false_finds": 0, "dropped": 15, "processed": 5, "behind": behind})
+                   "false_finds": 0, "dropped": 15, "late": 2, "processed": 5, "behind": behind})
     summary = stats.summary()
     assert summary["lost_behind"] == 1 and summary["kinds"]["chute 30 fps"]["behind"] == 1
     ball_bench.print_report({"zxing": summary})
     out = capsys.readouterr().out
-    assert "lost to falling behind 1" in out
+    assert "lost to falling behind 1" in out and "dropped 30 (75.0%; read late, of the dropped: 4)" in out
     assert "passes lost because the reader fell behind: 1 (target 0: MISSED by 1" in out
 
 

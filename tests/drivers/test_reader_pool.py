@@ -14,7 +14,7 @@ import pytest
 
 from drivers import ball_bench
 from drivers.ball_reader import BallReader, ProcessDecoder, Settings
-from drivers.camera import Camera, PlaybackSource
+from drivers.camera import PASSED_KEPT, Camera, PlaybackSource
 from vision import acceptance, balls
 from vision.acceptance import Alert, BallRead
 from vision.sim import balls as br
@@ -60,16 +60,19 @@ def test_workers_still_starting_are_closed_together_and_take_no_call_after():
 
 
 class Numbered:
-    """Reads `ball` after `seconds`; raises `fail` on frame number `bad` (its first pixel)."""
+    """Reads `ball` after `seconds`; raises `fail` on frame number `bad` (its first pixel). found:
+    False, no ball in view."""
     name = "numbered"
 
-    def __init__(self, seconds=0.0, bad=None, fail=None, ball=5):
-        self.seconds, self.bad, self.fail, self.ball = seconds, bad, fail, ball
+    def __init__(self, seconds=0.0, bad=None, fail=None, ball=5, found=True):
+        self.seconds, self.bad, self.fail, self.ball, self.found = seconds, bad, fail, ball, found
 
     def read(self, image):
         time.sleep(self.seconds)
         if int(image[0, 0]) == self.bad:
             raise self.fail
+        if not self.found:
+            return balls.FrameRead(None, False, "no ball in view", self.name)
         return balls.FrameRead(self.ball, True, "read" if self.ball else "ball found, no label readable", self.name)
 
 
@@ -89,11 +92,58 @@ def _play(decoders, n, fps, lockstep=False):
 
 
 def test_a_busy_pool_drops_the_oldest_frames_and_feeds_reads_in_frame_order():
-    fed, _, camera = _play([Numbered(0.04, ball=None) for _ in range(3)], 40, 200)
+    fed, _, camera = _play([Numbered(0.04, found=False) for _ in range(3)], 40, 200)
     assert fed == sorted(fed) and fed[-1] == 39                        # in order, and the newest frame read
     assert camera.dropped > 0 and len(fed) + camera.dropped == 40
     skipped = sorted(set(range(40)) - set(fed))
     assert all(any(f > s for f in fed) for s in skipped)             # every frame dropped had a newer one read
+
+
+class Held:
+    """Finds a ball it cannot read, once `release` is set."""
+    name = "held"
+
+    def __init__(self, release):
+        self.release = release
+
+    def read(self, image):
+        self.release.wait(10)
+        return balls.FrameRead(None, True, "ball found, no label readable", self.name)
+
+
+def _held_play(window_ms: int):
+    """40 frames at 100 fps to three decoders held on their first frames until the stream has gone by."""
+    release, messages, fed = threading.Event(), [], []
+    camera = Camera(PlaybackSource(_frames(40), 100))
+    reader = BallReader(camera, [Held(release) for _ in range(3)], acceptance.Acceptor(window_ms), messages.append,
+                        on_read=lambda seq, r: fed.append(seq)).start()
+    try:
+        deadline = time.monotonic() + 10
+        while not camera.ended and camera.captured < 40 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        release.set()
+        reader.join(timeout=10)
+    finally:
+        reader.stop()
+    return fed, messages, camera, reader
+
+
+def test_frames_dropped_while_a_ball_is_unread_are_read_when_no_new_frame_waits_the_newest_first():
+    """Once free, the decoders read the newest frame, then (the window open, no verdict, no new
+    frame) the newest PASSED_KEPT of the frames dropped, the newest first; the window closes as it did."""
+    fed, messages, camera, reader = _held_play(1500)
+    held, after = fed[:3], fed[3:]
+    dropped = sorted(set(range(39)) - set(held), reverse=True)
+    assert camera.dropped == len(dropped) == 36 and reader.late == PASSED_KEPT
+    assert after == [39] + dropped[:PASSED_KEPT]
+    assert [m.kind for m in messages] == ["unreadable"]
+
+
+def test_no_frame_dropped_is_read_once_the_window_is_past_its_end():
+    """The same with a 100 ms window, over before the decoders are free (the stream takes 0.4 s)."""
+    fed, messages, camera, reader = _held_play(100)
+    assert reader.late == 0 and reader.missed == camera.dropped == 36 and len(fed) == 4
+    assert [m.kind for m in messages] == ["unreadable"]
 
 
 def test_a_decoder_that_fails_on_a_frame_is_one_alert_and_the_frames_after_it_are_read():

@@ -108,7 +108,7 @@ def test_the_bench_reports_frames_leaning_to_the_ball_and_to_another(capsys):
     stats = ball_bench.Stats()
     stats.add({"kind": "chute 30 fps", "outcome": "accepted", "latency_ms": 90.0, "ms": [20.0] * 5, "empty_ms": [],
                "frames_read": 1, "frames_matched": 1, "frames_leaning": 2, "leaning_elsewhere": 1,
-               "false_finds": 0, "dropped": 0, "processed": 5, "behind": False})
+               "false_finds": 0, "dropped": 0, "late": 0, "processed": 5, "behind": False})
     summary = stats.summary()
     assert (summary["frame"]["leaning_pct"], summary["frame"]["leaning_elsewhere"]) == (40.0, 1)
     ball_bench.print_report({"zxing": summary})
