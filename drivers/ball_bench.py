@@ -208,7 +208,10 @@ def run(settings: Run, decoders: dict) -> dict:
             ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
             p = ball_render.render_pass(renderer, kind, fps, ball, seed_for(settings.seed, f"pass{k}"))
             for name, decoder in live.items():
-                stats[name].add(bench_pass(p, decoder, settings.workers, held))
+                record = bench_pass(p, decoder, settings.workers, held)
+                stats[name].add(record)
+                if record["outcome"] != "accepted":
+                    print(not_accepted(k, p, name, record), file=sys.stderr)
             _progress(done, settings.passes, started)
     finally:
         held.close()
@@ -221,6 +224,12 @@ def run(settings: Run, decoders: dict) -> dict:
             stats[record["decoder"]].add_frame(record)
     print(f"  blurred and adversarial frames: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
     return {name: s.summary() for name, s in stats.items()}
+
+
+def not_accepted(k: int, p, decoder: str, record: dict) -> str:
+    """A pass not accepted, named as seed_for(seed, f"pass{k}") renders it again alone."""
+    return (f"  pass{k} ({p.kind} {p.fps:g} fps, ball {p.ball}, {decoder}): {record['outcome']}"
+            + (", lost because the reader fell behind" if record["behind"] else ""))
 
 
 def pass_indices(count: int, kinds: list) -> list[int]:

@@ -2,6 +2,7 @@
 frames dropped and latency, and the CPU quota that stands for a Pi."""
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -160,3 +161,10 @@ def test_a_bad_cpu_quota_is_one_line(value, capsys):
 def _grey():
     import numpy as np
     return np.full((480, 640, 3), 128, np.uint8)
+
+
+def test_a_pass_not_accepted_is_named_as_it_is_rendered_again():
+    p = SimpleNamespace(kind="chute", fps=60.0, ball=22)
+    line = ball_bench.not_accepted(1155, p, "zxing", {"outcome": "unreadable", "behind": True})
+    assert line == "  pass1155 (chute 60 fps, ball 22, zxing): unreadable, lost because the reader fell behind"
+    assert ball_bench.not_accepted(3, p, "zxing", {"outcome": "misread", "behind": False}).endswith("): misread")
