@@ -260,12 +260,11 @@ class BallReader:
 
     def _passed(self):
         """A frame dropped since the open window opened, to read now; None with no window open or
-        past its end on the clock (where the camera's stream ends with the pass, as on the bench,
-        no empty frame after it closes the window: the clock does)."""
+        past its end on the clock (where the stream ends with the pass, as on the bench, no empty
+        frame after it closes the window)."""
         with self._lock:
-            since = self.acceptor.open_since()
-        in_time = since is not None and time.monotonic() < since + self.acceptor.window
-        frame = self.camera.passed(since) if in_time else None
+            since = self.acceptor.open_since(time.monotonic())
+        frame = None if since is None else self.camera.passed(since)
         self.late += frame is not None
         return frame
 

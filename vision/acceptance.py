@@ -91,9 +91,12 @@ class Acceptor:
         other._open, other._settled = copy.deepcopy(self._open), set(self._settled)
         return other
 
-    def open_since(self) -> float | None:
-        """When the window still waiting for a verdict opened; None when none is open."""
-        return None if self._open is None else self._open.opened
+    def open_since(self, now: float) -> float | None:
+        """When the window still waiting for a verdict at `now` opened; None when none is open or
+        its time has run out (a frame taken after that could not count)."""
+        if self._open is None or now >= self._open.opened + self.window:
+            return None
+        return self._open.opened
 
     def beam(self, t: float) -> list:
         """The break-beam saw a ball pass: a new ball, whatever came before."""

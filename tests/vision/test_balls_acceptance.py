@@ -35,6 +35,15 @@ def test_one_read_is_not_enough_and_the_window_ends_in_an_alert():
     assert out[0].at == pytest.approx(0.3)
 
 
+def test_a_window_waits_for_a_verdict_from_its_first_frame_until_its_time_runs_out_or_a_ball_is_read():
+    acceptor = Acceptor(window_ms=300, agree=2)
+    assert acceptor.open_since(0.0) is None                              # nothing seen yet
+    feed(acceptor, [None, 17], start=1.0)
+    assert acceptor.open_since(1.2) == 1.0 and acceptor.open_since(1.3) is None
+    feed(acceptor, [17], start=1.1)
+    assert acceptor.open_since(1.2) is None                              # ball 17 accepted
+
+
 def test_different_balls_in_one_window_are_an_alert_never_a_guess():
     acceptor = Acceptor(agree=2)
     out = feed(acceptor, [17, 21, 17, 17, 17])
