@@ -195,14 +195,15 @@ def run(settings: Run, decoders: dict) -> dict:
           f"decoders {', '.join(stats)}, {settings.workers} decoding {held.workers} live, {settings.jobs} job(s) for "
           f"the frame sets; each pass played to the live reader on the wall clock {held.describe}; decode times are "
           f"wall-clock ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
-    started = time.monotonic()
-    renderer = ball_render.Renderer()
-    for name, ok, ball in _label_checks(renderer, decoders, settings.seed):
-        stats[name].label(ok, ball)
-    print(f"  every sticker of every ball: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
-    started = time.monotonic()
     try:
-        held.ready()
+        if held.workers == "process(es)":
+            print(f"  decoding processes started and warm in {held.warm():.1f} s", flush=True)
+        started = time.monotonic()
+        renderer = ball_render.Renderer()
+        for name, ok, ball in _label_checks(renderer, decoders, settings.seed):
+            stats[name].label(ok, ball)
+        print(f"  every sticker of every ball: done in {(time.monotonic() - started) / 60:.1f} min", file=sys.stderr)
+        started = time.monotonic()
         for done, k in enumerate(pass_indices(settings.passes, settings.kinds), 1):
             kind, fps = PASS_KINDS[k % len(PASS_KINDS)]
             ball = k % 27 + 1                   # 27 and 4 share no factor: every kind sees every ball
@@ -423,9 +424,11 @@ def _held(settings: "Run", decoders: dict):
     one Pi core, else decoders slowed in proportion to their CPU time (threads); and the decoders
     the live reader uses: a list of decoding processes per decoder, started once for every pass."""
     share = settings.share
+    started = time.monotonic()
     live = {name: process_decoders(d, settings.workers) for name, d in decoders.items()}
     if share is None:
-        return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live), ready=lambda: _ready(live)), live
+        return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live), ready=lambda: _ready(live),
+                     started=started), live
     what = f"{share:g} of a core x {settings.cores}"
     try:
         quota = CpuQuota(share, settings.cores, lambda: [d.worker.pid for team in live.values() for d in team])
@@ -435,7 +438,7 @@ def _held(settings: "Run", decoders: dict):
         return _Held(contextlib.nullcontext(), f"with decodes stretched to {what}", workers="thread(s)"), \
             {name: Slowed(d, share) for name, d in decoders.items()}
     return _Held(quota, f"held to {what} (cgroup CPU quotas, one a process and core)",
-                 lambda: (_close(live), quota.close()), ready=lambda: _ready(live)), live
+                 lambda: (_close(live), quota.close()), ready=lambda: _ready(live), started=started), live
 
 
 def _close(live: dict) -> None:
@@ -451,8 +454,15 @@ def _ready(live: dict) -> None:
 
 class _Held:
     def __init__(self, context, describe: str, close=lambda: None, workers: str = "process(es)",
-                 ready=lambda: None):
+                 ready=lambda: None, started: float | None = None):
         self.context, self.describe, self.close, self.workers, self.ready = context, describe, close, workers, ready
+        self.started = started               # when the decoding processes were started
+
+    def warm(self) -> float:
+        """Seconds from the decoding processes' start until every one is warm, held as they read."""
+        with self:
+            self.ready()
+        return time.monotonic() - self.started
 
     def __enter__(self):
         return self.context.__enter__()

@@ -53,13 +53,13 @@ def parse_payload(text: str) -> int | None:
 
 @lru_cache(maxsize=None)
 def modules(ball: int) -> np.ndarray:
-    """The ball label's QR: its dark modules (21x21 bool)."""
-    return qr_modules(payload(ball))
+    """The ball label's QR: its dark modules (21x21 bool), with the mask the encoder chose."""
+    return qr_modules(payload(ball), label_mask(ball))
 
 
 @lru_cache(maxsize=None)
 def label_mask(ball: int) -> int:
-    """The QR mask pattern (0-7) the encoder chose for the ball's label."""
+    """The QR mask pattern (0-7) the encoder chose for the ball's label (it tries all eight)."""
     return _code(payload(ball)).getBestMaskPattern()
 
 
@@ -87,10 +87,11 @@ LOOK_ALIKE_DIGITS = 4         # the look-alikes: every PREFIX + 4 digits that is
 _PAIR_BITS = 9                # two digits in alphanumeric mode: 45 a + b <= 414, nine bits
 
 
-def look_alikes() -> list[str]:
+@lru_cache(maxsize=1)
+def look_alikes() -> tuple[str, ...]:
     """The texts that look most like ball labels without being one (wrong check digits)."""
-    return [t for t in (f"{PREFIX}{n:0{LOOK_ALIKE_DIGITS}d}" for n in range(10 ** LOOK_ALIKE_DIGITS))
-            if parse_payload(t) is None]
+    return tuple(t for t in (f"{PREFIX}{n:0{LOOK_ALIKE_DIGITS}d}" for n in range(10 ** LOOK_ALIKE_DIGITS))
+                 if parse_payload(t) is None)
 
 
 @lru_cache(maxsize=8)
@@ -99,6 +100,21 @@ def look_alike_modules(mask: int) -> np.ndarray:
     Encoded from 19 probes, not one by one (that takes a minute): with the mode, the length
     and the "PB" pair fixed, a QR's modules are an XOR of one pattern per set bit of the two
     digit pairs' values (Reed-Solomon codes and the mask are linear over GF(2))."""
+    base, flips = _probe_patterns()[mask]
+    numbers = np.array([int(t[len(PREFIX):]) for t in look_alikes()])
+    values = np.stack([45 * (numbers // 1000) + numbers // 100 % 10, 45 * (numbers // 10 % 10) + numbers % 10], 1)
+    bits = ((values[:, :, None] >> np.arange(_PAIR_BITS)) & 1).astype(bool).reshape(len(values), -1)
+    dark = np.repeat(base.reshape(1, -1), len(values), 0)
+    for k, flip in enumerate(flips):
+        dark ^= bits[:, k, None] & flip
+    return dark.reshape(-1, QR_MODULES, QR_MODULES)
+
+
+@lru_cache(maxsize=1)
+def _probe_patterns() -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Under each of the 8 masks, the probe with both digit pairs 0 and, for each bit of either
+    pair, what setting that bit flips. Each probe's error correction is computed once (the code
+    keeps it) and masked eight ways."""
     from reportlab.graphics.barcode import qrencoder
 
     class Pairs(qrencoder.QRAlphaNum):
@@ -114,16 +130,13 @@ def look_alike_modules(mask: int) -> np.ndarray:
 
     chars = qrencoder.QRAlphaNum.chars
     head = 45 * chars.index(PREFIX[0]) + chars.index(PREFIX[1])
-    base = _encoded(_code(Pairs((head, 0, 0))), mask)
-    flips = np.array([_encoded(_code(Pairs((head, 1 << bit, 0) if pair == 1 else (head, 0, 1 << bit))), mask) ^ base
-                      for pair in (1, 2) for bit in range(_PAIR_BITS)]).reshape(2 * _PAIR_BITS, -1)
-    numbers = np.array([int(t[len(PREFIX):]) for t in look_alikes()])
-    values = np.stack([45 * (numbers // 1000) + numbers // 100 % 10, 45 * (numbers // 10 % 10) + numbers % 10], 1)
-    bits = ((values[:, :, None] >> np.arange(_PAIR_BITS)) & 1).astype(bool).reshape(len(values), -1)
-    dark = np.repeat(base.reshape(1, -1), len(values), 0)
-    for k, flip in enumerate(flips):
-        dark ^= bits[:, k, None] & flip
-    return dark.reshape(-1, QR_MODULES, QR_MODULES)
+    probes = [_code(Pairs(values)) for values in [(head, 0, 0)] + [
+        (head, 1 << bit, 0) if pair == 1 else (head, 0, 1 << bit) for pair in (1, 2) for bit in range(_PAIR_BITS)]]
+    patterns = {}
+    for mask in range(8):
+        base, *flipped = (_encoded(probe, mask).reshape(-1) for probe in probes)
+        patterns[mask] = base, np.array([f ^ base for f in flipped])
+    return patterns
 
 
 @dataclass(frozen=True)
