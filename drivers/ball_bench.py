@@ -197,7 +197,10 @@ def run(settings: Run, decoders: dict) -> dict:
           f"wall-clock ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     try:
         if held.workers == "process(es)":
-            print(f"  decoding processes started and warm in {held.warm():.1f} s", flush=True)
+            seconds = held.warm()
+            resident = [_resident_mb(d.worker.pid) for team in live.values() for d in team]
+            print(f"  decoding processes started and warm in {seconds:.1f} s; resident memory "
+                  f"{max(resident):.0f} MB the largest", flush=True)
         started = time.monotonic()
         renderer = ball_render.Renderer()
         for name, ok, ball in _label_checks(renderer, decoders, settings.seed):
@@ -439,6 +442,15 @@ def _held(settings: "Run", decoders: dict):
             {name: Slowed(d, share) for name, d in decoders.items()}
     return _Held(quota, f"held to {what} (cgroup CPU quotas, one a process and core)",
                  lambda: (_close(live), quota.close()), ready=lambda: _ready(live), started=started), live
+
+
+def _resident_mb(pid: int) -> float:
+    """A process's resident memory (Linux: VmRSS), 0 where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+    except (OSError, StopIteration, ValueError):
+        return 0.0
 
 
 def _close(live: dict) -> None:

@@ -94,9 +94,9 @@ def look_alikes() -> tuple[str, ...]:
                  if parse_payload(t) is None)
 
 
-@lru_cache(maxsize=8)
 def look_alike_modules(mask: int) -> np.ndarray:
-    """The dark modules (N x 21 x 21 bool) of every look_alikes() text as a QR with `mask`.
+    """The dark modules (N x 21 x 21 bool, 4.4 MB: not kept, the reader keeps its codebook rows)
+    of every look_alikes() text as a QR with `mask`.
     Encoded from 19 probes, not one by one (that takes a minute): with the mode, the length
     and the "PB" pair fixed, a QR's modules are an XOR of one pattern per set bit of the two
     digit pairs' values (Reed-Solomon codes and the mask are linear over GF(2))."""
