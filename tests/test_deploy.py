@@ -35,6 +35,7 @@ def bash(script: str, cwd: Path = ROOT, env: dict | None = None, **kw) -> subpro
 
 # ---- ./dev
 
+@pytest.mark.slow
 @pytest.mark.skipif(ctypes.util.find_library("zbar") is None, reason="libzbar is not installed here")
 def test_a_present_system_library_is_never_taken_for_missing(tmp_path):
     """`ldconfig -p | grep -q` under pipefail failed with 141 at random (grep -q closes the

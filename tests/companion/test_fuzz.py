@@ -100,6 +100,7 @@ def commands_in(journal: Path) -> int:
 
 
 # 1,000 `do` arguments
+@pytest.mark.slow
 @settings(max_examples=500 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=do_texts)
 def test_do_answers_every_argument_in_one_line_and_refusals_change_nothing(game, text):

@@ -132,6 +132,7 @@ def clean(tmp_path_factory):
     return Clean(((folder / "j.db").read_bytes(), live.state, folder))
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(bit=st.integers(min_value=0))
 def test_single_bit_flips_are_refused_or_change_nothing(clean, bit):

@@ -1,4 +1,5 @@
 """Property tests over random legal and illegal command sequences (testing ladder, step 1)."""
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -56,6 +57,7 @@ def check_places(s, before) -> None:
     assert set(before.balls_in("excluded")) <= set(s.balls_in("excluded"))  # an excluded ball never comes back
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_sessions_keep_balls_money_and_replay(data):

@@ -1,6 +1,7 @@
 """Property tests over random Voters nights: legal and out-of-phase commands, corrections too."""
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import event as note
 from hypothesis import strategies as st
@@ -47,6 +48,7 @@ def check_settlement(game, before: dict, after: dict) -> None:
         assert change == (game.pot if no == game.winner else 0) - stake
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_nights_settle_each_pot_once_keep_the_ledger_at_zero_and_replay(data):

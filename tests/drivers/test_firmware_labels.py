@@ -102,6 +102,7 @@ def test_the_old_prefixed_labels_are_read_only_when_configured():
 
 @pytest.mark.skipif(NODE is None or not PACKAGE.exists(), reason="MicroPython (npm @micropython/"
                     "micropython-webassembly-pyscript) not installed: ./dev setup installs it when npm is there")
+@pytest.mark.slow
 def test_the_firmware_reads_labels_alike_under_micropython(printed_texts, tmp_path):
     rng = random.Random(5)
     cases = [framing % text.encode() for framing in FRAMINGS for text in list(printed_texts.values()) + near_misses()]

@@ -23,6 +23,7 @@ def test_typed_faces_per_gem_the_players_own_gem_unnamed():
     assert faces("ruby 11 23s sapphire ★5", None) == {"ruby": ["1", "1", "2", "3", "★"], "sapphire": ["★", "5"]}
 
 
+@pytest.mark.slow
 def test_a_period_from_the_keyboard(tmp_path):
     """AB2 period, dice vote, close, declare, judge; AB5 a transfer; D6 a cancellation needs every
     consent; a rejected key says why in the bar."""

@@ -33,6 +33,7 @@ PAGE = """(() => ({
 pytestmark = pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install chromium)")
 
 
+@pytest.mark.slow
 def test_one_page_through_a_game(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bluff")
     session, _ = night(folder / "b.db", "declare")

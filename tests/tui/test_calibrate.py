@@ -26,6 +26,7 @@ def rig(tmp_path):
     return event
 
 
+@pytest.mark.slow
 def test_measures_decodes_guides_and_saves(rig):
     app = CalibrateApp(rig, guided_frames=3)
 

@@ -44,6 +44,7 @@ def last_command(session) -> dict:
     return batch.command
 
 
+@pytest.mark.slow
 def test_turn_actions_from_the_keyboard(tmp_path):
     session, app, _ = console_on(tmp_path, "ready")
 

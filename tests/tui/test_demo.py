@@ -135,6 +135,7 @@ def test_the_demo_plays_every_turn_through_cage_scanner_and_review(clean):
     assert list((folder / "scan" / "review").iterdir())
 
 
+@pytest.mark.slow
 def test_killed_during_voting_resolution_and_count_it_ends_as_the_clean_run(tmp_path_factory, tmp_path):
     """Each kill waits for its moment in the journal, SIGKILLs the demo, and starts it again on its folder.
     The clean run is asked for at the end: another worker may be playing it meanwhile."""

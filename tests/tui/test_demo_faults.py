@@ -44,6 +44,7 @@ def ended_as_clean(night, folder, lines, tmp_path_factory):
     assert verified.returncode == 0, verified.stderr
 
 
+@pytest.mark.slow
 def test_the_cage_unplugged_mid_draw_loses_and_doubles_no_ball(tmp_path_factory, tmp_path):
     """Turn 2: the cable is pulled before its second ball is read (the BALL frame waits in the cage);
     turn 3: pulled just after its first ball is read (the ACK may be lost). Plugged back after 1 s."""
@@ -82,6 +83,7 @@ def huge_png() -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk + os.urandom(200)
 
 
+@pytest.mark.slow
 def test_garbage_in_the_scan_folder_is_rejected_with_a_reason_and_the_night_goes_on(tmp_path_factory, tmp_path):
     """Dropped as turn 2's voting opens, before the players' cards: an empty file, random bytes named
     .jpg, a FIFO named .jpg (opening it for reading would block forever) and a huge-header PNG."""
@@ -130,6 +132,7 @@ def tiny_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
+@pytest.mark.slow
 def test_a_full_disk_refuses_the_command_in_one_line_loses_nothing_and_the_night_goes_on(tmp_path_factory, tiny_disk):
     """At turn 2's end the disk is filled; the operator's next command (begin turn 3) is refused in
     one line, the journal still verifies with every committed batch; space freed, the demo goes on."""
@@ -158,6 +161,7 @@ def test_a_full_disk_refuses_the_command_in_one_line_loses_nothing_and_the_night
     ended_as_clean(night, folder, lines, tmp_path_factory)
 
 
+@pytest.mark.slow
 def test_a_turns_happy_path_with_the_readers_working_takes_three_operator_keys(tmp_path_factory, tmp_path):
     """The console with the demo's simulated cage and card scanner, no simulated operator: the staff
     press b (begin turn), t (close voting), n (end turn); the cage gives the balls and the players'

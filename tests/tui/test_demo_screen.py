@@ -17,6 +17,7 @@ from screens_helpers import drive, settle, text_of
 from test_demo import SEED, TURNS, set_up
 
 
+@pytest.mark.slow
 def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tmp_path_factory, tmp_path):
     night = Night(set_up(tmp_path_factory, tmp_path), SEED, turns=TURNS, pace=0.1)
     app = console_class()(night, "http://127.0.0.1:8080")
@@ -43,6 +44,7 @@ def test_on_screen_the_console_shows_the_night_and_one_key_pauses_the_players(tm
         night.stop()
 
 
+@pytest.mark.slow
 def test_resumed_after_the_staff_played_the_players_carry_on_from_where_the_staff_left(tmp_path_factory, tmp_path):
     """P, then the operator closes the voting themselves, then P: the players do not retry their
     stale close_voting (refused, and the players stopped); they end the turn and begin the next."""
@@ -139,6 +141,7 @@ def logged_on_screen(folder: Path) -> list[str]:
     return app.logged
 
 
+@pytest.mark.slow
 def test_on_screen_each_turns_line_is_logged_and_ctrl_q_quits_once_the_players_are_done(tmp_path):
     played = logged_on_screen(tmp_path)
     resumed = logged_on_screen(tmp_path)          # the console opened again on the finished night

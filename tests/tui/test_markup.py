@@ -10,6 +10,7 @@ import copy
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
 from companion import views
@@ -120,6 +121,7 @@ def display_check(app_class, path, session, wanted: list[str]) -> None:
     run(app, body, DISPLAY)
 
 
+@pytest.mark.slow
 @SLOW
 @given(texts(6))
 @example(["[/bold]", "[/]", "[link=x]", "[b]", "[@click=app.quit]q", "x[/i]"])
@@ -154,6 +156,7 @@ def test_voters_console_and_display(names):
         session.journal.close()
 
 
+@pytest.mark.slow
 @SLOW
 @given(texts(8))
 @example(["[/bold]", "[/]", "[link=x]", "[b]", "[@click=app.quit]q", "x[/i]", "[/bold]x", "[i]"])

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import assume, example, given
 
 from companion.cli import main
@@ -34,6 +35,7 @@ class Link:
         return Health("degraded", self.detail)
 
 
+@pytest.mark.slow
 @SLOW
 @given(texts(3))
 @example(["[/bold]", "[link=x]q", "[b]"])

@@ -240,6 +240,7 @@ def test_commit_to_broker_latency(folder):
     assert median <= 0.1, f"median {median * 1000:.0f} ms"
 
 
+@pytest.mark.slow
 def test_a_broker_that_is_down_is_one_warning_and_then_published_to(folder):
     port = free_port()
     journal = replayed(folder, DEMO[:12])
@@ -281,6 +282,7 @@ def test_a_bad_url_is_one_line(folder):
     assert result.stderr.strip().count("\n") == 0 and "mqtt://HOST:PORT" in result.stderr, result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install chromium)")
 def test_the_page_reads_the_topic_over_websockets(folder):
     from test_web import Browser

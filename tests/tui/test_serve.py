@@ -100,6 +100,7 @@ def board_cells(png: bytes) -> dict[str, int]:
     return {place: sum(1 for a, h in areas if a > largest / 3 and h > tallest / 2) for place, areas in sizes.items()}
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_chromium_shows_the_board_and_reconnects(served, tmp_path):
     import aiohttp

@@ -47,6 +47,7 @@ def play_one_draw(event, tmp_path, name: str) -> tuple[list, object]:
     return [b for b in session.journal.batches() if b.command["do"] == "draw_ball"], app
 
 
+@pytest.mark.slow
 def test_the_console_starts_the_simulators_and_the_camera_reads_the_balls_the_cage_drops(simulated, tmp_path):
     event = event_file.load(simulated)
     assert event.sections["camera"]["source"] == "sim" and event.sections["panel"]["pin_factory"] == "mock"
@@ -70,6 +71,7 @@ def test_without_a_camera_the_simulated_cage_reads_its_balls_over_the_cage_link(
     assert len(draws) == 3 and all(b.id.startswith("cage:") for b in draws)
 
 
+@pytest.mark.slow
 def test_the_calibration_check_passes_with_the_simulated_camera(simulated, monkeypatch):
     """The ball the check reads is the one it asks for, but for frames of the last one still in the
     camera's buffer when it asks (a frame of a rolling ball may show no label)."""

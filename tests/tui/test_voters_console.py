@@ -17,6 +17,7 @@ def console_on(tmp_path, upto):
     return session, VotersConsoleApp(session, clock=clock.now)
 
 
+@pytest.mark.slow
 def test_a_game_from_the_keyboard(tmp_path):
     """V2 deal, bet, close, open; V7 a blank number is an invalid card; a rejected key says why."""
     session, app = console_on(tmp_path, "ready")

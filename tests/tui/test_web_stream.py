@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 import aiohttp
 from aiohttp import web
 
@@ -49,6 +50,7 @@ def test_a_quiet_stream_gets_a_keep_alive_comment(tmp_path):
     asyncio.run(check())
 
 
+@pytest.mark.slow
 def test_each_change_is_encoded_once_for_every_viewer(tmp_path, monkeypatch):
     session, _ = game(tmp_path / "g.db", "turn1_counted")
     encoded = []

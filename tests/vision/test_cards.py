@@ -23,6 +23,7 @@ def scanner():
     return Scanner(C.EVENT, C.SECRET)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tier,n", [("clean", 24), ("hard", 24)])
 def test_no_generated_card_is_counted_wrongly(scanner, tier, n):
     verdicts = []
@@ -257,6 +258,7 @@ def test_scan_command_prints_json(tmp_path, capsys):
     assert set(data["scores"]["mark"]) == {"X", "Y", "Z"} and data["ms"] > 0
 
 
+@pytest.mark.slow
 def test_corpus_command_writes_images_with_truth(tmp_path, capsys):
     assert main(["corpus", "cards", "--n", "3", "--tier", "hard", "--out", str(tmp_path)]) == 0
     truths = sorted(tmp_path.glob("*.json"))

@@ -13,6 +13,7 @@ import golden_cards as G
 needs_poppler = pytest.mark.skipif(not shutil.which("pdftoppm"), reason="needs poppler-utils (pdftoppm)")
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_no_decision_reason_field_or_score_moves_on_the_golden_cards(capsys):
     old, new = G.read(), {r["card"]: r for r in G.run()}

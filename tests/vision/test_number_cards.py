@@ -203,6 +203,7 @@ def test_companion_scan_reads_a_number_card(event, deck, tmp_path, capsys):
 PEN_STYLES = tuple(style for style in N.cards.STYLES if style != "pencil")
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("tier,styles", [("clean", N.cards.STYLES), ("hard", PEN_STYLES)], ids=["clean", "hard-pen"])
 def test_no_card_in_any_marking_style_is_read_as_a_number_not_marked(scanner, deck, tier, styles):

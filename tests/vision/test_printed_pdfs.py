@@ -67,6 +67,7 @@ def _too_near_the_edge(pdf: str) -> list[str]:
     return near
 
 
+@pytest.mark.slow
 def test_every_printed_pdf_embeds_its_fonts_and_keeps_text_5_mm_inside_the_page(tmp_path, capsys):
     for what, argv in _every_pdf(tmp_path).items():
         assert main(argv) == 0, f"{what}: {capsys.readouterr().err}"

@@ -29,6 +29,7 @@ def _head_on(card: np.ndarray, px_per_mm: float = 8.0) -> np.ndarray:
     return cv2.copyMakeBorder(small, 120, 120, 160, 160, cv2.BORDER_CONSTANT, value=(60, 80, 100))
 
 
+@pytest.mark.slow
 def test_every_printed_card_is_cut_to_the_layout_size_and_named_by_its_code(deck):
     assert {c.kind for c in deck.cards} == set(L.kinds_of("bingo"))       # a Plunder Bingo event's cards
     assert {c.code for c in deck.cards} == {"ok", "forged", "other event"}
@@ -258,6 +259,7 @@ def test_the_circled_votes_target_is_judged_only_over_circled_votes(circled, sai
     assert f"  {said}" in lines and any("circled" in f for f in failed) == missed
 
 
+@pytest.mark.slow
 def test_the_bench_prints_every_style_row_the_bad_input_and_the_watched_folder(deck, tmp_path, monkeypatch):
     monkeypatch.setattr(D, "deck", lambda cache=None: deck)
     said = []
