@@ -196,11 +196,10 @@ def run(settings: Run, decoders: dict) -> dict:
           f"the frame sets; each pass played to the live reader on the wall clock {held.describe}; decode times are "
           f"wall-clock ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     try:
-        if held.workers == "process(es)":
-            seconds = held.warm()
-            resident = [_resident_mb(d.worker.pid) for team in live.values() for d in team]
+        if held.live:
+            seconds, resident = held.warm()
             print(f"  decoding processes started and warm in {seconds:.1f} s; resident memory "
-                  f"{max(resident):.0f} MB the largest", flush=True)
+                  f"{resident:.0f} MB the largest", flush=True)
         started = time.monotonic()
         renderer = ball_render.Renderer()
         for name, ok, ball in _label_checks(renderer, decoders, settings.seed):
@@ -430,18 +429,17 @@ def _held(settings: "Run", decoders: dict):
     started = time.monotonic()
     live = {name: process_decoders(d, settings.workers) for name, d in decoders.items()}
     if share is None:
-        return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live), ready=lambda: _ready(live),
-                     started=started), live
+        return _Held(contextlib.nullcontext(), "at full speed", lambda: _close(live), live, started), live
     what = f"{share:g} of a core x {settings.cores}"
     try:
         quota = CpuQuota(share, settings.cores, lambda: [d.worker.pid for team in live.values() for d in team])
     except QuotaUnavailable as error:
         _close(live)
         print(f"companion: {error}: instead each decode is stretched to 1/{share:g} of its CPU time", file=sys.stderr)
-        return _Held(contextlib.nullcontext(), f"with decodes stretched to {what}", workers="thread(s)"), \
+        return _Held(contextlib.nullcontext(), f"with decodes stretched to {what}"), \
             {name: Slowed(d, share) for name, d in decoders.items()}
     return _Held(quota, f"held to {what} (cgroup CPU quotas, one a process and core)",
-                 lambda: (_close(live), quota.close()), ready=lambda: _ready(live), started=started), live
+                 lambda: (_close(live), quota.close()), live, started), live
 
 
 def _resident_mb(pid: int) -> float:
@@ -457,24 +455,22 @@ def _close(live: dict) -> None:
     close_decoders([decoder for team in live.values() for decoder in team])
 
 
-def _ready(live: dict) -> None:
-    """Every decoding process started and warm, so that the first pass is not what waits for it."""
-    for team in live.values():
-        for decoder in team:
-            decoder.ready()
-
-
 class _Held:
-    def __init__(self, context, describe: str, close=lambda: None, workers: str = "process(es)",
-                 ready=lambda: None, started: float | None = None):
-        self.context, self.describe, self.close, self.workers, self.ready = context, describe, close, workers, ready
-        self.started = started               # when the decoding processes were started
+    """How the passes are held (`context`), and the live decoding processes by decoder (None: the
+    decoders are slowed threads), started at `started`."""
 
-    def warm(self) -> float:
-        """Seconds from the decoding processes' start until every one is warm, held as they read."""
+    def __init__(self, context, describe: str, close=lambda: None, live: dict | None = None, started: float = 0.0):
+        self.context, self.describe, self.close, self.live, self.started = context, describe, close, live, started
+        self.workers = "process(es)" if live else "thread(s)"
+
+    def warm(self) -> tuple[float, float]:
+        """Wait until every decoding process is warm, held as it will read, so that the first pass is
+        not what waits for it: the seconds since they were started, and the largest one's resident MB."""
+        processes = [decoder for team in self.live.values() for decoder in team]
         with self:
-            self.ready()
-        return time.monotonic() - self.started
+            for decoder in processes:
+                decoder.ready()
+        return time.monotonic() - self.started, max(_resident_mb(d.worker.pid) for d in processes)
 
     def __enter__(self):
         return self.context.__enter__()
