@@ -94,11 +94,15 @@ def test_the_renderer_wraps_the_printed_sticker_the_right_way_round(printed_stic
 
 
 def test_the_sheets_are_the_same_bytes_every_time(tmp_path):
-    """The test world caches rasters by the PDF's hash: the writer must be deterministic."""
+    """The test world caches rasters by the writer's code and inputs: it must be deterministic."""
     first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
     for path in (first, second):
         bl.write_pdf(path, DESIGN)
     assert first.read_bytes() == second.read_bytes()
+
+
+def test_the_cached_sticker_is_the_one_companion_print_balls_prints(printed_sticker):
+    assert np.array_equal(ball_sheet.sticker(17, DESIGN), printed_sticker)
 
 
 def test_every_printed_sticker_is_cut_round_its_cut_circle_and_decodes():

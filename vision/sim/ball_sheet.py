@@ -3,8 +3,8 @@ rasterised by poppler's pdftoppm and cut along each sticker's printed cut circle
 wraps these, not the reader's idea of a label, so an error in the printer's geometry or
 orientation shows up on the bench instead of cancelling out (law 8).
 
-Rasters are cached by the PDF's hash (the writer gives the same bytes for the same design), in
-$XDG_CACHE_HOME/plunder-companion (else ~/.cache/plunder-companion).
+Rasters are cached in $XDG_CACHE_HOME/plunder-companion (else ~/.cache/plunder-companion), keyed
+by what the PDF's bytes follow from (writing it just to hash it took seconds in every process).
 """
 from __future__ import annotations
 
@@ -91,17 +91,33 @@ def _cache_folder() -> Path:
     return Path(base) / "plunder-companion"
 
 
+def _source_key(design: labels.Design, inverted: bool, forged: tuple[tuple[int, str], ...]) -> str:
+    """A hash of what the printed PDF and its raster follow from: the writer's and this module's
+    code, ReportLab's and poppler's versions, the design and the stickers asked for."""
+    import reportlab
+    digest = hashlib.sha256()
+    for module in (labels.__file__, __file__):
+        digest.update(Path(module).read_bytes())
+    digest.update(repr((reportlab.Version, _pdftoppm_version(), design, inverted, forged, PX_PER_MM)).encode())
+    return digest.hexdigest()[:20]
+
+
+def _pdftoppm_version() -> str:
+    try:
+        return subprocess.run(["pdftoppm", "-v"], capture_output=True, text=True).stderr.strip()
+    except FileNotFoundError:
+        return "none"
+
+
 @lru_cache(maxsize=8)
 def printed(design: labels.Design, inverted: bool = False, forged: tuple[tuple[int, str], ...] = ()) -> dict:
     """{"stickers": {ball: grey sticker}, "pages": [grey pages at SHEET_PX_PER_MM]} from the PDF."""
-    pdf = printed_pdf(design, inverted, dict(forged))
-    key = f"{hashlib.sha256(pdf).hexdigest()[:20]}-{PX_PER_MM:g}"
-    path = _cache_folder() / f"ball-stickers-{key}.npz"
+    path = _cache_folder() / f"ball-stickers-{_source_key(design, inverted, forged)}.npz"
     if path.exists():
         with np.load(path) as data:
             return {"stickers": {b: data[f"ball{b}"] for b in labels.BALLS},
                     "pages": [data[f"page{i}"] for i in range(SHEET_PAGES) if f"page{i}" in data]}
-    pages = rasterise(pdf, PX_PER_MM)
+    pages = rasterise(printed_pdf(design, inverted, dict(forged)), PX_PER_MM)
     places = [p for p in labels.sheet_places(design) if p.copy == 0]
     stickers = {p.ball: cut(pages[p.page], p, design, PX_PER_MM) for p in places}
     small = [cv2.resize(page, None, fx=SHEET_PX_PER_MM / PX_PER_MM, fy=SHEET_PX_PER_MM / PX_PER_MM,
