@@ -14,7 +14,7 @@ from companion.core.journal import Journal
 from companion.core.door import Door
 from companion.core.session import Session
 from tui.bluff import phone as P
-from tui.web.server import make_app
+from tui.web.server import app_runner, make_app
 
 from screens_chromium import free_port
 
@@ -37,7 +37,7 @@ class Server:
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
         self.port = free_port()
-        self.runner = web.AppRunner(make_app(journal, poll=0.05, phone=phone))
+        self.runner = app_runner(make_app(journal, poll=0.05, phone=phone))
         self.call(self._start())
         self.url = f"http://127.0.0.1:{self.port}"
 

@@ -347,7 +347,7 @@ def test_the_page_server_keeps_its_last_view_when_a_view_raises(tmp_path, caplog
     monkeypatch.setattr(views, "public", lambda state: 1 / 0 if broken["on"] else real(state))
 
     async def check():
-        runner = web.AppRunner(web_server.make_app(tmp_path / "g.db", poll=0.02))
+        runner = web_server.app_runner(web_server.make_app(tmp_path / "g.db", poll=0.02))
         await runner.setup()
         port = free_port()
         await web.TCPSite(runner, "127.0.0.1", port).start()

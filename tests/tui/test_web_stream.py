@@ -18,7 +18,7 @@ from screens_game import game
 
 
 async def serving(journal, keep_alive=15.0):
-    runner = web.AppRunner(web_server.make_app(journal, poll=0.05, keep_alive=keep_alive))
+    runner = web_server.app_runner(web_server.make_app(journal, poll=0.05, keep_alive=keep_alive))
     await runner.setup()
     port = free_port()
     await web.TCPSite(runner, "127.0.0.1", port).start()

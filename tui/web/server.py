@@ -355,11 +355,17 @@ def quiet_logging() -> None:
         log.propagate = False
 
 
+def app_runner(app: web.Application) -> web.AppRunner:
+    """The page server's runner: idle connections closed after crowd.IDLE_S, and at shutdown the
+    open event streams (each waiting for its next change) given a second, not aiohttp's minute."""
+    return web.AppRunner(app, keepalive_timeout=crowd.IDLE_S, shutdown_timeout=1)
+
+
 async def run_guarded(app: web.Application, host: str, port: int, cap: int, tls: ssl.SSLContext | None,
                       listening: str) -> None:
     """Serve `app` behind a crowd.Doorman until SIGINT or SIGTERM."""
     loop = asyncio.get_running_loop()
-    runner = web.AppRunner(app, keepalive_timeout=crowd.IDLE_S, shutdown_timeout=1)
+    runner = app_runner(app)
     doorman = crowd.Doorman(cap)
     app.middlewares.insert(0, doorman.middleware)
     await runner.setup()
