@@ -197,9 +197,8 @@ def run(settings: Run, decoders: dict) -> dict:
           f"wall-clock ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     try:
         if held.live:
-            seconds, resident = held.warm()
-            print(f"  decoding processes started and warm in {seconds:.1f} s; resident memory "
-                  f"{resident:.0f} MB the largest", flush=True)
+            print(f"  decoding processes started and warm in {held.warm():.1f} s; their memory "
+                  f"{held.memory_mb():.0f} MB together", flush=True)
         started = time.monotonic()
         renderer = ball_render.Renderer()
         for name, ok, ball in _label_checks(renderer, decoders, settings.seed):
@@ -216,6 +215,8 @@ def run(settings: Run, decoders: dict) -> dict:
                 if record["outcome"] != "accepted":
                     print(not_accepted(k, p, name, record), file=sys.stderr)
             _progress(done, settings.passes, started)
+        if held.live:
+            print(f"  decoding processes' memory after the passes: {held.memory_mb():.0f} MB together", flush=True)
     finally:
         held.close()
     started = time.monotonic()
@@ -442,11 +443,12 @@ def _held(settings: "Run", decoders: dict):
                  lambda: (_close(live), quota.close()), live, started), live
 
 
-def _resident_mb(pid: int) -> float:
-    """A process's resident memory (Linux: VmRSS), 0 where it cannot be read."""
+def _memory_mb(pid: int) -> float:
+    """A process's share of the memory it uses (Linux: Pss, a page shared by n processes counted as 1/n
+    in each, so the sum over processes counts it once), 0 where it cannot be read."""
     try:
-        with open(f"/proc/{pid}/status") as status:
-            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+        with open(f"/proc/{pid}/smaps_rollup") as usage:
+            return next(int(line.split()[1]) / 1024 for line in usage if line.startswith("Pss:"))
     except (OSError, StopIteration, ValueError):
         return 0.0
 
@@ -463,14 +465,20 @@ class _Held:
         self.context, self.describe, self.close, self.live, self.started = context, describe, close, live, started
         self.workers = "process(es)" if live else "thread(s)"
 
-    def warm(self) -> tuple[float, float]:
+    def warm(self) -> float:
         """Wait until every decoding process is warm, held as it will read, so that the first pass is
-        not what waits for it: the seconds since they were started, and the largest one's resident MB."""
-        processes = [decoder for team in self.live.values() for decoder in team]
+        not what waits for it: the seconds since they were started."""
         with self:
-            for decoder in processes:
+            for decoder in self._processes():
                 decoder.ready()
-        return time.monotonic() - self.started, max(_resident_mb(d.worker.pid) for d in processes)
+        return time.monotonic() - self.started
+
+    def memory_mb(self) -> float:
+        """The decoding processes' memory together (_memory_mb's sum)."""
+        return sum(_memory_mb(decoder.worker.pid) for decoder in self._processes())
+
+    def _processes(self) -> list:
+        return [decoder for team in self.live.values() for decoder in team]
 
     def __enter__(self):
         return self.context.__enter__()

@@ -154,3 +154,11 @@ def test_a_label_blurred_well_below_a_clean_score_is_still_named(ball):
     top = float((match.codebook() @ np.array(list(match._grids(image, MODULE_PX))).T).max())
     assert match.MATCH_MIN <= top < 0.65
     assert match_label(label, MODULE_PX) == ball
+
+
+def test_the_look_alike_codebooks_mapped_from_the_cache_are_the_ones_made_here():
+    """Every decoding process maps the same files (vision.cache): they must hold what it would make."""
+    for mask in {bl.label_mask(ball) for ball in bl.BALLS}:
+        mapped = match.look_alike_book(mask)
+        assert not mapped.flags.writeable                     # a file's pages, shared read-only
+        assert np.array_equal(mapped, match._rows(bl.look_alike_modules(mask)))

@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from .. import ball_labels as labels
+from .. import cache
 
 # A QR that is not one of our labels can look like one: of the 9,973 texts PB0000-PB9999 with
 # wrong check digits (the look-alikes), under the same QR mask as a label, the closest correlate
@@ -189,12 +190,20 @@ def codebook() -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def look_alike_book(mask: int) -> np.ndarray:
-    """The look-alike codes under QR mask `mask`, as codebook rows (about 10 MB)."""
-    return _rows(labels.look_alike_modules(mask))
+    """The look-alike codes under QR mask `mask`, as codebook rows (10 MB), kept in a file that every
+    decoding process maps: one copy in memory for all of them, and none made again at their start."""
+    made_by = cache.key([labels.__file__, __file__], _reportlab_version())
+    shape = (len(labels.look_alikes()), int(_data_mask().sum()))
+    return cache.mapped(f"look-alikes-mask{mask}-{made_by}", shape, lambda: _rows(labels.look_alike_modules(mask)))
+
+
+def _reportlab_version() -> str:
+    import reportlab                      # its QR encoder makes the look-alikes' modules
+    return reportlab.Version
 
 
 def prepare() -> None:
-    """Build the codebooks now (a few seconds), not while the first ball goes by."""
+    """Build (or map) the codebooks now, not while the first ball goes by."""
     codebook()
     for mask in {labels.label_mask(ball) for ball in labels.BALLS}:
         look_alike_book(mask)

@@ -3,12 +3,11 @@ rasterised by poppler's pdftoppm and cut along each sticker's printed cut circle
 wraps these, not the reader's idea of a label, so an error in the printer's geometry or
 orientation shows up on the bench instead of cancelling out (law 8).
 
-Rasters are cached in $XDG_CACHE_HOME/plunder-companion (else ~/.cache/plunder-companion), keyed
-by what the PDF's bytes follow from (writing it just to hash it took seconds in every process).
+Rasters are cached (vision.cache), keyed by what the PDF's bytes follow from (writing the PDF just
+to hash it took seconds in every process).
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import subprocess
@@ -20,6 +19,7 @@ import cv2
 import numpy as np
 
 from .. import ball_labels as labels
+from .. import cache
 
 PX_PER_MM = 16.0          # the stickers' raster (406 dpi)
 SHEET_PX_PER_MM = 8.0     # whole pages, for a sheet lying in the camera's view
@@ -86,20 +86,12 @@ def _cut_circle(page: np.ndarray, x: float, y: float, r: float) -> tuple[float, 
     return float(a), float(b), math.sqrt(c + a * a + b * b)
 
 
-def _cache_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "plunder-companion"
-
-
 def _source_key(design: labels.Design, inverted: bool, forged: tuple[tuple[int, str], ...]) -> str:
-    """A hash of what the printed PDF and its raster follow from: the writer's and this module's
-    code, ReportLab's and poppler's versions, the design and the stickers asked for."""
+    """What the printed PDF and its raster follow from: the writer's and this module's code, ReportLab's
+    and poppler's versions, the design and the stickers asked for."""
     import reportlab
-    digest = hashlib.sha256()
-    for module in (labels.__file__, __file__):
-        digest.update(Path(module).read_bytes())
-    digest.update(repr((reportlab.Version, _pdftoppm_version(), design, inverted, forged, PX_PER_MM)).encode())
-    return digest.hexdigest()[:20]
+    return cache.key([labels.__file__, __file__], reportlab.Version, _pdftoppm_version(), design, inverted,
+                     forged, PX_PER_MM)
 
 
 def _pdftoppm_version() -> str:
@@ -112,7 +104,7 @@ def _pdftoppm_version() -> str:
 @lru_cache(maxsize=8)
 def printed(design: labels.Design, inverted: bool = False, forged: tuple[tuple[int, str], ...] = ()) -> dict:
     """{"stickers": {ball: grey sticker}, "pages": [grey pages at SHEET_PX_PER_MM]} from the PDF."""
-    path = _cache_folder() / f"ball-stickers-{_source_key(design, inverted, forged)}.npz"
+    path = cache.folder() / f"ball-stickers-{_source_key(design, inverted, forged)}.npz"
     if path.exists():
         with np.load(path) as data:
             return {"stickers": {b: data[f"ball{b}"] for b in labels.BALLS},

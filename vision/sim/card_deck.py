@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .. import cache
 from .. import layouts as L
 
 RES = 12.0                       # px per mm of the raster (304.8 dpi)
@@ -92,8 +93,7 @@ def event_id() -> str:
 def cache_root(folder: Path | None = None) -> Path:
     if folder:
         return Path(folder)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "companion"
+    return cache.folder()
 
 
 def deck(cache: Path | None = None, players: int = PLAYERS) -> Deck:

@@ -1,0 +1,51 @@
+"""What the companion can make again but keeps to save time: in $XDG_CACHE_HOME/companion (else
+~/.cache/companion), each file named by a hash of what it is made from, so a change to that code
+or its inputs makes a new one rather than reading a stale one."""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+def folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "companion"
+
+
+def key(files, *values) -> str:
+    """A hash of `files`' bytes (the code a cached thing is made by) and `values`' reprs."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(Path(path).read_bytes())
+    digest.update(repr(values).encode())
+    return digest.hexdigest()[:20]
+
+
+def mapped(name: str, shape: tuple, make) -> np.ndarray:
+    """The array in folder()/name.npy, mapped read-only (every process mapping it shares one copy in
+    memory), made by make() and written first when it is missing or not of `shape`. Where it cannot
+    be written (a full or read-only disk) make()'s array is returned as it is."""
+    path = folder() / f"{name}.npy"
+    try:
+        kept = np.load(path, mmap_mode="r")
+        if kept.shape == shape:
+            return kept.view(np.ndarray)
+    except (OSError, ValueError):         # not made yet, or cut short
+        pass
+    array = make()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as out:
+            try:
+                np.save(out, array)
+            except OSError:
+                os.unlink(out.name)
+                raise
+        os.replace(out.name, path)        # whole or not at all: processes starting together may both write it
+        return np.load(path, mmap_mode="r").view(np.ndarray)
+    except OSError:
+        return array
