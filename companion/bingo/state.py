@@ -96,9 +96,6 @@ class State:
     def balls_in(self, place: str) -> list[int]:
         return sorted(ball for ball, where in self.place.items() if where == place)
 
-    def held_kinds(self) -> set[str]:
-        return {held.card["do"] for held in self.held.values()}
-
     def balances(self) -> dict[str, int]:
         return {p.account: p.balance for p in sorted(self.players.values(), key=lambda p: p.account)}
 
