@@ -25,15 +25,15 @@ def key(files, *values) -> str:
     return digest.hexdigest()[:20]
 
 
-def mapped(name: str, shape: tuple, make) -> np.ndarray:
+def mapped(name: str, shape: tuple, make, sound=lambda array: True) -> np.ndarray:
     """The array in folder()/name.npy, mapped read-only (every process mapping it shares one copy in
-    memory), made by make() and written first when it is missing or not of `shape`. Where it cannot
-    be written (a full or read-only disk) make()'s array is returned as it is."""
+    memory), made by make() and written first when it is missing, not of `shape` or not sound(array)
+    (damaged). Where it cannot be written (a full or read-only disk) make()'s array is returned as it is."""
     path = folder() / f"{name}.npy"
     try:
-        kept = np.load(path, mmap_mode="r")
-        if kept.shape == shape:
-            return kept.view(np.ndarray)
+        kept = np.load(path, mmap_mode="r").view(np.ndarray)
+        if kept.shape == shape and sound(kept):
+            return kept
     except (OSError, ValueError):         # not made yet, or cut short
         pass
     array = make()
@@ -42,10 +42,12 @@ def mapped(name: str, shape: tuple, make) -> np.ndarray:
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as out:
             try:
                 np.save(out, array)
+                out.flush()
+                os.fsync(out.fileno())    # on the disk before it takes the name: a power cut leaves the old or the new
             except OSError:
                 os.unlink(out.name)
                 raise
-        os.replace(out.name, path)        # whole or not at all: processes starting together may both write it
+        os.replace(out.name, path)        # processes starting together may both write it: either is whole
         return np.load(path, mmap_mode="r").view(np.ndarray)
     except OSError:
         return array

@@ -161,4 +161,5 @@ def test_the_look_alike_codebooks_mapped_from_the_cache_are_the_ones_made_here()
     for mask in {bl.label_mask(ball) for ball in bl.BALLS}:
         mapped = match.look_alike_book(mask)
         assert not mapped.flags.writeable                     # a file's pages, shared read-only
-        assert np.array_equal(mapped, match._rows(bl.look_alike_modules(mask)))
+        assert np.array_equal(mapped, match._rows(bl.look_alike_modules(mask))) and match._unit_rows(mapped)
+    assert not match._unit_rows(np.zeros((3, 249), np.float32))        # a file zeroed on the disk is made again
