@@ -25,11 +25,12 @@ def key(files, *values) -> str:
     return digest.hexdigest()[:20]
 
 
-def mapped(name: str, shape: tuple, make, sound=lambda array: True) -> np.ndarray:
-    """The array in folder()/name.npy, mapped read-only (every process mapping it shares one copy in
-    memory), made by make() and written first when it is missing, not of `shape` or not sound(array)
-    (damaged). Where it cannot be written (a full or read-only disk) make()'s array is returned as it is."""
-    path = folder() / f"{name}.npy"
+def mapped(name: str, made_by: str, shape: tuple, make, sound=lambda array: True) -> np.ndarray:
+    """The array in folder()/name-made_by.npy, mapped read-only (every process mapping it shares one
+    copy in memory), made by make() and written first when it is missing, not of `shape` or not
+    sound(array) (damaged); then the name's files made by other code (name-*.npy) are removed. Where it
+    cannot be written (a full or read-only disk) make()'s array is returned as it is."""
+    path = folder() / f"{name}-{made_by}.npy"
     try:
         kept = np.load(path, mmap_mode="r").view(np.ndarray)
         if kept.shape == shape and sound(kept):
@@ -48,6 +49,8 @@ def mapped(name: str, shape: tuple, make, sound=lambda array: True) -> np.ndarra
                 os.unlink(out.name)
                 raise
         os.replace(out.name, path)        # processes starting together may both write it: either is whole
+        for stale in set(path.parent.glob(f"{name}-*.npy")) - {path}:
+            stale.unlink(missing_ok=True)
         return np.load(path, mmap_mode="r").view(np.ndarray)
     except OSError:
         return array

@@ -23,16 +23,16 @@ def counting(array):
 
 def test_an_array_is_made_once_then_mapped_read_only(folder):
     make, made = counting(np.arange(12, dtype=np.float32).reshape(3, 4))
-    first, second = cache.mapped("rows", (3, 4), make), cache.mapped("rows", (3, 4), make)
-    assert len(made) == 1 and (folder / "rows.npy").exists()
+    first, second = cache.mapped("rows", "k1", (3, 4), make), cache.mapped("rows", "k1", (3, 4), make)
+    assert len(made) == 1 and (folder / "rows-k1.npy").exists()
     assert np.array_equal(first, second) and type(second) is np.ndarray and not second.flags.writeable
 
 
 @pytest.mark.parametrize("damage", ["cut short", "another shape", "not an array", "unsound"])
 def test_a_damaged_file_is_made_again(folder, damage):
     make, made = counting(np.ones((3, 4), np.float32))
-    cache.mapped("rows", (3, 4), make, lambda a: a.all())
-    path = folder / "rows.npy"
+    cache.mapped("rows", "k1", (3, 4), make, lambda a: a.all())
+    path = folder / "rows-k1.npy"
     if damage == "cut short":
         path.write_bytes(path.read_bytes()[:-8])
     elif damage == "another shape":
@@ -41,15 +41,21 @@ def test_a_damaged_file_is_made_again(folder, damage):
         path.write_bytes(b"\x00" * 200)
     else:
         np.save(path, np.zeros((3, 4), np.float32))
-    assert np.array_equal(cache.mapped("rows", (3, 4), make, lambda a: a.all()), np.ones((3, 4))) and len(made) == 2
+    assert np.array_equal(cache.mapped("rows", "k1", (3, 4), make, lambda a: a.all()), np.ones((3, 4))) and len(made) == 2
     assert np.load(path).shape == (3, 4)
+
+
+def test_the_file_made_by_new_code_replaces_the_old_codes(folder):
+    cache.mapped("rows", "old", (3, 4), lambda: np.zeros((3, 4), np.float32))
+    assert np.array_equal(cache.mapped("rows", "new", (3, 4), lambda: np.ones((3, 4), np.float32)), np.ones((3, 4)))
+    assert sorted(p.name for p in folder.iterdir()) == ["rows-new.npy"]
 
 
 def test_where_nothing_can_be_written_the_array_made_is_used(folder):
     folder.parent.mkdir(exist_ok=True)
     folder.write_text("a file where the folder should be")
     array = np.ones((3, 4), np.float32)
-    assert cache.mapped("rows", (3, 4), lambda: array) is array
+    assert cache.mapped("rows", "k1", (3, 4), lambda: array) is array
 
 
 def test_a_key_follows_the_code_and_the_values(tmp_path):

@@ -194,7 +194,7 @@ def look_alike_book(mask: int) -> np.ndarray:
     decoding process maps: one copy in memory for all of them, and none made again at their start."""
     made_by = cache.key([labels.__file__, __file__], _reportlab_version())
     shape = (len(labels.look_alikes()), int(_data_mask().sum()))
-    return cache.mapped(f"look-alikes-mask{mask}-{made_by}", shape, lambda: _rows(labels.look_alike_modules(mask)),
+    return cache.mapped(f"look-alikes-mask{mask}", made_by, shape, lambda: _rows(labels.look_alike_modules(mask)),
                         _unit_rows)
 
 
