@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import io
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -26,8 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .. import cache
 from .. import layouts as L
+from ..cache import folder as cache_folder
 
 RES = 12.0                       # px per mm of the raster (304.8 dpi)
 DPI = RES * 25.4
@@ -93,7 +92,7 @@ def event_id() -> str:
 def cache_root(folder: Path | None = None) -> Path:
     if folder:
         return Path(folder)
-    return cache.folder()
+    return cache_folder()
 
 
 def deck(cache: Path | None = None, players: int = PLAYERS) -> Deck:
