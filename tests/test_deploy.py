@@ -52,9 +52,9 @@ def test_a_present_system_library_is_never_taken_for_missing(tmp_path):
         assert installs == []
 
 
-@pytest.mark.parametrize("cores, mem_kb, workers", [(2, 24_683_000, 3), (4, 3_880_000, 3), (4, 1_900_000, 1),
-                                                   (8, 65_000_000, 9), (1, 512_000, 1)])
-def test_the_tests_run_one_worker_more_than_the_cores_and_one_a_gb_at_most(tmp_path, cores, mem_kb, workers):
+@pytest.mark.parametrize("cores, mem_kb, workers", [(2, 24_683_000, 3), (4, 3_880_000, 2), (2, 4_800_000, 3),
+                                                   (4, 1_900_000, 1), (8, 65_000_000, 9), (1, 512_000, 1)])
+def test_the_tests_run_one_worker_more_than_the_cores_and_one_per_1_5_gb_at_most(tmp_path, cores, mem_kb, workers):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text(f"MemTotal:       {mem_kb} kB\nMemFree:        1000 kB\n")
     run = bash(f"source ./dev; MEMINFO_FILE={meminfo}; nproc() {{ echo {cores}; }}; test_workers")
