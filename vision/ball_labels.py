@@ -69,6 +69,12 @@ def qr_modules(text: str, mask: int | None = None) -> np.ndarray:
     return _encoded(_code(text), mask)
 
 
+def encoder_version() -> str:
+    """ReportLab's version: its QR encoder makes the labels' modules and its canvas the printed sheets."""
+    import reportlab
+    return reportlab.Version
+
+
 def _code(data):
     from reportlab.graphics.barcode import qrencoder
     code = qrencoder.QRCode(1, qrencoder.QRErrorCorrectLevel.H)

@@ -65,3 +65,15 @@ def test_a_key_follows_the_code_and_the_values(tmp_path):
     assert cache.key([code], 1, "a") == before and cache.key([code], 2, "a") != before
     code.write_text("two")
     assert cache.key([code], 1, "a") != before
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_no_part_of_the_new(tmp_path):
+    path = tmp_path / "sample.json"
+    cache.write_whole(path, lambda out: out.write(b"old"))
+
+    def failing(out):
+        out.write(b"half of the new")
+        raise OSError("no space left on device")
+    with pytest.raises(OSError):
+        cache.write_whole(path, failing)
+    assert [p.name for p in tmp_path.iterdir()] == ["sample.json"] and path.read_bytes() == b"old"

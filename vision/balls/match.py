@@ -192,10 +192,15 @@ def codebook() -> np.ndarray:
 def look_alike_book(mask: int) -> np.ndarray:
     """The look-alike codes under QR mask `mask`, as codebook rows (10 MB), kept in a file that every
     decoding process maps: one copy in memory for all of them, and none made again at their start."""
-    made_by = cache.key([labels.__file__, __file__], _reportlab_version())
     shape = (len(labels.look_alikes()), int(_data_mask().sum()))
-    return cache.mapped(f"look-alikes-mask{mask}", made_by, shape, lambda: _rows(labels.look_alike_modules(mask)),
-                        _unit_rows)
+    return cache.mapped(f"look-alikes-mask{mask}", _books_made_by(), shape,
+                        lambda: _rows(labels.look_alike_modules(mask)), _unit_rows)
+
+
+@lru_cache(maxsize=1)
+def _books_made_by() -> str:
+    """The key of the code the look-alike books are made by (read once, not once a mask)."""
+    return cache.key([labels.__file__, __file__], labels.encoder_version())
 
 
 def _unit_rows(rows: np.ndarray) -> bool:
@@ -203,10 +208,6 @@ def _unit_rows(rows: np.ndarray) -> bool:
     weaken the look-alikes' bar."""
     return bool(np.allclose(np.einsum("ij,ij->i", rows, rows), 1, atol=1e-3))
 
-
-def _reportlab_version() -> str:
-    import reportlab                      # its QR encoder makes the look-alikes' modules
-    return reportlab.Version
 
 
 def prepare() -> None:

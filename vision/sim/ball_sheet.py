@@ -9,7 +9,6 @@ to hash it took seconds in every process).
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import tempfile
 from functools import lru_cache
@@ -89,8 +88,7 @@ def _cut_circle(page: np.ndarray, x: float, y: float, r: float) -> tuple[float, 
 def _source_key(design: labels.Design, inverted: bool, forged: tuple[tuple[int, str], ...]) -> str:
     """What the printed PDF and its raster follow from: the writer's and this module's code, ReportLab's
     and poppler's versions, the design and the stickers asked for."""
-    import reportlab
-    return cache.key([labels.__file__, __file__], reportlab.Version, _pdftoppm_version(), design, inverted,
+    return cache.key([labels.__file__, __file__], labels.encoder_version(), _pdftoppm_version(), design, inverted,
                      forged, PX_PER_MM)
 
 
@@ -114,11 +112,8 @@ def printed(design: labels.Design, inverted: bool = False, forged: tuple[tuple[i
     stickers = {p.ball: cut(pages[p.page], p, design, PX_PER_MM) for p in places}
     small = [cv2.resize(page, None, fx=SHEET_PX_PER_MM / PX_PER_MM, fy=SHEET_PX_PER_MM / PX_PER_MM,
                         interpolation=cv2.INTER_AREA) for page in pages[:SHEET_PAGES]]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as out:
-        np.savez_compressed(out, **{f"ball{b}": s for b, s in stickers.items()},
-                            **{f"page{i}": p for i, p in enumerate(small)})
-    os.replace(out.name, path)                 # several bench workers may build it at once
+    cache.write_whole(path, lambda out: np.savez_compressed(out, **{f"ball{b}": s for b, s in stickers.items()},
+                                                            **{f"page{i}": p for i, p in enumerate(small)}))
     return {"stickers": stickers, "pages": small}
 
 

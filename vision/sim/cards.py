@@ -24,6 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .. import cache
 from .. import layouts as L
 from ..layouts import bingo as robbery          # its robbery cards carry player numbers as digits
 from . import card_deck, card_photo
@@ -468,16 +469,10 @@ def _make(job) -> tuple[int, Path]:
     s = next(generate(_DECK[0], 1, tier, seed, start=index, corpus=corpus))
     data, suffix = encode(s)
     path = folder / f"{index:05d}{suffix}"
-    _write_whole(path.with_suffix(".json"), json.dumps(s.truth, ensure_ascii=False).encode())
-    _write_whole(path, data)
+    # never a half-written sample in the cache, even with two benches making the same one
+    cache.write_whole(path.with_suffix(".json"), lambda out: out.write(json.dumps(s.truth, ensure_ascii=False).encode()))
+    cache.write_whole(path, lambda out: out.write(data))
     return index, path
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Never a half-written sample in the cache, even with two benches making the same one."""
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.part")
-    temporary.write_bytes(data)
-    temporary.replace(path)
 
 
 def load(path: Path) -> tuple[np.ndarray, dict]:
