@@ -107,11 +107,7 @@ def cached(name: str, game: str, kind: str, tier: str, style_index: int) -> Path
     if found and stem.with_suffix(".json").exists():
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
-    sample = make(games()[game], kind, tier, style_index, name)
-    data, suffix = C.encode(sample)
-    C._write_whole(stem.with_suffix(".json"), json.dumps(sample.truth, ensure_ascii=False).encode())
-    C._write_whole(stem.with_suffix(suffix), data)
-    return stem.with_suffix(suffix)
+    return C.save(make(games()[game], kind, tier, style_index, name), stem)
 
 
 def scanners() -> dict:

@@ -49,3 +49,16 @@ def test_the_corpus_holds_every_kind_style_and_tier_and_its_truth_judges_a_move(
     assert list(G.moved({"x": right}, {"x": rescored})) == ["other"]
     assert G.moved({"x": right}, {"x": dict(right)}) == {}
     assert list(G.moved({}, {"x": right})) == ["absent→right"]
+
+
+@needs_poppler
+def test_a_golden_card_is_made_whole_where_no_cache_is_yet(tmp_path, monkeypatch):
+    """A fresh machine has no cached corpus: the card is made, written with its truth, and read back
+    as made (the path a warm cache never takes)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    name, game, kind, tier, style = G.names()[0]
+    path = G.cached(name, game, kind, tier, style)
+    assert path.is_relative_to(tmp_path)
+    image, truth = G.C.load(path)
+    assert truth == G.make(G.games()[game], kind, tier, style, name).truth and image.size
+    assert G.cached(name, game, kind, tier, style) == path

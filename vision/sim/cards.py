@@ -467,12 +467,17 @@ def _worker(folder: str) -> None:
 def _make(job) -> tuple[int, Path]:
     folder, tier, seed, index, corpus = job
     s = next(generate(_DECK[0], 1, tier, seed, start=index, corpus=corpus))
-    data, suffix = encode(s)
-    path = folder / f"{index:05d}{suffix}"
-    # never a half-written sample in the cache, even with two benches making the same one
-    cache.write_whole(path.with_suffix(".json"), lambda out: out.write(json.dumps(s.truth, ensure_ascii=False).encode()))
-    cache.write_whole(path, lambda out: out.write(data))
-    return index, path
+    return index, save(s, folder / f"{index:05d}")
+
+
+def save(sample: Sample, stem: Path) -> Path:
+    """The sample's photo beside its truth (stem.json), each written whole: never a half-written
+    sample in a cache, even with two benches making the same one. Returns the photo's path."""
+    data, suffix = encode(sample)
+    truth = json.dumps(sample.truth, ensure_ascii=False).encode()
+    cache.write_whole(stem.with_suffix(".json"), lambda out: out.write(truth))
+    cache.write_whole(stem.with_suffix(suffix), lambda out: out.write(data))
+    return stem.with_suffix(suffix)
 
 
 def load(path: Path) -> tuple[np.ndarray, dict]:
