@@ -197,3 +197,16 @@ def test_a_turns_happy_path_with_the_readers_working_takes_three_operator_keys(t
     finally:
         night.stop()
     assert keys == ["b", "t", "n"] and len(keys) <= 3
+
+
+def test_a_stalled_wait_is_reported_with_each_sources_health(tmp_path_factory, tmp_path, monkeypatch):
+    """The demo waiting in vain says what its sources say (on screen the alerts go to the console, not
+    to the demo): the wait's message is all a failed run leaves."""
+    import tui.bingo.demo as demo
+    from tui.sources import Health
+    monkeypatch.setattr(demo, "WAIT_S", 0.05)
+    night = Night(set_up(tmp_path_factory, tmp_path), SEED, turns=TURNS, camera=False)
+    night.sources = {"reader": type("Reader", (), {"health": lambda self: Health("down", "12 frames read, 3 dropped")})()}
+    with pytest.raises(demo.DemoError) as stalled:
+        night._wait(lambda: False, "ball 27")
+    assert str(stalled.value) == "waited 0 s for ball 27 (reader: down: 12 frames read, 3 dropped)"

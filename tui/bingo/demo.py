@@ -283,9 +283,14 @@ class Night:
             if self.stopping:
                 raise DemoError("stopped")
             if time.monotonic() > deadline:
-                problems = "; ".join(self.alerts[-3:]) or "no alert"
-                raise DemoError(f"waited {WAIT_S:.0f} s for {what} ({problems})")
+                raise DemoError(f"waited {WAIT_S:.0f} s for {what} ({self._problems()})")
             time.sleep(0.005)
+
+    def _problems(self) -> str:
+        """The last alerts, and each source's health: what a stalled wait is reported with."""
+        health = [f"{name}: {h.state}{': ' if h.detail else ''}{h.detail}"
+                  for name, h in ((name, source.health()) for name, source in self.sources.items())]
+        return "; ".join(self.alerts[-3:] + health) or "no alert"
 
     # -- what is printed --
     def tell(self) -> None:
