@@ -29,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from companion.core.columns import clipped, display_width
+from companion.core.columns import clipped, display_width, literal
 from companion.core.commands import Malformed
 from companion.core.review import crop_file
 from companion.core.words import N_, _, languages, say
@@ -361,12 +361,15 @@ class GameConsole(Boundary, App):
             self.post_message(self.CropLoaded(serial, None, "no crop saved"))
             return
         try:
-            import cv2
+            from vision.image_files import read_image
         except ImportError:
             self.post_message(self.CropLoaded(serial, None, f"crop {path} (OpenCV not installed)"))
             return
-        image = cv2.imread(str(self.crop_file(path)))
-        self.post_message(self.CropLoaded(serial, image, "" if image is not None else f"cannot read crop {path}"))
+        try:       # read by Python, decoded from memory: OpenCV's own file reading crashes on some names
+            image, problem = read_image(self.crop_file(path)), ""
+        except OSError as error:
+            image, problem = None, f"cannot read crop {path}: {error.strerror or error}"
+        self.post_message(self.CropLoaded(serial, image, problem))
 
     def crop_file(self, path: str) -> Path:
         return crop_file(path, self.session.journal.path)
@@ -384,7 +387,7 @@ class GameConsole(Boundary, App):
         crop = self.query_one("#crop", HalfBlockImage)
         if image is None:
             crop.image = None
-            crop.update(Text(problem, style="italic"))
+            crop.update(Text(clipped(literal(problem), SHOWN_MESSAGE), style="italic"))     # a crop's path is anyone's
         else:
             crop.show(image)
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
+from companion.core.columns import clipped
 from companion.core.event_file import write_atomic
 
 SLOTS = {"reader": "ball reader", "link": "cage link", "scanner": "card scanner", "panel": "staff panel"}
@@ -44,6 +45,7 @@ class Source(Protocol):
 
 
 NO_ANSWER = "the console did not answer in time"
+NAME_COLUMNS, REASON_COLUMNS = 60, 160      # a scanned photo's name and the reason, as the console shows them
 JOURNAL_WAIT_S = 5.0        # how long the cage link waits for the journal before acknowledging a ball
 
 
@@ -270,9 +272,10 @@ class ScannerSource:
 
         def on_result(result) -> None:
             self.scanned += 1
-            self.last = f"{Path(result.image).name}: {result.decision}"
+            shown = result.to_json()       # the photo's name and the reason shown literally: anyone's file name
+            self.last = f"{clipped(Path(shown['image']).name, NAME_COLUMNS)}: {result.decision}"
             if result.decision not in ("counted", "ignored"):
-                note(f"card scanner: {self.last}" + (f": {result.reason}" if result.reason else ""),
+                note(f"card scanner: {self.last}" + (f": {clipped(shown['reason'], REASON_COLUMNS)}" if result.reason else ""),
                      "info" if result.decision == "review" else "warning")
 
         def run() -> None:

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..core.columns import literal
 from . import CommandError
 
 def register(sub, groups) -> None:
@@ -200,7 +201,8 @@ def _line(result) -> str:
     fields = " ".join(f"{k}={','.join(v) or '-'}" for k, v in result.fields.items())
     reason = f" ({result.reason})" if result.reason else ""
     crop = f" crop {result.crop}" if result.crop else ""
-    return f"{result.image}: {result.decision}{reason}: {what} {fields}{crop} [{result.ms:.0f} ms]".replace("  ", " ")
+    line = f"{result.image}: {result.decision}{reason}: {what} {fields}{crop} [{result.ms:.0f} ms]".replace("  ", " ")
+    return literal(line)        # the photo's name is anyone's: no newline or terminal escape printed as it is
 
 
 def scan(args) -> int:
@@ -226,7 +228,7 @@ def scan(args) -> int:
             show(result)
             sys.stdout.flush()
             if result.decision in ("rejected", "refused", "duplicate"):
-                print(f"STAFF: {Path(result.image).name}: {result.decision}: {result.reason}", file=sys.stderr)
+                print(literal(f"STAFF: {Path(result.image).name}: {result.decision}: {result.reason}"), file=sys.stderr)
         watcher.run(report)
         return 0
     if not args.images:

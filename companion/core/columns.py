@@ -13,6 +13,19 @@ def display_width(text: str) -> int:
                else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+def literal(text: str) -> str:
+    """Anyone's text (a file's name, a phone's post) as it is, shown safely: a byte that was no UTF-8 (a file
+    name's, kept by os.fsdecode) as \\xff, a control character (a newline, a terminal's escape) or a lone
+    surrogate as its escape; a terminal, a log or a JSON line takes every character left."""
+    return text if text.isprintable() else "".join(map(_escaped, text))
+
+
+def _escaped(ch: str) -> str:
+    if "\udc80" <= ch <= "\udcff":
+        return f"\\x{ord(ch) - 0xdc00:02x}"
+    return repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Cs") else ch
+
+
 def clipped(text: str, columns: int) -> str:
     """text on one line, cut with "…" to fit `columns` terminal columns (a Japanese message is two a character)."""
     text = " ".join(text.split())

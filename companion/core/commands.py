@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from dataclasses import dataclass, field, fields
 from typing import Callable, get_type_hints
 
@@ -187,12 +188,22 @@ def _check_plain(data: dict) -> None:
 
 
 def _check_text(text: str) -> None:
+    fault = text_fault(text)
+    if fault:
+        raise Malformed(f"the text {shown(text)} {fault}")
+
+
+def text_fault(text: str) -> str | None:
+    """What keeps a text (a name, a reason) out of a command, or None: its length, a lone surrogate, or a control
+    character (a newline, a terminal's escape: a screen would obey it, and no text needs one)."""
     if len(text) > MAX_TEXT:
-        raise Malformed(f"a text of {len(text):,} characters is too long (at most {MAX_TEXT:,}): {shown(text)}")
+        return f"is too long: {len(text):,} characters (at most {MAX_TEXT:,})"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise Malformed(f"the text {shown(text)} is not valid Unicode (a lone surrogate)") from None
+        return "is not valid Unicode (a lone surrogate)"
+    control = None if text.isprintable() else next((ch for ch in text if unicodedata.category(ch) == "Cc"), None)
+    return None if control is None else f"holds the control character {control!r}"
 
 
 def _check_scores(scores: dict) -> None:

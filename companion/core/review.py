@@ -7,6 +7,7 @@ decide() calls these with its own schema and handlers.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -14,6 +15,8 @@ from typing import Callable
 from .commands import Hold, Rule, Schema
 from .events import CardHeld, CardRuled
 from .games import Rejected, Refuse, need
+
+CROP_NAME_CHARS = 80
 
 
 @dataclass
@@ -23,6 +26,12 @@ class Held:
     crop: str
     scores: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)    # [{"code": ..., "message": ...}], as the scanner saw them
+
+
+def crop_name(serial: str | None, photo: str) -> str:
+    """A held card's crop's file name, from its serial and its photo's name: letters, digits, '.', '_' and '-' only,
+    bounded (a photo's name is anyone's: bytes that are no UTF-8, a newline, a terminal's escape, any length)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{serial or 'card'}-{photo or 'card'}")[:CROP_NAME_CHARS] + ".png"
 
 
 def crop_file(stored: str, journal: str | Path) -> Path:

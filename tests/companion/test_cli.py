@@ -143,6 +143,16 @@ def test_display_width_counts_the_columns_a_terminal_draws():
     assert table([["1", "秋山", "x"], ["10", "Bo", "y"]], right=(0,)) == ["   1 秋山 x", "  10 Bo   y"]
 
 
+@pytest.mark.parametrize("text,shown", [
+    ("投票 V0101.jpg", "投票 V0101.jpg"),                                # wide text and spaces kept
+    ("bad\udcff\nname\x1b[31m.png", "bad\\xff\\nname\\x1b[31m.png"),   # a byte no UTF-8, a newline, an escape
+    ("tab\there\ud800", "tab\\there\\ud800"),                          # a lone surrogate of no byte
+])
+def test_anyones_text_is_shown_literally_on_one_line(text, shown):
+    from companion.core.columns import literal
+    assert literal(text) == shown and shown.encode("utf-8")
+
+
 @pytest.mark.parametrize("game", ["bingo", "bluff", "voters", "jail"])
 def test_status_tables_line_up_with_japanese_and_long_names(tmp_path, capsys, game):
     """The column after the name starts at the same screen column on every player's line."""

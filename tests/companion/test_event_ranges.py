@@ -136,3 +136,17 @@ def test_a_number_ranged_by_the_card_scanner_is_refused_on_load_if_not_finite(tm
     with pytest.raises(event_file.EventFileError) as raised:
         event_file.load(path)
     assert str(raised.value) == f"{path}:{number}: [cards] marginal must be a finite number, not {float(value)!r}"
+
+
+@pytest.mark.parametrize("game", list(games.GAMES))
+@pytest.mark.parametrize("value, fault", [('"Aki\\u001b[2J"', r"holds the control character '\\x1b'"),
+                                          ('"two\\nlines"', r"holds the control character '\\n'"),
+                                          ('"' + "名" * 1001 + '"', r"is too long: 1,001 characters \(at most 1,000\)")])
+def test_a_name_no_command_may_hold_names_file_line_and_why(tmp_path, game, value, fault):
+    """A name the setup command would refuse (companion start said it in a traceback) is refused on load, on its line."""
+    path, number = with_setting(tmp_path, game, "players", "name", value)
+    with pytest.raises(event_file.EventFileError) as raised:
+        event_file.load(path)
+    message = str(raised.value)
+    assert "\n" not in message and "\x1b" not in message
+    assert re.fullmatch(rf"{re.escape(str(path))}:{number}: \[(event|players)\] name: the text .+ {fault}", message), message

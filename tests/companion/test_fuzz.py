@@ -135,7 +135,8 @@ def test_replay_answers_every_script_and_a_malformed_one_runs_nothing(tmp_path_f
 EVENT_EDITS = ["[1, 2]", "{}", "[[players]]", "[event]", "[rules]", "[players]", "no = 0", "no = 99999999999999999999",
                "card = []", "card = [1, 1, 1, 1, 1, 1, 1, 1, 1]", 'name = "\\ud800"', "turns = -1", "turns = 100",
                "journal = 3", 'journal = "/dev/zero"', "version = 2", "[cards]\nmarginal = nan", "[camera]\nroi = [1]",
-               'account = "AB"', "reveal_accounts = 1", "reveal_accounts = true", "x = \"\\u0000\"", "=", "nan"]
+               'account = "AB"', "reveal_accounts = 1", "reveal_accounts = true", "x = \"\\u0000\"", "=", "nan",
+               'name = "Aki\\u001b[2J"', 'name = "two\\nlines"', 'event = "x\\ty"']
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +150,21 @@ def event(game) -> str:
 @given(edits=st.lists(st.tuples(st.integers(0, 200), st.sampled_from(EVENT_EDITS), st.integers(0, 2)), min_size=1, max_size=3),
        public=st.booleans())
 def test_status_answers_every_damaged_event_file_in_one_line(game, event, edits, public):
+    code, _, err = cli("status", "--event", damaged(game, event, edits), *(["--public"] if public else []))
+    one_line(err)
+    assert code in (0, 1, 2), (code, err)
+
+
+@settings(max_examples=100 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edits=st.lists(st.tuples(st.integers(0, 200), st.sampled_from(EVENT_EDITS), st.integers(0, 2)), min_size=1, max_size=3))
+def test_start_answers_every_damaged_event_file_in_one_line(game, event, edits, tmp_path_factory):
+    journal = tmp_path_factory.mktemp("start") / "night.db"
+    code, _, err = cli("start", "--event", damaged(game, event, edits), "--journal", journal)
+    one_line(err)
+    assert code in (0, 1, 2), (code, err)
+
+
+def damaged(game: Path, event: str, edits: list) -> Path:
     lines = event.splitlines()
     for where, edit, how in edits:
         where %= len(lines)
@@ -160,9 +176,7 @@ def test_status_answers_every_damaged_event_file_in_one_line(game, event, edits,
             lines[where] = lines[where].split("=")[0] + "= " + edit.split("=")[-1]
     path = game.parent / "damaged.toml"
     path.write_text("\n".join(lines))
-    code, _, err = cli("status", "--event", path, *(["--public"] if public else []))
-    one_line(err)
-    assert code in (0, 1, 2), (code, err)
+    return path
 
 
 @settings(max_examples=150 * SCALE, deadline=None, suppress_health_check=list(HealthCheck))
@@ -202,3 +216,17 @@ def test_bounds_of_a_command_are_named():
         c.parse({"do": "hold", "card": TEMPLATES[0], "reason": "r", "scores": {"mark": {"X": float("nan")}}})
     with pytest.raises(c.Malformed, match="nested deeper"):
         c.parse({"do": "hold", "card": TEMPLATES[0], "reason": "r", "scores": {"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}}})
+
+
+@pytest.mark.parametrize("where,text", [("name", "Aki\x1b[2J"), ("name", "two\nlines"), ("reason", "faint\r"),
+                                        ("event", "night\x00")])
+def test_a_control_character_in_any_text_is_refused_by_name(where, text):
+    """A newline or a terminal's escape in a name or a reason would be obeyed by the console's terminal or
+    the projector's: no text a command holds needs one."""
+    command = {**SETUP, "players": [{**PLAYERS[0], "name": text}, *PLAYERS[1:]]} if where == "name" else \
+        {**SETUP, "event": text} if where == "event" else \
+        {"do": "hold", "card": TEMPLATES[0], "reason": text, "scores": {"mark": {"X": 0.1}}}
+    with pytest.raises(c.Malformed, match="holds the control character") as refused:
+        c.parse(command)
+    assert "\n" not in str(refused.value) and "\x1b" not in str(refused.value)
+    assert c.parse({**SETUP, "players": [{**PLAYERS[0], "name": "秋山\u3000花子 🎲"}, *PLAYERS[1:]]})   # wide, ideographic space

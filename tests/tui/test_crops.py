@@ -76,3 +76,19 @@ def test_ruling_the_last_held_card_leaves_no_picture_behind(tmp_path):
         assert "▀" not in text_of(pilot.app) and "#ff0000" not in pilot.app.export_screenshot()
 
     drive(app, body, (120, 36))
+
+
+def test_a_crop_that_is_no_picture_is_said_literally(tmp_path):
+    """The crop path a hold carries is shown as it is when the file cannot be read: markup in it stays text
+    (its file read by Python, never by OpenCV's own file reading, which crashed on some names)."""
+    session, _ = game(tmp_path / "g.db", "turn1_voting")
+    crop = tmp_path / "[red]x[b] 写.png"
+    crop.write_bytes(b"not a picture")
+    hold_with_crop(session, str(crop))
+    app = ConsoleApp.for_journal(tmp_path / "g.db", readonly=True)
+
+    async def body(pilot):
+        await settle(pilot, lambda app: "cannot read crop" in text_of(app))
+        assert "[red]x[b] 写.png" in text_of(pilot.app)
+
+    drive(app, body, (160, 36))

@@ -1,6 +1,8 @@
 """The card scanner on generated cards and bad input, and the way into the referee."""
 import json
 import math
+import os
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -209,6 +211,43 @@ def test_watched_folder_counts_logs_and_moves(game, tmp_path):
     assert (folder / "notes.txt").exists() and watcher.poll() == []
     log = [json.loads(line) for line in (folder / "scan-log.jsonl").read_text().splitlines()]
     assert [entry["decision"] for entry in log] == ["counted", "rejected", "rejected"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_photo_named_in_bytes_no_utf8_newline_and_escape_is_held_and_the_folder_goes_on(game, tmp_path, workers):
+    """A photo's name is anyone's. Its crop, its log line and what is printed of it take the name literally
+    (OpenCV's own file writing crashed the process on such a name; the log's UTF-8, the watcher)."""
+    ev, session = game
+    folder = tmp_path / "in"
+    folder.mkdir()
+    card = L.Card("vote", ev.id, "V0101", 1, 1)
+    picture = cv2.cvtColor(render(card, ev.secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    b = L.layout("vote").field("mark").bubbles[0]
+    y = int((b.y + 3) * C.RES)     # the doubtful dash of test_a_doubtful_card_is_held_for_the_operator_with_its_crop
+    cv2.line(picture, (int((b.x - 3.5) * C.RES), y), (int((b.x + 3.5) * C.RES), y), (60, 60, 60), 6)
+    hostile = os.fsencode(folder) + b"/bad\xff\nname\x1b[31m.png"
+    with open(hostile, "wb") as out:
+        out.write(cv2.imencode(".png", picture)[1].tobytes())
+    cv2.imwrite(str(folder / "z.png"), _card_photo(L.Card("vote", ev.id, "V0201", 2, 1), ev.secret, {"mark": ["Y"]}))
+    watcher = FolderWatcher(Scanner(ev.id, ev.secret), folder, _submit(session), workers)
+    watcher.SETTLE = 0
+    try:
+        results = sorted(watcher.poll(), key=lambda r: r.serial)
+    finally:
+        watcher.close()
+    assert [r.decision for r in results] == ["review", "counted"]
+    held = session.state.held["V0101"]
+    assert Path(held.crop).name == "V0101-bad_name_31m.png" and cv2.imread(held.crop) is not None
+    assert os.listdir(os.fsencode(folder / "review")) == [b"bad\xff\nname\x1b[31m.png"]
+    logged = [json.loads(line) for line in (folder / "scan-log.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert logged[0]["image"].endswith("/review/bad\\xff\\nname\\x1b[31m.png")
+
+
+def test_a_crops_name_is_the_serial_and_the_photos_in_safe_letters_and_bounded():
+    from companion.core.review import CROP_NAME_CHARS, crop_name
+    assert crop_name("V0101", "scan 0001") == "V0101-scan_0001.png" and crop_name(None, "") == "card-card.png"
+    assert crop_name("V0101", "../" + "写" * 300) == "V0101-.._.png"
+    assert crop_name("V0101", "x" * 300) == ("V0101-" + "x" * 300)[:CROP_NAME_CHARS] + ".png"
 
 
 def test_a_pool_of_scanning_processes_files_in_arrival_order_and_a_dead_one_rejects_its_card(game, tmp_path):

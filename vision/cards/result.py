@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from companion.core.columns import literal
+
 
 @dataclass
 class Result:
@@ -29,7 +31,9 @@ class Result:
         self.reason_code = reason and reason.code.value
 
     def to_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if v not in (None, {}, []) or k in ("decision", "fields")}
+        """As logged and printed: the photo's name (anyone's) and the reason, which may name it, shown literally."""
+        out = {k: v for k, v in self.__dict__.items() if v not in (None, {}, []) or k in ("decision", "fields")}
+        return {**out, **{k: literal(out[k]) for k in ("image", "reason") if k in out}}
 
 
 class Rejection(Exception):

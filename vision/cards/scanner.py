@@ -10,6 +10,8 @@ from statistics import median
 import cv2
 import numpy as np
 
+from companion.core.review import crop_name
+
 from .. import layouts as L
 from ..image_files import ImageFileError, checked_bytes, decode
 from . import decide as D
@@ -211,9 +213,8 @@ class Scanner:
         if self.crops is not None:
             self.crops.mkdir(parents=True, exist_ok=True)
             crop = card_region(_in_colour(result.image, image), card.homography)
-            stem = Path(result.image).stem if result.image else "card"
-            path = self.crops / f"{result.serial or 'card'}-{stem}.png"
-            cv2.imwrite(str(path), crop)
+            path = self.crops / crop_name(result.serial, Path(result.image).stem if result.image else "")
+            path.write_bytes(cv2.imencode(".png", crop)[1].tobytes())
             result.crop = str(path.absolute())     # the journal keeps it: readable from any folder
         result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
                           "scores": result.scores,
