@@ -167,9 +167,11 @@ class Acceptor:
                                            "machine: not drawn", t, (ball,))
         return BallRead(ball, t, window.opened, reads, window.frames)
 
-    def _close(self, message) -> list:
+    def _close(self, message, settle: bool = True) -> list:
+        """The window's verdict; settle: its balls are ruled on while they stay in view (not read again)."""
         window = self._open
-        self._settled |= set(window.reads) | set(getattr(message, "balls", ()))
+        if settle:
+            self._settled |= set(window.reads) | set(getattr(message, "balls", ()))
         if isinstance(message, BallRead):
             self._settled.add(message.ball)
         self._open, self._holding = None, True
@@ -183,7 +185,8 @@ class Acceptor:
         if window.reads:
             ball, n = window.reads.most_common(1)[0]
             text = f"ball {ball} read in only {n} of the {self.agree} frames needed: check it by hand"
-            return self._close(Alert("unreadable", text, at, (ball,)))
+            # not settled: staff turn it and show it again, and a busy reader may read no empty view between
+            return self._close(Alert("unreadable", text, at, (ball,)), settle=False)
         return self._close(Alert("unreadable", "a ball went by but its label could not be read: "
                                                "turn it to the camera or enter it by hand", at))
 

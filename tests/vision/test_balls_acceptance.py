@@ -35,6 +35,17 @@ def test_one_read_is_not_enough_and_the_window_ends_in_an_alert():
     assert out[0].at == pytest.approx(0.3)
 
 
+def test_a_ball_read_too_seldom_is_read_again_when_staff_turn_it_even_if_no_empty_frame_was_read_between():
+    """After "read in only 1 of the 2 frames needed" staff turn the ball and show it again. A reader on a
+    loaded machine may read no frame of the moment it was lifted (no empty view between): the ball must
+    still be read when it shows again, not be taken for the one already ruled on (the demo waited 30 s)."""
+    acceptor = Acceptor(window_ms=300, agree=2)
+    first = feed(acceptor, [17, None, None, None, None, None, None, None, None, None, None])
+    assert [m.kind for m in first] == ["unreadable"] and "1 of the 2" in first[0].message
+    again = feed(acceptor, [None, 17, None, 17], start=1.0)
+    assert [(type(m), m.ball) for m in again] == [(BallRead, 17)]
+
+
 def test_a_window_waits_for_a_verdict_from_its_first_frame_until_its_time_runs_out_or_a_ball_is_read():
     acceptor = Acceptor(window_ms=300, agree=2)
     assert acceptor.open_since(0.0) is None                              # nothing seen yet
