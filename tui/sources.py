@@ -274,8 +274,9 @@ class ScannerSource:
             self.scanned += 1
             shown = result.to_json()       # the photo's name and the reason shown literally: anyone's file name
             self.last = f"{clipped(Path(shown['image']).name, NAME_COLUMNS)}: {result.decision}"
+            reason = f": {clipped(shown['reason'], REASON_COLUMNS)}" if result.reason else ""
             if result.decision not in ("counted", "ignored"):
-                note(f"card scanner: {self.last}" + (f": {clipped(shown['reason'], REASON_COLUMNS)}" if result.reason else ""),
+                note(f"card scanner: {self.last}{reason}",
                      "info" if result.decision == "review" else "warning")
 
         def run() -> None:

@@ -14,7 +14,7 @@ def display_width(text: str) -> int:
 
 
 def literal(text: str) -> str:
-    """Anyone's text (a file's name, a phone's post) as it is, shown safely: a byte that was no UTF-8 (a file
+    """Anyone's text (a file's name, a person's words) as it is, shown safely: a byte that was no UTF-8 (a file
     name's, kept by os.fsdecode) as \\xff, a control character (a newline, a terminal's escape) or a lone
     surrogate as its escape; a terminal, a log or a JSON line takes every character left."""
     return text if text.isprintable() else "".join(map(_escaped, text))

@@ -262,8 +262,8 @@ def _fault(rule: tuple, name: str, value) -> str | None:
         return f"{name} must be {kind.__name__}, not {value!r}"
     if isinstance(allowed, (Between, Numbers)):
         return None if value in allowed else f"{name} must be {allowed}, not {value!r}"
-    if kind is str and text_fault(value):         # a name shown on the console's and the projector's screens
-        return f"{name}: the text {value!r} {text_fault(value)}"
+    if kind is str and (text := text_fault(value)):      # a name shown on the console's and the projector's screens
+        return f"{name}: the text {value!r} {text}"
     if kind is float and not math.isfinite(value):     # a number ranged elsewhere ([cards]: the scanner's table)
         return f"{name} must be a finite number, not {value!r}"
     if allowed and value not in allowed:
