@@ -278,6 +278,9 @@ class ScannerSource:
             if result.decision not in ("counted", "ignored"):
                 note(f"card scanner: {self.last}{reason}",
                      "info" if result.decision == "review" else "warning")
+            if result.decision == "review" and not result.crop:
+                note(f"card scanner: {self.last}: held without its crop (the crops folder cannot be written: "
+                     "a full disk?); rule it from the paper card", "warning")
 
         def run() -> None:
             try:

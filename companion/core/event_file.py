@@ -297,12 +297,13 @@ class _Locator:
         return EventFileError(f"{self.path}:{number}: {message}" if number else f"{self.path}: {message}")
 
 
-def write_atomic(path: str | Path, text: str) -> None:
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """data (text in UTF-8) into path whole or not at all: written beside it, on the disk, then renamed over it."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)

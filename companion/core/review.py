@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from .commands import Hold, Rule, Schema
+from .event_file import write_atomic
 from .events import CardHeld, CardRuled
 from .games import Rejected, Refuse, need
 
@@ -32,6 +33,18 @@ def crop_name(serial: str | None, photo: str) -> str:
     """A held card's crop's file name, from its serial and its photo's name: letters, digits, '.', '_' and '-' only,
     bounded (a photo's name is anyone's: bytes that are no UTF-8, a newline, a terminal's escape, any length)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{serial or 'card'}-{photo or 'card'}")[:CROP_NAME_CHARS] + ".png"
+
+
+def save_crop(folder: Path, serial: str | None, photo: str, png: bytes) -> str | None:
+    """A held card's crop written whole in folder (crop_name); its absolute path, which the journal keeps (readable
+    from any folder), or None where it cannot be written: a full disk costs the crop, never the card."""
+    path = folder / crop_name(serial, photo)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, png)
+    except OSError:
+        return None
+    return str(path.absolute())
 
 
 def crop_file(stored: str, journal: str | Path) -> Path:

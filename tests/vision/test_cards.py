@@ -2,6 +2,7 @@
 import json
 import math
 import os
+import time
 from pathlib import Path
 
 import cv2
@@ -241,6 +242,49 @@ def test_a_photo_named_in_bytes_no_utf8_newline_and_escape_is_held_and_the_folde
     assert os.listdir(os.fsencode(folder / "review")) == [b"bad\xff\nname\x1b[31m.png"]
     logged = [json.loads(line) for line in (folder / "scan-log.jsonl").read_text(encoding="utf-8").splitlines()]
     assert logged[0]["image"].endswith("/review/bad\\xff\\nname\\x1b[31m.png")
+
+
+def test_a_crop_that_cannot_be_written_costs_the_crop_never_the_card(game, tmp_path):
+    """The crops folder cannot be made (a file in its place here; a full disk at a venue): the card is held all
+    the same, without a crop, and the console's scanner source says so."""
+    ev, session = game
+    (tmp_path / "crops").write_text("in the way")
+    card = L.Card("vote", ev.id, "V0101", 1, 1)
+    picture = cv2.cvtColor(render(card, ev.secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    b = L.layout("vote").field("mark").bubbles[0]
+    y = int((b.y + 3) * C.RES)     # the doubtful dash of test_a_doubtful_card_is_held_for_the_operator_with_its_crop
+    cv2.line(picture, (int((b.x - 3.5) * C.RES), y), (int((b.x + 3.5) * C.RES), y), (60, 60, 60), 6)
+    result = referee(Scanner(ev.id, ev.secret, crops=tmp_path / "crops").scan_image(picture, "faint"), _submit(session))
+    assert result.decision == "review" and result.crop is None and result.command["crop"] == ""
+    assert session.state.held["V0101"].crop == ""
+
+
+def test_the_consoles_scanner_says_a_hostile_name_literally_and_a_card_held_without_its_crop(game, tmp_path):
+    """tui.sources.ScannerSource, as the console runs it: its note names the photo as it is (no newline, no
+    escape) and says the card was held without its crop when the crops folder cannot be written."""
+    from tui.sources import ScannerSource
+    ev, session = game
+    folder = tmp_path / "scan"
+    folder.mkdir()
+    (folder / "crops").write_text("in the way")
+    card = L.Card("vote", ev.id, "V0101", 1, 1)
+    picture = cv2.cvtColor(render(card, ev.secret, C.RES, 1), cv2.COLOR_GRAY2BGR)
+    b = L.layout("vote").field("mark").bubbles[0]
+    y = int((b.y + 3) * C.RES)
+    cv2.line(picture, (int((b.x - 3.5) * C.RES), y), (int((b.x + 3.5) * C.RES), y), (60, 60, 60), 6)
+    with open(os.fsencode(folder) + b"/bad\xff\nname.png", "wb") as out:
+        out.write(cv2.imencode(".png", picture)[1].tobytes())
+    notes = []
+    source = ScannerSource(folder, ev)
+    source.workers = 1
+    source.start(lambda command, reply: reply(session.submit(command)), lambda text, level="info": notes.append(text))
+    deadline = time.monotonic() + 30
+    while len(notes) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    source.stop()
+    assert notes[0].startswith("card scanner: bad\\xff\\nname.png: review: unclear mark"), notes
+    assert "held without its crop" in notes[1] and "V0101" in session.state.held
+    assert all("\n" not in note for note in notes)
 
 
 def test_a_crops_name_is_the_serial_and_the_photos_in_safe_letters_and_bounded():

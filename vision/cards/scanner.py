@@ -10,7 +10,7 @@ from statistics import median
 import cv2
 import numpy as np
 
-from companion.core.review import crop_name
+from companion.core.review import save_crop
 
 from .. import layouts as L
 from ..image_files import ImageFileError, checked_bytes, decode
@@ -211,11 +211,9 @@ class Scanner:
     def _hold(self, result: Result, image: np.ndarray, card: Located, read: dict) -> None:
         """The operator rules on it (D2): held as read (a field not read is None), the crop and the scores."""
         if self.crops is not None:
-            self.crops.mkdir(parents=True, exist_ok=True)
             crop = card_region(_in_colour(result.image, image), card.homography)
-            path = self.crops / crop_name(result.serial, Path(result.image).stem if result.image else "")
-            path.write_bytes(cv2.imencode(".png", crop)[1].tobytes())
-            result.crop = str(path.absolute())     # the journal keeps it: readable from any folder
+            result.crop = save_crop(self.crops, result.serial, Path(result.image).stem if result.image else "",
+                                    cv2.imencode(".png", crop)[1].tobytes())
         result.command = {"do": "hold", "card": read, "reason": result.reason, "crop": result.crop or "",
                           "scores": result.scores,
                           "findings": [{"code": f["code"], "message": f["message"]} for f in result.findings]}
