@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-from companion.core.columns import clipped
+from companion.core.columns import clipped, literal
 from companion.core.event_file import write_atomic
 
 SLOTS = {"reader": "ball reader", "link": "cage link", "scanner": "card scanner", "panel": "staff panel"}
@@ -263,7 +263,7 @@ class ScannerSource:
             raise OSError(f"{folder}: no such folder")
         self.folder, self.scanner = Path(folder), Scanner(event.id, event.secret, settings_for(event))
         self.workers = workers_for(event)
-        self.scanned, self.last, self.problem, self._stop = 0, "", "", threading.Event()
+        self.scanned, self.last, self.problem, self.trouble, self._stop = 0, "", "", "", threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self, send, note) -> None:
@@ -282,9 +282,13 @@ class ScannerSource:
                 note(f"card scanner: {self.last}: held without its crop (the crops folder cannot be written: "
                      "a full disk?); rule it from the paper card", "warning")
 
+        def on_trouble(error: OSError | None) -> None:      # the folder failing (tried again), then working again
+            self.trouble = "" if error is None else f"{clipped(literal(str(error)), REASON_COLUMNS)}; trying again"
+            note(f"card scanner: {self.trouble or 'the folder works again'}", "error" if error else "info")
+
         def run() -> None:
             try:
-                watcher.run(on_result, self._stop.is_set)
+                watcher.run(on_result, self._stop.is_set, on_trouble=on_trouble)
             except Exception as error:       # said in the console, never a silent dead thread
                 self.problem = f"stopped: {type(error).__name__}: {error}"
                 note(f"card scanner {self.problem}", "error")
@@ -295,6 +299,8 @@ class ScannerSource:
     def health(self) -> Health:
         if self._thread is None or not self._thread.is_alive():
             return Health("down", self.problem)
+        if self.trouble:
+            return Health("degraded", self.trouble)
         return Health("ok", f"{self.scanned} cards" + (f"; last {self.last}" if self.last else ""))
 
     def stop(self) -> None:

@@ -229,7 +229,11 @@ def scan(args) -> int:
             sys.stdout.flush()
             if result.decision in ("rejected", "refused", "duplicate"):
                 print(literal(f"STAFF: {Path(result.image).name}: {result.decision}: {result.reason}"), file=sys.stderr)
-        watcher.run(report)
+
+        def trouble(error):     # the folder failing (a full disk, its stick pulled): said, tried again
+            print(literal(f"STAFF: {args.watch}: {error}; trying again" if error else f"STAFF: {args.watch} works again"),
+                  file=sys.stderr)
+        watcher.run(report, on_trouble=trouble)
         return 0
     if not args.images:
         raise CommandError("give IMAGE... to scan, or --watch DIR", 2)

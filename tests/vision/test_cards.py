@@ -287,6 +287,38 @@ def test_the_consoles_scanner_says_a_hostile_name_literally_and_a_card_held_with
     assert all("\n" not in note for note in notes)
 
 
+def test_a_scan_folder_that_goes_away_is_said_and_read_again_once_it_is_back(game, tmp_path, monkeypatch):
+    """The scan folder on a stick pulled out (or a full disk): the console's scanner says so and is degraded, not
+    stopped for the night; the folder back, the next card dropped in it is counted."""
+    from tui.sources import ScannerSource
+    monkeypatch.setattr(FolderWatcher, "GIVE_UP", 0.3)
+    ev, session = game
+    folder = tmp_path / "scan"
+    folder.mkdir()
+    notes = []
+    source = ScannerSource(folder, ev)
+    source.workers = 1
+    source.start(lambda command, reply: reply(session.submit(command)), lambda text, level="info": notes.append(text))
+    try:
+        folder.rmdir()
+        assert wait_for(lambda: source.health().state == "degraded")
+        assert "No such file or directory" in source.health().detail and "trying again" in notes[-1]
+        folder.mkdir()
+        cv2.imwrite(str(folder / "v.png"), _card_photo(L.Card("vote", ev.id, "V0201", 2, 1), ev.secret, {"mark": ["Y"]}))
+        assert wait_for(lambda: source.scanned == 1)
+    finally:
+        source.stop()
+    assert source.health().state == "down" and "works again" in " ".join(notes)     # stopped: by us
+    assert [b.choice for b in session.state.ballots if b.choice] == ["Y"]
+
+
+def wait_for(done, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return done()
+
+
 def test_a_crops_name_is_the_serial_and_the_photos_in_safe_letters_and_bounded():
     from companion.core.review import CROP_NAME_CHARS, crop_name
     assert crop_name("V0101", "scan 0001") == "V0101-scan_0001.png" and crop_name(None, "") == "card-card.png"
@@ -326,6 +358,41 @@ def test_a_pool_of_scanning_processes_files_in_arrival_order_and_a_dead_one_reje
     assert (folder / "rejected" / "a.png").exists() and (folder / "done" / "d.png").exists()
     log = [json.loads(line) for line in (folder / "scan-log.jsonl").read_text().splitlines()]
     assert [entry["image"].split("/")[-1] for entry in log] == names
+
+
+def test_the_live_scan_command_says_a_hostile_name_literally_and_outlives_its_folder(tmp_path):
+    """`companion scan --watch` as the README runs it, in its own process: a card named in bytes no UTF-8 with a
+    terminal escape is printed literally; its folder taken away (a stick pulled) and given back, it goes on."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+    path, folder = tmp_path / "event.toml", tmp_path / "inbox"
+    assert main(["init", "--out", str(path), "--players", "3", "--seed", "3"]) == 0
+    assert main(["start", "--event", str(path), "--journal", str(tmp_path / "night.db")]) == 0
+    ev = event_file.load(path)
+    folder.mkdir()
+    live = subprocess.Popen([sys.executable, "-m", "companion", "scan", "--watch", str(folder), "--event", str(path),
+                             "--journal", str(tmp_path / "night.db")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    out, err = [], []
+    for stream, lines in ((live.stdout, out), (live.stderr, err)):
+        threading.Thread(target=lambda s=stream, l=lines: l.extend(iter(s.readline, "")), daemon=True).start()
+    try:
+        assert wait_for(lambda: any(line.startswith("watching") for line in err))
+        folder.rmdir()
+        assert wait_for(lambda: any("trying again" in line for line in err)), err
+        folder.mkdir()
+        assert wait_for(lambda: any("works again" in line for line in err)), err
+        picture = _card_photo(L.Card("vote", ev.id, "V0102", 1, 2), ev.secret, {"mark": ["X"]})
+        with open(os.fsencode(folder) + b"/v\xff\x1b[2J.png", "wb") as photo:
+            photo.write(cv2.imencode(".png", picture)[1].tobytes())
+        assert wait_for(lambda: out), err
+    finally:
+        live.send_signal(signal.SIGINT)
+        assert live.wait(timeout=30) == 130
+    assert "/v\\xff\\x1b[2J.png: " in out[0] and "\x1b" not in out[0], out
+    assert not any("Traceback" in line for line in err), err
 
 
 def test_scan_command_prints_json(tmp_path, capsys):

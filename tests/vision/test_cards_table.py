@@ -90,7 +90,9 @@ def test_the_scanner_holds_fewer_thresholds_and_lines_than_before_the_table():
     again kept once (a bubble patch's pixels, the strokes' refit and width check); then 148 and 3,416 with a faint circle
     judged per ray by ink standing out of the paper on both sides; then 3,415 with glare in a bubble's disc
     (measure.glare_on: no threshold more); then 3,418 with a photo's name shown literally and its crop named and
-    written by companion.core.review.save_crop (a name of bytes no UTF-8 crashed the process). A ratchet: never more again."""
+    written by companion.core.review.save_crop (a name of bytes no UTF-8 crashed the process); then 3,428 with the
+    watched folder that fails (a full disk, its stick pulled) said and tried again, not stopped for the night: still
+    one line under the 3,429 before the table. A ratchet: never more again."""
     import thresholds
     counted = thresholds.count(CARDS)
-    assert counted["thresholds"] <= 148 and counted["lines"] <= 3418, counted
+    assert counted["thresholds"] <= 148 and counted["lines"] <= 3428, counted

@@ -139,14 +139,24 @@ class FolderWatcher:
         finally:
             self._free.put(worker)
 
-    def run(self, on_result, stop=lambda: False, interval: float = 0.2) -> None:
+    def run(self, on_result, stop=lambda: False, interval: float = 0.2, on_trouble=None) -> None:
+        """Poll until stop(); a failing poll (a full disk, a stick pulled) told to on_trouble, tried again after GIVE_UP."""
+        trouble = None
         try:
             while not stop():
-                results = self.poll()
+                try:
+                    results, error = self.poll(), None
+                except OSError as failed:
+                    if on_trouble is None:
+                        raise
+                    results, error = [], failed
+                if on_trouble is not None and str(error or "") != str(trouble or ""):
+                    on_trouble(error)
+                trouble = error
                 for result in results:
                     on_result(result)
                 if not results:
-                    time.sleep(interval)
+                    time.sleep(self.GIVE_UP if error else interval)
         finally:
             self.close()
 
