@@ -70,8 +70,8 @@ def register(sub, groups) -> None:
     p.add_argument("--corpus", choices=("marked", "shadows"), default="marked",
                    help="marked (default): every marking style; shadows: the classes of trouble (hand, phone and "
                         "fold shadows, light gradients, a scribble's loop, a light circle beside a fill, a blank card "
-                        "in shade), tuned on seeds 1-9, reported from 929 (101, 103, 211, 307, 401, 503, 617, 719 "
-                        "and 827 spent)")
+                        "in shade), tuned on seeds 1-9, reported from 1031 (101, 103, 211, 307, 401, 503, 617, 719, "
+                        "827 and 929 spent)")
     p.add_argument("--cpu-quota", help="scan the watched folder held to this share of one core a process: a number "
                    "(0.3 = 30%%), or pi4 / pi5 (as `bench balls`)")
     p.add_argument("--cores", type=int, default=1, help="with --cpu-quota: cores of that speed (default 1)")

@@ -294,8 +294,8 @@ def test_the_shadow_corpus_is_its_own_and_the_bench_names_its_seeds(deck, tmp_pa
         next(C.generate(deck, 1, "hard", 7, corpus="shade"))
     monkeypatch.setattr(D, "deck", lambda cache=None: deck)
     said = []
-    B.bench(4, S.SHADOW_TUNING[0], 0, said.append, tmp_path, workers=1, corpus="shadows")   # (929 stays unseen)
-    assert "shadows corpus, seed 1 (the tuning seed; tune on 1-9, report from 929)" in said[0], said[0]
+    B.bench(4, S.SHADOW_TUNING[0], 0, said.append, tmp_path, workers=1, corpus="shadows")   # (1031 stays unseen)
+    assert "shadows corpus, seed 1 (the tuning seed; tune on 1-9, report from 1031)" in said[0], said[0]
     assert [line for line in said[said.index("hard tier"):] if line.startswith(tuple(S.STYLES))], said
 
 
