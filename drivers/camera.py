@@ -35,6 +35,7 @@ VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm"}
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 NO_FRAME_SECONDS = 3.0      # a started camera with no new frame for this long is not working
 PASSED_KEPT = 8             # dropped frames kept aside: a chute pass at 60 fps shows a ball in about 9
+REOPEN_S = 2.0              # a live camera that failed (unplugged, its driver reset) is opened again this often
 
 
 class CameraError(RuntimeError):
@@ -50,10 +51,11 @@ class Frame:
 
 class Source:
     """What Camera reads from. `paced`: frames come no faster than `fps` (files and the
-    simulator); a device paces itself."""
+    simulator); a device paces itself. `live`: a device, opened again when it fails."""
     name = "source"
     fps: float = 30.0
     paced = False
+    live = False
 
     def open(self) -> None:
         pass
@@ -73,7 +75,7 @@ class OpenCVSource(Source):
         self.exposure_us, self.gain = exposure_us, gain
         self.unset: list[str] = []       # the exposure settings the device refused
         self.is_file = isinstance(device, str) and Path(device).suffix.lower() in VIDEO_SUFFIXES
-        self.paced = self.is_file
+        self.paced, self.live = self.is_file, not self.is_file
         self.name = f"video file {device}" if self.is_file else f"camera {device}"
         self._cap = None
 
@@ -121,6 +123,7 @@ class OpenCVSource(Source):
 class Picamera2Source(Source):
     """The Raspberry Pi camera (libcamera). Picamera2 comes from apt (python3-picamera2)."""
     name = "Raspberry Pi camera"
+    live = True
 
     def __init__(self, width: int = 640, height: int = 480, fps: float = 30.0,
                  exposure_us: int | None = None, gain: float | None = None):
@@ -410,26 +413,41 @@ class Camera:
             return self._passed.pop() if self._passed else None
 
     def _run(self) -> None:
-        start = time.monotonic()
-        seq = 0
-        try:
-            while not self._stop.is_set():
-                if self.realtime:
-                    delay = start + seq / self.source.fps - time.monotonic()
-                    if delay > 0 and self._stop.wait(delay):
+        start, seq = time.monotonic(), 0
+        while True:
+            try:
+                while not self._stop.is_set():
+                    if self.realtime:
+                        delay = start + seq / self.source.fps - time.monotonic()
+                        if delay > 0 and self._stop.wait(delay):
+                            break
+                    image = self.source.read()
+                    if image is None:
                         break
-                image = self.source.read()
-                if image is None:
-                    break
-                self._put(Frame(image, time.monotonic(), seq))
-                seq += 1
-        except CameraError as error:
-            self.error = str(error)
-        except Exception as error:        # one place for capture failures: reported, never silent
-            self.error = f"{self.source.name}: {type(error).__name__}: {error}"
+                    self._put(Frame(image, time.monotonic(), seq))
+                    seq += 1
+            except Exception as error:        # one place for capture failures: reported, never silent
+                self.error = str(error) if isinstance(error, CameraError) else \
+                    f"{self.source.name}: {type(error).__name__}: {error}"
+                if self.source.live and self._opened_again():
+                    continue
+            break
         with self._ready:
             self._ended = True
             self._ready.notify_all()
+
+    def _opened_again(self) -> bool:
+        """A live camera that failed, opened again every REOPEN_S (its error said meanwhile) until it opens (True)
+        or the camera is stopped (False): a camera unplugged and plugged back in goes on."""
+        while not self._stop.wait(REOPEN_S):
+            self.source.close()
+            try:
+                self.source.open()
+            except Exception:               # still unplugged: its first error stays the one said
+                continue
+            self.error = None
+            return True
+        return False
 
     def _put(self, frame: Frame) -> None:
         with self._ready:

@@ -195,3 +195,47 @@ def test_a_ball_from_the_chute_staff_are_asked_to_turn_they_hold_to_the_camera_u
     for _ in range(200):
         source.read()
     assert source.passes[:3] == [9, 9, 12] and len(source.passes) > 3    # the next ball falls down the chute
+
+
+class Unplugged(camera.Source):
+    """A live camera: 5 frames, then unplugged (reads fail, and so does the first open after), then plugged back."""
+    name, live = "camera 0", True
+
+    def __init__(self):
+        self.reads, self.opens, self.plugged = 0, 0, True
+
+    def open(self):
+        self.opens += 1
+        if not self.plugged:
+            raise CameraError("camera 0: cannot open (is it connected?)")
+
+    def read(self):
+        self.reads += 1
+        if self.reads == 6:
+            self.plugged = False
+        if not self.plugged:
+            raise CameraError("camera 0: stopped delivering frames")
+        time.sleep(0.01)
+        return np.zeros((4, 4, 3), np.uint8)
+
+
+def test_a_live_camera_unplugged_is_down_and_opened_again_until_it_is_back(monkeypatch):
+    """As the cage link finds its port again: the camera says why it is down, tries every REOPEN_S, and once plugged
+    back delivers frames with the same counting (its frames' numbers go on), never ending the reader's stream."""
+    monkeypatch.setattr(camera, "REOPEN_S", 0.05)
+    source = Unplugged()
+    cam = Camera(source).start()
+    try:
+        deadline = time.monotonic() + 5
+        while cam.problem() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cam.problem() == "camera 0: stopped delivering frames" and not cam.ended
+        while source.opens < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cam.problem() is not None and not cam.ended          # the first open after failed too
+        source.plugged = True
+        while cam.captured < 10 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cam.problem() is None and cam.captured >= 10 and cam.get(timeout=1).seq >= 9
+    finally:
+        cam.stop()
