@@ -290,7 +290,7 @@ class ScannerSource:
             try:
                 watcher.run(on_result, self._stop.is_set, on_trouble=on_trouble)
             except Exception as error:       # said in the console, never a silent dead thread
-                self.problem = f"stopped: {type(error).__name__}: {error}"
+                self.problem = f"stopped: {type(error).__name__}: {clipped(literal(str(error)), REASON_COLUMNS)}"
                 note(f"card scanner {self.problem}", "error")
 
         self._thread = threading.Thread(target=run, name="card scanner", daemon=True)
