@@ -73,6 +73,7 @@ class ReaderSource:
         self.places, self.reader, self.problem = places, None, ""
         self.shows: Callable[[], int | None] | None = None     # a simulated camera shows this ball
         self._simulated = None                                 # that camera, once it is told what to show
+        self._stop = threading.Event()
 
     def start(self, send, note) -> None:
         from drivers.ball_reader import BallReader, CameraError
@@ -87,15 +88,43 @@ class ReaderSource:
                 if message.kind == "unreadable" and self._simulated is not None:   # simulated staff turn the ball
                     self._simulated.again()
         try:
-            self.reader = BallReader.from_settings(self.settings, on_message, places=self.places,
-                                                   warn=lambda text: note(f"ball reader: {text}", "warning"))
-            if self.shows is not None and hasattr(self.reader.camera.source, "ask"):
-                self._simulated = self.reader.camera.source
-                self._simulated.ask(self.shows)
-            self.reader.start()
+            self._start_reader(on_message, note)
         except (CameraError, ValueError, OSError) as error:
             self.problem = str(error)
             note(f"ball reader: {error}", "error")
+            if isinstance(error, CameraError) and self.reader is not None and self.reader.camera.source.live:
+                threading.Thread(target=self._wait_for_camera, args=(on_message, note), name="ball reader: camera",
+                                 daemon=True).start()
+
+    def _start_reader(self, on_message, note) -> None:
+        from drivers.ball_reader import BallReader
+        self.reader = BallReader.from_settings(self.settings, on_message, places=self.places,
+                                               warn=lambda text: note(f"ball reader: {text}", "warning"))
+        if self.shows is not None and hasattr(self.reader.camera.source, "ask"):
+            self._simulated = self.reader.camera.source
+            self._simulated.ask(self.shows)
+        self.reader.start()
+
+    def _wait_for_camera(self, on_message, note) -> None:
+        """A live camera missing at the start (not plugged in yet) looked for every REOPEN_S, as one unplugged
+        later is: once it opens, the reader starts (its decoding processes only then)."""
+        from drivers.camera import REOPEN_S, CameraError
+        source = self.reader.camera.source
+        while not self._stop.wait(REOPEN_S):
+            try:
+                source.open()
+            except CameraError:
+                continue
+            source.close()
+            try:
+                self._start_reader(on_message, note)
+            except (CameraError, OSError):      # gone again at once: still down, looked for again
+                continue
+            if self._stop.is_set():
+                self.reader.stop()
+            else:
+                note(f"ball reader: {source.name} found: reading balls")
+            return
 
     def beam(self, count: int) -> None:
         if self.reader is not None:
@@ -114,6 +143,7 @@ class ReaderSource:
         return Health("ok", detail)
 
     def stop(self) -> None:
+        self._stop.set()
         if self.reader is not None:
             self.reader.stop()
 

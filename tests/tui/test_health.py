@@ -183,3 +183,39 @@ def test_a_device_asked_for_but_impossible_to_set_up_is_down_and_the_leds_say_so
         assert sources["panel"].panel.led_ok.value == 0
 
     drive(app, body, (120, 36))
+
+
+def test_a_camera_plugged_in_after_the_start_is_found_and_reads_balls(monkeypatch):
+    """Staff start the console, then plug the camera in: it is looked for every REOPEN_S and, found, reads
+    (before, it stayed down until the console was started again)."""
+    from drivers import camera
+    from tui.sources import ReaderSource
+    monkeypatch.setattr(camera, "REOPEN_S", 0.1)
+    plugged = []
+
+    class Capture:
+        def read(self):
+            time.sleep(1 / 30)
+            return True, np.zeros((480, 640, 3), np.uint8)
+
+        def release(self):
+            pass
+
+    def opened(source):
+        if not plugged:
+            raise camera.CameraError(f"{source.name}: cannot open (is it connected, and is no other program using it?)")
+        source._cap = Capture()
+    monkeypatch.setattr(camera.OpenCVSource, "open", opened)
+    reader = ReaderSource({"source": "/dev/video9", "workers": 1}, dict)
+    notes = []
+    reader.start(lambda *a, **k: None, lambda text, level="info": notes.append((level, text)))
+    try:
+        assert reader.health().state == "down" and "cannot open" in reader.health().detail
+        plugged.append(True)
+        deadline = time.monotonic() + 60
+        while reader.health().state != "ok" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert reader.health().state == "ok", reader.health()
+        assert notes[-1] == ("info", "ball reader: camera /dev/video9 found: reading balls"), notes
+    finally:
+        reader.stop()
