@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..core.columns import literal
 from . import CommandError
 
 # (kind, frames a second) of the benchmark's passes, in equal shares
@@ -117,20 +118,21 @@ def read_balls(args) -> int:
         raise CommandError(str(error), 2)
     failed = 0
     for path in args.images:
+        shown = literal(path)       # a file's name is anyone's: no byte that is no UTF-8, newline or escape as it is
         try:
             image = read_image(path)        # regular files only, within the byte and pixel limits
         except OSError as error:
             failed += 1
-            print(f"companion: {path}: {error.strerror}", file=sys.stderr)
+            print(f"companion: {shown}: {error.strerror}", file=sys.stderr)
             continue
         result = decoder.read(image)
         if args.json:
-            print(json.dumps({"image": path, **result.to_json()}, ensure_ascii=False))
+            print(json.dumps({"image": shown, **result.to_json()}, ensure_ascii=False))
         elif result.ball is not None:
             how = f", {result.why}" if result.matched else ""
-            print(f"{path}: ball {result.ball}{how}  ({result.decoder}, {result.ms:.1f} ms)")
+            print(f"{shown}: ball {result.ball}{how}  ({result.decoder}, {result.ms:.1f} ms)")
         else:
-            print(f"{path}: none: {result.why}  ({result.decoder}, {result.ms:.1f} ms)")
+            print(f"{shown}: none: {result.why}  ({result.decoder}, {result.ms:.1f} ms)")
     return 1 if failed else 0
 
 

@@ -1,6 +1,8 @@
 """The ball reader end to end (frames -> decoder -> acceptance -> callback), its settings from
 the event file, and the `companion ... balls` commands."""
 import json
+import os
+import shutil
 import threading
 import time
 
@@ -189,6 +191,10 @@ def test_read_balls_says_the_ball_or_why_not(tmp_path, capsys):
     assert record["ball"] == 23 and record["decoder"] == "pyzbar" and record["ms"] > 0 and not record["matched"]
     code, _, err = run(capsys, "read", "balls", tmp_path / "missing.jpg")
     assert code == 1 and "missing.jpg: no such file" in err
+    hostile = os.fsdecode(os.fsencode(tmp_path) + b"/b\xff\nall.jpg")      # a name of bytes no UTF-8, and a newline
+    shutil.copy(tmp_path / "ball.jpg", hostile)
+    code, out, _ = run(capsys, "read", "balls", hostile, "--json")
+    assert code == 0 and json.loads(out)["image"].endswith("/b\\xff\\nall.jpg") and json.loads(out)["ball"] == 23
 
 
 def test_corpus_balls_writes_frames_and_passes_with_truth(tmp_path, capsys):
