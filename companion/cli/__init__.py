@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     for name, value in QUIET_LIBRARIES.items():
         os.environ.setdefault(name, value)
+    for stream in (sys.stdout, sys.stderr):     # a file name of bytes no UTF-8 printed as \udcff, never a traceback
+        if hasattr(stream, "reconfigure"):       # (a UTF-8 locale's stdout is strict: a Pi's is)
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args) or 0

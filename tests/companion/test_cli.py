@@ -238,3 +238,13 @@ def test_every_command_s_help_renders():
     from companion.cli import build_parser
     shown = {name: parser.format_help() for name, parser in every_parser(build_parser())}
     assert "companion bench balls" in shown and "30%" in shown["companion bench balls"]
+
+
+def test_a_file_name_of_bytes_no_utf8_is_printed_escaped_under_a_strict_locale(tmp_path):
+    """A UTF-8 locale's stdout is strict (a Pi's is; this machine's C locale hides it): a name that is no UTF-8
+    printed by any command is escaped, never a traceback after the work is done."""
+    import os
+    out = os.fsdecode(os.fsencode(tmp_path) + b"/night\xff.toml")
+    done = subprocess.run([sys.executable, "-m", "companion", "init", "--out", out, "--players", "3"], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"}, timeout=60)
+    assert done.returncode == 0 and "night\\udcff.toml: 3 players" in done.stdout, done.stderr
