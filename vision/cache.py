@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from companion.core.files import write_whole
 
 
 def folder() -> Path:
@@ -39,24 +40,10 @@ def mapped(name: str, made_by: str, shape: tuple, make, sound=lambda array: True
         pass
     array = make()
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         write_whole(path, lambda out: np.save(out, array))
         for stale in set(path.parent.glob(f"{name}-*.npy")) - {path}:
             stale.unlink(missing_ok=True)
         return np.load(path, mmap_mode="r").view(np.ndarray)
     except OSError:
         return array
-
-
-def write_whole(path: Path, save) -> None:
-    """save(file) into `path` whole or not at all: written beside it, on the disk (a power cut leaves
-    the old file or the new), then renamed over it (processes making the same file at once: either)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as out:
-        try:
-            save(out)
-            out.flush()
-            os.fsync(out.fileno())
-        except BaseException:
-            os.unlink(out.name)
-            raise
-    os.replace(out.name, path)

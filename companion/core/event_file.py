@@ -11,7 +11,6 @@ import math
 import os
 import pwd
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import NamedTuple
 
 from . import games, words
 from .commands import text_fault
+from .files import write_atomic  # noqa: F401 (the event file's writer, as its callers know it)
 
 VERSION = 1
 
@@ -295,21 +295,6 @@ class _Locator:
     def error(self, section: str, key: str, message: str, index: int = 0) -> EventFileError:
         number = self.line_of(section, key, index)
         return EventFileError(f"{self.path}:{number}: {message}" if number else f"{self.path}: {message}")
-
-
-def write_atomic(path: str | Path, data: str | bytes) -> None:
-    """data (text in UTF-8) into path whole or not at all: written beside it, on the disk, then renamed over it."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def example(name: str, players: int, seed: int, secret: str, game: str = games.DEFAULT) -> str:

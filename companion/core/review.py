@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from .commands import Hold, Rule, Schema
-from .event_file import write_atomic
 from .events import CardHeld, CardRuled
+from .files import write_atomic
 from .games import Rejected, Refuse, need
 
 CROP_NAME_CHARS = 80

@@ -21,10 +21,8 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import re
 import socket
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -36,6 +34,7 @@ from aiohttp import web
 
 from companion.core.words import _
 from companion.core.door import door_path, through_door
+from companion.core.files import write_atomic
 
 MAC_BYTES = 12                       # 96 bits: guessing another player's page is hopeless
 TOKEN = re.compile(r"(?P<no>[0-9]{1,3})\.(?P<generation>[0-9]{1,9})\.[A-Za-z0-9_-]{16}")   # 16: MAC_BYTES in base64
@@ -88,9 +87,7 @@ def revoke(journal: str | Path, players: list[int]) -> dict[int, int]:
     table.update({no: table.get(no, 0) + 1 for no in players})
     path = passes_path(journal)
     text = json.dumps({"generations": {str(no): n for no, n in sorted(table.items())}}, indent=1) + "\n"
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=path.name, delete=False, encoding="utf-8") as out:
-        out.write(text)
-    os.replace(out.name, path)
+    write_atomic(path, text)
     return {no: table[no] for no in players}
 
 

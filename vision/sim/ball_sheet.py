@@ -112,6 +112,7 @@ def printed(design: labels.Design, inverted: bool = False, forged: tuple[tuple[i
     stickers = {p.ball: cut(pages[p.page], p, design, PX_PER_MM) for p in places}
     small = [cv2.resize(page, None, fx=SHEET_PX_PER_MM / PX_PER_MM, fy=SHEET_PX_PER_MM / PX_PER_MM,
                         interpolation=cv2.INTER_AREA) for page in pages[:SHEET_PAGES]]
+    path.parent.mkdir(parents=True, exist_ok=True)
     cache.write_whole(path, lambda out: np.savez_compressed(out, **{f"ball{b}": s for b, s in stickers.items()},
                                                             **{f"page{i}": p for i, p in enumerate(small)}))
     return {"stickers": stickers, "pages": small}
