@@ -323,6 +323,19 @@ def open_source(spec: str, width: int = 640, height: int = 480, fps: float = 30.
                       "or glob, 'pi', 'auto' or 'sim'")
 
 
+def opened_again(source: Source, stop: threading.Event) -> bool:
+    """A live source that failed or is missing (unplugged), opened again every REOPEN_S until it opens (True: left
+    open) or stop is set (False): a camera plugged (back) in goes on."""
+    while not stop.wait(REOPEN_S):
+        source.close()
+        try:
+            source.open()
+        except Exception:               # still unplugged: the error said first stays the one shown
+            continue
+        return True
+    return False
+
+
 class Camera:
     """Reads a source in its own thread; get() hands out the newest frame not yet taken.
 
@@ -429,25 +442,13 @@ class Camera:
             except Exception as error:        # one place for capture failures: reported, never silent
                 self.error = str(error) if isinstance(error, CameraError) else \
                     f"{self.source.name}: {type(error).__name__}: {error}"
-                if self.source.live and self._opened_again():
+                if self.source.live and opened_again(self.source, self._stop):
+                    self.error = None
                     continue
             break
         with self._ready:
             self._ended = True
             self._ready.notify_all()
-
-    def _opened_again(self) -> bool:
-        """A live camera that failed, opened again every REOPEN_S (its error said meanwhile) until it opens (True)
-        or the camera is stopped (False): a camera unplugged and plugged back in goes on."""
-        while not self._stop.wait(REOPEN_S):
-            self.source.close()
-            try:
-                self.source.open()
-            except Exception:               # still unplugged: its first error stays the one said
-                continue
-            self.error = None
-            return True
-        return False
 
     def _put(self, frame: Frame) -> None:
         with self._ready:

@@ -108,14 +108,10 @@ class ReaderSource:
     def _wait_for_camera(self, on_message, note) -> None:
         """A live camera missing at the start (not plugged in yet) looked for every REOPEN_S, as one unplugged
         later is: once it opens, the reader starts (its decoding processes only then)."""
-        from drivers.camera import REOPEN_S, CameraError
+        from drivers.camera import CameraError, opened_again
         source = self.reader.camera.source
-        while not self._stop.wait(REOPEN_S):
-            try:
-                source.open()
-            except CameraError:
-                continue
-            source.close()
+        while opened_again(source, self._stop):
+            source.close()          # the reader opens it again itself
             try:
                 self._start_reader(on_message, note)
             except (CameraError, OSError):      # gone again at once: still down, looked for again
@@ -302,9 +298,9 @@ class ScannerSource:
 
         def on_result(result) -> None:
             self.scanned += 1
-            shown = result.to_json()       # the photo's name and the reason shown literally: anyone's file name
-            self.last = f"{clipped(Path(shown['image']).name, NAME_COLUMNS)}: {result.decision}"
-            reason = f": {clipped(shown['reason'], REASON_COLUMNS)}" if result.reason else ""
+            # the photo's name and the reason (which may name it) shown literally: anyone's file name
+            self.last = f"{clipped(literal(Path(result.image).name), NAME_COLUMNS)}: {result.decision}"
+            reason = f": {clipped(literal(result.reason), REASON_COLUMNS)}" if result.reason else ""
             if result.decision not in ("counted", "ignored"):
                 note(f"card scanner: {self.last}{reason}",
                      "info" if result.decision == "review" else "warning")

@@ -209,7 +209,6 @@ def _unit_rows(rows: np.ndarray) -> bool:
     return bool(np.allclose(np.einsum("ij,ij->i", rows, rows), 1, atol=1e-3))
 
 
-
 def prepare() -> None:
     """Build (or map) the codebooks now, not while the first ball goes by."""
     codebook()
